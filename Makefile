@@ -1,0 +1,32 @@
+# The two commands a new user needs: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DB ?= demo.db
+PORT ?= 8000
+
+.PHONY: demo test install install-test lint bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -c constraints.txt -e .
+
+install-test: $(BIN)/python
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+
+## make demo: install, ingest the bundled example lists, and show them
+demo: install
+	$(BIN)/paperatlas --db $(DB) ingest examples/*.txt
+	$(BIN)/paperatlas --db $(DB) stats
+	$(BIN)/paperatlas --db $(DB) list --limit 30
+
+## make test: install with test extras and run the default test suite
+test: install-test
+	$(BIN)/python -m pytest -q; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing loudly"; exit 1; fi; exit $$rc
+
+clean:
+	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm build *.egg-info

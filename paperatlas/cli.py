@@ -1,0 +1,314 @@
+"""The `paperatlas` command: each command parses input, calls Library, prints the result.
+
+Exit codes: 0 success, 1 error (e.g. no such paper), 2 usage error, 3 bad input data
+(nothing was stored), 4 nothing found (an empty search or list, so scripts can test it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from . import __version__
+from .errors import IngestError, PaperatlasError
+from .export import EXPORT_FORMATS, export
+from .ingest.formats import FORMAT_NAMES
+from .library import Library, default_db_path
+from .models import Paper
+
+EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
+err = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Fail(click.ClickException):
+    """A ClickException with our exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.exit_code = code
+
+
+def handle_errors(f: F) -> F:
+    """Turn library errors into messages that end with the fix, and meaningful exit codes."""
+
+    @wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except IngestError as e:
+            lines = [f"ingest failed, nothing was stored: {e.message}"]
+            lines += [f"  {b}" for b in e.bad[1:20]]
+            if e.fix:
+                lines.append(f"Fix: {e.fix}")
+            raise Fail("\n".join(lines), EXIT_BAD_INPUT) from None
+        except PaperatlasError as e:
+            raise Fail(str(e)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on stderr (only on a terminal); yields an (done, total) callback."""
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    task = bar.add_task(description, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def json_option(f: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(f)
+
+
+def get_library(ctx: click.Context) -> Library:
+    """The library named by --db, opened once per command."""
+    obj = ctx.ensure_object(dict)
+    if "library" not in obj:
+        try:
+            obj["library"] = Library(obj.get("db") or default_db_path())
+        except PaperatlasError as e:
+            raise Fail(str(e)) from None
+        ctx.call_on_close(obj["library"].close)
+    return obj["library"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="paperatlas")
+@click.option(
+    "--db",
+    envvar="PAPERATLAS_DB",
+    default=None,
+    metavar="PATH",
+    help="Library file (default ./paperatlas.db, or $PAPERATLAS_DB).",
+)
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
+    """paperatlas: turn conference paper lists into a searchable, personal research atlas.
+
+    Example:
+
+        paperatlas ingest examples/*.txt && paperatlas search "user simulators"
+    """
+    ctx.ensure_object(dict)["db"] = db
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["auto", *FORMAT_NAMES]), default="auto", help="Force a format.")
+@click.option("--venue", help="Set the venue of every paper (overrides the file).")
+@click.option("--year", type=int, help="Set the year of every paper (overrides the file).")
+@click.option("--encoding", default="utf-8", show_default=True, help="Text encoding of the files.")
+@click.option("--skip-bad", is_flag=True, help="Store the good records and list the bad ones.")
+@click.option("--no-embed", is_flag=True, help="Do not compute embeddings after ingesting.")
+@json_option
+@click.pass_context
+@handle_errors
+def ingest(
+    ctx: click.Context,
+    files: tuple[str, ...],
+    fmt: str,
+    venue: str | None,
+    year: int | None,
+    encoding: str,
+    skip_bad: bool,
+    no_embed: bool,
+    as_json: bool,
+) -> None:
+    """Add paper lists to the library (re-running is safe: unchanged papers are skipped).
+
+    Reads plain-text lists (a "NeurIPS 2026" header, then one abstract per paragraph),
+    JSONL/JSON, CSV/TSV, BibTeX, BEIR corpora, OpenReview and arXiv exports, gzipped or not.
+
+    Example:
+
+        paperatlas ingest examples/*.txt papers.jsonl.gz
+    """
+    lib = get_library(ctx)
+    with progress_bar("ingesting") as update:
+        report = lib.ingest(list(files), None if fmt == "auto" else fmt, venue, year, encoding, skip_bad, update)
+    embedded = _maybe_embed(lib, no_embed, quiet=as_json)
+    if as_json:
+        d = report.to_dict()
+        d["embedded"] = embedded
+        echo_json(d)
+    else:
+        click.echo(report.summary())
+        for b in report.bad:
+            click.echo(f"  skipped {b}", err=True)
+
+
+def _maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
+    """Embed new papers after an ingest, when this install can."""
+    embed = getattr(lib, "embed", None)
+    if no_embed or embed is None:
+        return 0
+    with progress_bar("embedding") as update:
+        n: int = embed(progress=update)
+    if n and not quiet:
+        click.echo(f"embedded {n} papers", err=True)
+    return n
+
+
+@cli.command()
+@json_option
+@click.pass_context
+@handle_errors
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Counts per venue and year, embedding models and library size.
+
+    Example:
+
+        paperatlas stats --json
+    """
+    s = get_library(ctx).stats()
+    if as_json:
+        echo_json(s)
+        return
+    t = Table(title=f"{s['path']}: {s['papers']} papers")
+    for col in ("venue", "year", "papers", "status"):
+        t.add_column(col)
+    for v in s["venues"]:
+        t.add_row(v["venue"] or "-", str(v["year"] or "-"), str(v["papers"]),
+                  ", ".join(f"{k} {n}" for k, n in v["status"].items()))
+    out.print(t)
+    for model, n in s["vectors"].items():
+        out.print(f"vectors: {n} by {model}")
+
+
+def paper_table(papers: list[Paper], title: str = "") -> Table:
+    t = Table(title=title or None, show_lines=False)
+    t.add_column("id", overflow="fold", max_width=28)
+    t.add_column("title", overflow="fold")
+    t.add_column("venue")
+    t.add_column("year")
+    for p in papers:
+        t.add_row(p.id, p.title + (" [dim](derived)[/dim]" if p.title_derived else ""), p.venue, str(p.year or ""))
+    return t
+
+
+def public(p: Paper) -> dict[str, Any]:
+    d = p.to_dict()
+    d.pop("raw", None)
+    return d
+
+
+@cli.command("list")
+@click.option("--venue", help="Only this venue (case-insensitive).")
+@click.option("--year", type=int, help="Only this year.")
+@click.option("--status", help="Only this status, e.g. Oral.")
+@click.option("--limit", type=int, default=50, show_default=True, help="At most this many (0 = all).")
+@click.option("--offset", type=int, default=0, help="Skip this many first.")
+@json_option
+@click.pass_context
+@handle_errors
+def list_(
+    ctx: click.Context, venue: str | None, year: int | None, status: str | None, limit: int, offset: int, as_json: bool
+) -> None:
+    """List papers in ingest order.
+
+    Example:
+
+        paperatlas list --venue ICLR --year 2026 --limit 5
+    """
+    lib = get_library(ctx)
+    papers = lib.papers(venue, year, status, limit or None, offset)
+    if as_json:
+        echo_json([public(p) for p in papers])
+    else:
+        out.print(paper_table(papers, f"{lib.count(venue, year, status)} papers"))
+    if not papers:
+        ctx.exit(EXIT_EMPTY)
+
+
+@cli.command()
+@click.argument("paper_id")
+@json_option
+@click.pass_context
+@handle_errors
+def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
+    """Show one paper in full.
+
+    Example:
+
+        paperatlas show neurips2023/NnMEadcdyD
+    """
+    p = get_library(ctx).get(paper_id)
+    if as_json:
+        echo_json(public(p))
+        return
+    out.print(f"[bold]{p.title}[/bold]" + (" [dim](title derived from the abstract)[/dim]" if p.title_derived else ""))
+    meta = " · ".join(x for x in (", ".join(p.authors), f"{p.venue} {p.year or ''}".strip(), p.status) if x)
+    if meta:
+        out.print(meta)
+    out.print(f"[dim]{p.id}[/dim]  {p.url}")
+    out.print()
+    out.print(p.abstract)
+
+
+@cli.command("export")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True)
+@click.option("--venue", help="Only this venue.")
+@click.option("--year", type=int, help="Only this year.")
+@click.option("--ids", help="Comma-separated paper ids to export (default: all).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
+@click.pass_context
+@handle_errors
+def export_(
+    ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, output: str | None
+) -> None:
+    """Export papers as JSONL, JSON, CSV, BibTeX or Markdown.
+
+    Example:
+
+        paperatlas export --format bibtex --venue NeurIPS -o neurips.bib
+    """
+    lib = get_library(ctx)
+    papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
+    text = export(papers, fmt)
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+        click.echo(f"wrote {len(papers)} papers to {output}", err=True)
+    else:
+        sys.stdout.write(text)
+
+
+def main() -> None:
+    cli(prog_name="paperatlas")
+
+
+def _register_subcommands() -> None:
+    """Command groups that live beside the code they drive."""
+    from .bench.cli import bench
+
+    cli.add_command(bench)
+
+
+_register_subcommands()

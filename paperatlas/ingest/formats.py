@@ -1,0 +1,434 @@
+"""Read a paper-list file into raw row dicts: detect the format, decode, parse.
+
+Every reader returns rows with their location ("line 12", "entry smith2020") so
+that an error can name the record, and collects bad records instead of raising,
+so the caller decides between failing the whole file and --skip-bad.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from ..models import BadRecord
+
+
+class Format(str, Enum):
+    """File formats paperatlas reads. Record flavours (BEIR, OpenReview, arXiv) are
+    recognised per record inside JSON/JSONL; naming them forces that flavour."""
+
+    TEXT = "text"
+    JSONL = "jsonl"
+    JSON = "json"
+    CSV = "csv"
+    TSV = "tsv"
+    BIBTEX = "bibtex"
+    ATOM = "arxiv-atom"
+    BEIR = "beir"
+    OPENREVIEW = "openreview"
+    ARXIV = "arxiv"
+
+
+FORMAT_NAMES = [f.value for f in Format]
+# flavours that are JSON/JSONL containers with a fixed record shape
+RECORD_FLAVOURS = {Format.BEIR, Format.OPENREVIEW, Format.ARXIV}
+
+Row = tuple[str, dict[str, Any]]  # (location, raw fields)
+
+
+@dataclass
+class ReadResult:
+    format: Format
+    rows: list[Row] = field(default_factory=list)
+    bad: list[BadRecord] = field(default_factory=list)
+    defaults: dict[str, Any] = field(default_factory=dict)  # venue/year from a list header
+
+
+class FileError(Exception):
+    """The whole file is unreadable; carries one BadRecord."""
+
+    def __init__(self, bad: BadRecord) -> None:
+        super().__init__(str(bad))
+        self.bad = bad
+
+
+# --- bytes -> text ---------------------------------------------------------------------
+
+
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    """Read, gunzip and decode a file, with errors that name the place and the fix."""
+    name = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileError(BadRecord(name, "file", "no such file", "check the path")) from None
+    except IsADirectoryError:
+        raise FileError(BadRecord(name, "file", "is a folder", "pass the files inside it, e.g. folder/*.jsonl")) from None
+    except OSError as e:
+        raise FileError(BadRecord(name, "file", f"cannot read it ({e.strerror})", "check permissions")) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as e:
+            raise FileError(
+                BadRecord(
+                    name,
+                    "file",
+                    f"the gzip stream is truncated or corrupt ({e})",
+                    "re-download or re-create the file; `gzip -t FILE` checks it",
+                )
+            ) from None
+    if not data.strip():
+        raise FileError(BadRecord(name, "file", "the file is empty", "pass a file that holds papers"))
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    elif b"\x00" in data[:65536]:
+        off = data.index(b"\x00")
+        raise FileError(
+            BadRecord(
+                name,
+                f"byte {off}",
+                "this looks like a binary file, not a paper list (it contains NUL bytes)",
+                "pass a text list, JSON/JSONL, CSV/TSV, BibTeX or arXiv Atom file (optionally .gz)",
+            )
+        )
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        bad_bytes = data[e.start : e.start + 4].hex(" ")
+        raise FileError(
+            BadRecord(
+                name,
+                f"line {line}",
+                f"not valid {encoding} text (bytes {bad_bytes} at offset {e.start})",
+                "convert the file to UTF-8 (e.g. `iconv -f latin1 -t utf-8`), or pass --encoding latin-1",
+            )
+        ) from None
+    except LookupError:
+        raise FileError(
+            BadRecord(name, "file", f"unknown encoding {encoding!r}", "pass --encoding utf-8, latin-1, cp1252 ...")
+        ) from None
+
+
+# --- detection -------------------------------------------------------------------------
+
+_BIB_ENTRY = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.M)
+_HEADER_WORDS = {"title", "abstract", "authors", "author", "summary", "text", "venue", "year", "id", "_id"}
+
+
+def sniff(text: str, filename: str = "") -> Format:
+    """Guess a file's format from its first bytes, with the extension as a tie-breaker."""
+    head = text.lstrip()[:4096]
+    lower = filename.lower().removesuffix(".gz")
+    if head.startswith("<"):
+        return Format.ATOM
+    if head.startswith("{") or head.startswith("["):
+        return _json_or_jsonl(text)
+    if lower.endswith(".bib") or (_BIB_ENTRY.search(head) and head.startswith(("@", "%"))):
+        return Format.BIBTEX
+    first = head.splitlines()[0] if head else ""
+    if lower.endswith(".tsv") or ("\t" in first and _looks_like_header(first.split("\t"))):
+        return Format.TSV
+    if lower.endswith(".csv") or ("," in first and _looks_like_header(next(csv.reader([first]), []))):
+        return Format.CSV
+    if _BIB_ENTRY.search(head):
+        return Format.BIBTEX
+    return Format.TEXT
+
+
+def _looks_like_header(cells: list[str]) -> bool:
+    names = {c.strip().strip('"').lower() for c in cells}
+    return len(cells) >= 2 and bool(names & _HEADER_WORDS)
+
+
+def _json_or_jsonl(text: str) -> Format:
+    s = text.lstrip()
+    if s.startswith("["):
+        return Format.JSON
+    try:
+        json.loads(s)
+        return Format.JSON  # one object (maybe holding a list) spanning the whole file
+    except json.JSONDecodeError as e:
+        # "Extra data" after a complete first object means one object per line
+        return Format.JSONL if e.msg.startswith("Extra data") else _first_line_format(s)
+
+
+def _first_line_format(s: str) -> Format:
+    first = s.split("\n", 1)[0]
+    try:
+        json.loads(first)
+        return Format.JSONL
+    except json.JSONDecodeError:
+        return Format.JSON if "\n" not in s.strip() else Format.JSONL
+
+
+# --- readers ---------------------------------------------------------------------------
+
+
+def read_file(path: str | Path, format: str | Format | None = None, encoding: str = "utf-8") -> ReadResult:
+    """Detect (unless `format` is given) and parse one file into raw rows."""
+    p = Path(path)
+    text = read_text(p, encoding)
+    if format in (None, "", "auto"):
+        fmt = sniff(text, p.name)
+    else:
+        try:
+            fmt = Format(format)
+        except ValueError:
+            raise FileError(
+                BadRecord(str(p), "file", f"unknown format {format!r}", f"use one of: auto, {', '.join(FORMAT_NAMES)}")
+            ) from None
+    container = _json_or_jsonl(text) if fmt in RECORD_FLAVOURS else fmt
+    result = _READERS[container](str(p), text)
+    result.format = fmt
+    if not result.rows and not result.bad:
+        raise FileError(BadRecord(str(p), "file", f"no papers found (read as {fmt.value})", "check --format"))
+    return result
+
+
+_YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+_VENUE_YEAR_KV = re.compile(r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.I)
+
+
+def parse_list_header(line: str) -> dict[str, Any] | None:
+    """`NeurIPS 2026 论文列表`, `ICML 2025`, `Venue: X, Year: Y` -> {venue, year}; else None."""
+    s = line.strip().lstrip("#").strip()
+    # a header names a venue in a few words; a sentence that mentions a year is not one
+    if not s or len(s) > 120 or len(s.split()) > 8 or s.endswith("."):
+        return None
+    m = _VENUE_YEAR_KV.search(s)
+    if m:
+        return {"venue": m["venue"].strip(), "year": int(m["year"])}
+    m = _YEAR.search(s)
+    if not m:
+        return None
+    venue = s[: m.start()].strip(" -–—:,()[]")
+    if not venue:
+        # "2026 NeurIPS papers"
+        venue = re.split(r"\s", s[m.end() :].strip(" -–—:,()[]"), maxsplit=1)[0]
+    if not venue or len(venue.split()) > 5:
+        return None
+    return {"venue": venue, "year": int(m.group(1))}
+
+
+def _read_text_list(name: str, text: str) -> ReadResult:
+    """Header line naming venue and year, then one abstract per blank-line-separated paragraph."""
+    res = ReadResult(Format.TEXT)
+    # split on "\n" only: str.splitlines() also breaks at U+2028 and friends inside abstracts
+    lines = [ln.rstrip("\r") for ln in text.split("\n")]
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    header = parse_list_header(lines[i]) if i < len(lines) else None
+    if header is not None:
+        res.defaults = header
+        i += 1
+    para: list[str] = []
+    start = i + 1
+    for j in range(i, len(lines) + 1):
+        line = lines[j] if j < len(lines) else ""
+        if line.strip():
+            if not para:
+                start = j + 1
+            para.append(line.strip())
+            continue
+        if para:
+            res.rows.append((f"line {start}", {"abstract": " ".join(para)}))
+            para = []
+    return res
+
+
+def _read_jsonl(name: str, text: str) -> ReadResult:
+    res = ReadResult(Format.JSONL)
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            res.bad.append(
+                BadRecord(
+                    name,
+                    f"line {n}",
+                    f"not valid JSON ({e.msg} at column {e.colno})",
+                    "repair or delete that line, or pass --skip-bad to ingest the rest",
+                )
+            )
+            continue
+        if not isinstance(obj, dict):
+            res.bad.append(
+                BadRecord(name, f"line {n}", f"expected a JSON object, got {type(obj).__name__}", "one paper object per line")
+            )
+            continue
+        res.rows.append((f"line {n}", obj))
+    return res
+
+
+_LIST_KEYS = ("papers", "notes", "data", "records", "items", "results", "entries", "hits", "docs", "documents")
+
+
+def _read_json(name: str, text: str) -> ReadResult:
+    res = ReadResult(Format.JSON)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        res.bad.append(
+            BadRecord(
+                name,
+                f"line {e.lineno}, column {e.colno}",
+                f"not valid JSON ({e.msg})",
+                "repair the JSON (e.g. `python -m json.tool FILE` shows where it breaks)",
+            )
+        )
+        return res
+    items: Any = obj
+    if isinstance(obj, dict):
+        items = None
+        for k in _LIST_KEYS:
+            if isinstance(obj.get(k), list):
+                items = obj[k]
+                break
+        if items is None:
+            items = next((v for v in obj.values() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
+        if items is None:
+            items = [obj]  # a single paper object
+    if not isinstance(items, list):
+        res.bad.append(BadRecord(name, "file", "no list of papers found", "pass a JSON array of paper objects"))
+        return res
+    for n, it in enumerate(items, start=1):
+        if isinstance(it, dict):
+            res.rows.append((f"record {n}", it))
+        else:
+            res.bad.append(BadRecord(name, f"record {n}", f"expected an object, got {type(it).__name__}", "remove it"))
+    return res
+
+
+def _read_delimited(delimiter: str, fmt: Format) -> Callable[[str, str], ReadResult]:
+    def reader(name: str, text: str) -> ReadResult:
+        res = ReadResult(fmt)
+        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+        rdr = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        try:
+            header = [h.strip().lstrip("\ufeff") for h in next(rdr)]
+        except (StopIteration, csv.Error) as e:
+            res.bad.append(BadRecord(name, "line 1", f"cannot read the header ({e})", "the first line names the columns"))
+            return res
+        lowered = {h.lower() for h in header}
+        from .normalize import ABSTRACT_KEYS  # the one list of accepted abstract column names
+
+        if not lowered & set(ABSTRACT_KEYS):
+            raise FileError(
+                BadRecord(
+                    name,
+                    "line 1 (header)",
+                    f"no abstract column; the columns are: {', '.join(header) or '(none)'}",
+                    f"name the column that holds abstracts one of: {', '.join(ABSTRACT_KEYS)}",
+                )
+            )
+        try:
+            for cells in rdr:
+                n = rdr.line_num
+                if not any(c.strip() for c in cells):
+                    continue
+                if len(cells) != len(header):
+                    res.bad.append(
+                        BadRecord(
+                            name,
+                            f"line {n}",
+                            f"{len(cells)} fields where the header has {len(header)}",
+                            f"quote fields that contain {'a tab' if delimiter == chr(9) else 'the delimiter'} or quotes",
+                        )
+                    )
+                    continue
+                res.rows.append((f"line {n}", dict(zip(header, cells))))
+        except csv.Error as e:
+            res.bad.append(BadRecord(name, f"line {rdr.line_num}", f"broken CSV ({e})", "fix the quoting on that line"))
+        return res
+
+    return reader
+
+
+def _read_bibtex(name: str, text: str) -> ReadResult:
+    import bibtexparser
+
+    res = ReadResult(Format.BIBTEX)
+    lib = bibtexparser.parse_string(text)
+    for block in lib.failed_blocks:
+        line = getattr(block, "start_line", None)
+        res.bad.append(
+            BadRecord(
+                name,
+                f"line {line + 1}" if isinstance(line, int) else "entry",
+                f"cannot parse this BibTeX entry ({type(block).__name__})",
+                "check its braces and commas, or pass --skip-bad",
+            )
+        )
+    for e in lib.entries:
+        row: dict[str, Any] = {k.lower(): v for k, v in e.fields_dict.items()}
+        row = {k: f.value for k, f in row.items()}
+        row["id"] = e.key
+        row["entrytype"] = e.entry_type
+        res.rows.append((f"entry {e.key}", row))
+    return res
+
+
+_ATOM = "{http://www.w3.org/2005/Atom}"
+_ARXIV = "{http://arxiv.org/schemas/atom}"
+
+
+def _read_atom(name: str, text: str) -> ReadResult:
+    """arXiv API responses (Atom 1.0)."""
+    res = ReadResult(Format.ATOM)
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        line, col = e.position
+        res.bad.append(BadRecord(name, f"line {line}, column {col}", f"malformed XML ({e})", "repair the XML"))
+        return res
+    for n, entry in enumerate(root.iter(f"{_ATOM}entry"), start=1):
+
+        def t(tag: str, el: ET.Element = entry) -> str:
+            x = el.find(tag)
+            return (x.text or "").strip() if x is not None else ""
+
+        links = {ln.get("title") or ln.get("rel") or "": ln.get("href", "") for ln in entry.findall(f"{_ATOM}link")}
+        cat = entry.find(f"{_ARXIV}primary_category")
+        row = {
+            "arxiv_id": t(f"{_ATOM}id"),
+            "title": t(f"{_ATOM}title"),
+            "abstract": t(f"{_ATOM}summary"),
+            "authors": [t(f"{_ATOM}name", a) for a in entry.findall(f"{_ATOM}author")],
+            "published": t(f"{_ATOM}published"),
+            "url": links.get("alternate", ""),
+            "journal_ref": t(f"{_ARXIV}journal_ref"),
+            "doi": t(f"{_ARXIV}doi"),
+            "categories": [c.get("term", "") for c in entry.findall(f"{_ATOM}category")],
+            "primary_category": cat.get("term", "") if cat is not None else "",
+        }
+        res.rows.append((f"entry {n}", row))
+    return res
+
+
+_READERS: dict[Format, Callable[[str, str], ReadResult]] = {
+    Format.TEXT: _read_text_list,
+    Format.JSONL: _read_jsonl,
+    Format.JSON: _read_json,
+    Format.CSV: _read_delimited(",", Format.CSV),
+    Format.TSV: _read_delimited("\t", Format.TSV),
+    Format.BIBTEX: _read_bibtex,
+    Format.ATOM: _read_atom,
+}

@@ -1,0 +1,131 @@
+"""The data shapes passed between layers: Paper, Hit, IngestReport."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Paper:
+    """One paper in a library.
+
+    `title_derived` is True when the source had no title and paperatlas made one
+    from the abstract; the UI shows such titles as derived. `abstract` is the
+    cleaned display/index text, `raw` the text exactly as it came in.
+    """
+
+    id: str
+    title: str
+    abstract: str = ""
+    authors: list[str] = field(default_factory=list)
+    venue: str = ""
+    year: int | None = None
+    status: str = ""
+    track: str = ""
+    keywords: list[str] = field(default_factory=list)
+    url: str = ""
+    source: str = ""
+    raw: str = ""
+    title_derived: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def content_hash(self) -> str:
+        """Hash of everything a re-ingest could change (not the source file name)."""
+        # a tuple of the fields, not asdict(): this runs for every record of every ingest
+        fields = (self.id, self.title, self.abstract, self.authors, self.venue, self.year, self.status,
+                  self.track, self.keywords, self.url, self.raw, self.title_derived, self.extra)
+        blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha1(blob.encode("utf-8")).hexdigest()
+
+    @property
+    def text(self) -> str:
+        """The text that search and embeddings see: title then abstract."""
+        if self.title and not self.title_derived:
+            return f"{self.title}. {self.abstract}".strip()
+        return self.abstract or self.title
+
+
+@dataclass
+class Hit:
+    """A search result: the paper, its fused score and its rank in each source list."""
+
+    paper: Paper
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+    snippet: str = ""
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.paper.to_dict()
+        d.pop("raw", None)
+        d.update(score=round(float(self.score), 6), ranks=self.ranks)
+        if self.snippet:
+            d["snippet"] = self.snippet
+        if self.reason:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass
+class BadRecord:
+    """A record that could not be read, with where it is and how to fix it."""
+
+    file: str
+    location: str  # "line 17", "record 3", "entry @article{foo"
+    message: str
+    fix: str = ""
+
+    def __str__(self) -> str:
+        s = f"{self.file}, {self.location}: {self.message}"
+        return f"{s}. Fix: {self.fix}" if self.fix else s
+
+
+@dataclass
+class IngestReport:
+    """What one ingest did, per file and in total."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    merged: int = 0  # duplicates of a paper from another source, folded into it
+    bad: list[BadRecord] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    formats: dict[str, str] = field(default_factory=dict)
+
+    def add(self, other: IngestReport) -> None:
+        self.new += other.new
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.merged += other.merged
+        self.bad.extend(other.bad)
+        self.files.extend(other.files)
+        self.formats.update(other.formats)
+
+    @property
+    def total(self) -> int:
+        return self.new + self.updated + self.unchanged + self.merged
+
+    def summary(self) -> str:
+        s = f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged"
+        if self.merged:
+            s += f", {self.merged} merged duplicates"
+        if self.bad:
+            s += f", {len(self.bad)} bad records skipped"
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "new": self.new,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "merged": self.merged,
+            "bad": [str(b) for b in self.bad],
+            "files": self.files,
+            "formats": self.formats,
+        }

@@ -1,0 +1,88 @@
+"""Ordered, named schema migrations. Append new ones; never edit an applied one."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "papers",
+        """
+        CREATE TABLE papers (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            title_derived INTEGER NOT NULL DEFAULT 0,
+            abstract TEXT NOT NULL DEFAULT '',
+            authors TEXT NOT NULL DEFAULT '[]',
+            venue TEXT NOT NULL DEFAULT '',
+            year INTEGER,
+            status TEXT NOT NULL DEFAULT '',
+            track TEXT NOT NULL DEFAULT '',
+            keywords TEXT NOT NULL DEFAULT '[]',
+            url TEXT NOT NULL DEFAULT '',
+            source TEXT NOT NULL DEFAULT '',
+            source_pos INTEGER,
+            raw TEXT NOT NULL DEFAULT '',
+            extra TEXT NOT NULL DEFAULT '{}',
+            content_hash TEXT NOT NULL,
+            dedup_key TEXT NOT NULL,
+            added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        CREATE INDEX papers_dedup ON papers(dedup_key);
+        CREATE INDEX papers_venue_year ON papers(venue, year);
+        CREATE INDEX papers_source_pos ON papers(source, source_pos);
+        -- every ingested record (by hash of its raw fields) -> the paper it became;
+        -- lets a re-ingest skip unchanged records without re-normalising them
+        CREATE TABLE records (
+            record_hash TEXT PRIMARY KEY,
+            paper_id TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX records_paper ON records(paper_id);
+        -- other ids under which a merged duplicate is known
+        CREATE TABLE aliases (
+            alias TEXT PRIMARY KEY,
+            paper_id TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ),
+    (
+        "papers_fts",
+        """
+        CREATE VIRTUAL TABLE papers_fts USING fts5(
+            title, abstract, authors, keywords,
+            content='papers', content_rowid='rowid',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER papers_ai AFTER INSERT ON papers BEGIN
+            INSERT INTO papers_fts(rowid, title, abstract, authors, keywords)
+            VALUES (new.rowid, new.title, new.abstract, new.authors, new.keywords);
+        END;
+        CREATE TRIGGER papers_ad AFTER DELETE ON papers BEGIN
+            INSERT INTO papers_fts(papers_fts, rowid, title, abstract, authors, keywords)
+            VALUES ('delete', old.rowid, old.title, old.abstract, old.authors, old.keywords);
+        END;
+        CREATE TRIGGER papers_au AFTER UPDATE OF title, abstract, authors, keywords ON papers BEGIN
+            INSERT INTO papers_fts(papers_fts, rowid, title, abstract, authors, keywords)
+            VALUES ('delete', old.rowid, old.title, old.abstract, old.authors, old.keywords);
+            INSERT INTO papers_fts(rowid, title, abstract, authors, keywords)
+            VALUES (new.rowid, new.title, new.abstract, new.authors, new.keywords);
+        END;
+        """,
+    ),
+    (
+        "vectors",
+        """
+        -- one vector per paper per model; content_hash says which text it embeds,
+        -- so an edited paper is re-embedded
+        CREATE TABLE vectors (
+            paper_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (paper_id, model)
+        ) WITHOUT ROWID;
+        CREATE INDEX vectors_model ON vectors(model);
+        """,
+    ),
+]

@@ -1,0 +1,384 @@
+"""SQLiteStore: all SQL in paperatlas lives in this package.
+
+One file holds papers, their FTS5 index (kept in sync by triggers), vectors and
+everything personal. WAL mode lets readers (search, the web UI) run while an
+ingest writes; each batch is one transaction, so a crash leaves whole batches.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import PaperatlasError
+from ..models import Paper
+from .migrations import MIGRATIONS
+
+PAPER_COLUMNS = (
+    "id, title, title_derived, abstract, authors, venue, year, status, track, "
+    "keywords, url, source, raw, extra"
+)
+
+# Columns a caller may sort or filter papers by; user input never reaches SQL otherwise.
+SORTABLE = {"id", "title", "venue", "year", "status", "added_at", "rowid"}
+
+
+def _row_to_paper(row: sqlite3.Row | tuple[Any, ...]) -> Paper:
+    (pid, title, derived, abstract, authors, venue, year, status, track, keywords, url, source, raw, extra) = tuple(
+        row
+    )[:14]
+    return Paper(
+        id=pid,
+        title=title,
+        title_derived=bool(derived),
+        abstract=abstract,
+        authors=json.loads(authors),
+        venue=venue,
+        year=year,
+        status=status,
+        track=track,
+        keywords=json.loads(keywords),
+        url=url,
+        source=source,
+        raw=raw,
+        extra=json.loads(extra),
+    )
+
+
+def _paper_params(p: Paper) -> tuple[Any, ...]:
+    return (
+        p.id,
+        p.title,
+        int(p.title_derived),
+        p.abstract,
+        json.dumps(p.authors, ensure_ascii=False),
+        p.venue,
+        p.year,
+        p.status,
+        p.track,
+        json.dumps(p.keywords, ensure_ascii=False),
+        p.url,
+        p.source,
+        p.raw,
+        json.dumps(p.extra, ensure_ascii=False, default=str),
+    )
+
+
+class SQLiteStore:
+    """The library file. Thread-safe: one connection per thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        if self.path != ":memory:":
+            parent = Path(self.path).expanduser().resolve().parent
+            if not parent.exists():
+                raise PaperatlasError(
+                    f"cannot create library {self.path}: folder {parent} does not exist",
+                    "create the folder or pass another --db path",
+                )
+        self._migrate()
+
+    # -- connections ---------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = self._connect()
+            self._local.conn = c
+        return c
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            c = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA synchronous=NORMAL")
+            c.execute("PRAGMA busy_timeout=30000")
+            c.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as e:
+            raise PaperatlasError(
+                f"{self.path} is not a paperatlas library ({e})",
+                "point --db at a paperatlas library file, or at a new path to create one",
+            ) from e
+        return c
+
+    def close(self) -> None:
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+            self._local.conn = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        else:
+            c.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        c = self.conn
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+            " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))"
+        )
+        applied = {v for (v,) in c.execute("SELECT version FROM schema_migrations")}
+        for version, (name, sql) in enumerate(MIGRATIONS, start=1):
+            if version in applied:
+                continue
+            with self.transaction():
+                # executescript would COMMIT our transaction; run statement by statement instead
+                for stmt in _split_sql(sql):
+                    c.execute(stmt)
+                c.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", (version, name))
+
+    @property
+    def schema_version(self) -> int:
+        return self.conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
+
+    # -- meta ------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # -- ingest support --------------------------------------------------------------
+    def record_hashes(self) -> dict[str, str]:
+        """record_hash -> paper id for every record ever ingested."""
+        return dict(self.conn.execute("SELECT record_hash, paper_id FROM records"))
+
+    def ident_index(self) -> tuple[dict[str, str], dict[str, str], dict[tuple[str, int], str]]:
+        """(id -> content_hash, dedup_key -> id, (source, pos) -> id) over all papers."""
+        by_id: dict[str, str] = {}
+        by_key: dict[str, str] = {}
+        by_pos: dict[tuple[str, int], str] = {}
+        for pid, chash, key, source, pos in self.conn.execute(
+            "SELECT id, content_hash, dedup_key, source, source_pos FROM papers"
+        ):
+            by_id[pid] = chash
+            by_key.setdefault(key, pid)
+            if pos is not None:
+                by_pos[(source, pos)] = pid
+        for alias, pid in self.conn.execute("SELECT alias, paper_id FROM aliases"):
+            by_id.setdefault(alias, "")
+        return by_id, by_key, by_pos
+
+    def write_batch(
+        self,
+        inserts: Sequence[tuple[Paper, str, str, int | None]],
+        updates: Sequence[tuple[Paper, str, str, int | None]],
+        aliases: Sequence[tuple[str, str]],
+        records: Sequence[tuple[str, str]],
+    ) -> None:
+        """Write one batch in one transaction: (paper, content_hash, dedup_key, source_pos) rows."""
+        with self.transaction() as c:
+            if inserts:
+                c.executemany(
+                    f"INSERT INTO papers ({PAPER_COLUMNS}, content_hash, dedup_key, source_pos)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [(*_paper_params(p), h, k, pos) for p, h, k, pos in inserts],
+                )
+            if updates:
+                c.executemany(
+                    "UPDATE papers SET title=?, title_derived=?, abstract=?, authors=?, venue=?, year=?,"
+                    " status=?, track=?, keywords=?, url=?, source=?, raw=?, extra=?, content_hash=?,"
+                    " dedup_key=?, source_pos=?, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id=?",
+                    [(*_paper_params(p)[1:], h, k, pos, p.id) for p, h, k, pos in updates],
+                )
+            if aliases:
+                c.executemany("INSERT OR IGNORE INTO aliases(alias, paper_id) VALUES (?, ?)", aliases)
+            if records:
+                c.executemany("INSERT OR REPLACE INTO records(record_hash, paper_id) VALUES (?, ?)", records)
+
+    # -- reading papers --------------------------------------------------------------
+    def resolve_id(self, pid: str) -> str | None:
+        row = self.conn.execute("SELECT id FROM papers WHERE id=?", (pid,)).fetchone()
+        if row:
+            return row[0]
+        row = self.conn.execute("SELECT paper_id FROM aliases WHERE alias=?", (pid,)).fetchone()
+        return row[0] if row else None
+
+    def get_paper(self, pid: str) -> Paper | None:
+        real = self.resolve_id(pid)
+        if real is None:
+            return None
+        row = self.conn.execute(f"SELECT {PAPER_COLUMNS} FROM papers WHERE id=?", (real,)).fetchone()
+        return _row_to_paper(row) if row else None
+
+    def get_papers(self, ids: Sequence[str]) -> dict[str, Paper]:
+        out: dict[str, Paper] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            q = f"SELECT {PAPER_COLUMNS} FROM papers WHERE id IN ({','.join('?' * len(chunk))})"
+            for row in self.conn.execute(q, chunk):
+                out[row[0]] = _row_to_paper(row)
+        return out
+
+    @staticmethod
+    def _filters(
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        ids: Iterable[str] | None = None,
+    ) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        params: list[Any] = []
+        if venue:
+            where.append("lower(venue) = lower(?)")
+            params.append(venue)
+        if year:
+            where.append("year = ?")
+            params.append(int(year))
+        if status:
+            where.append("lower(status) = lower(?)")
+            params.append(status)
+        if ids is not None:
+            ids = list(ids)
+            where.append(f"id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params.extend(ids)
+        return (" WHERE " + " AND ".join(where)) if where else "", params
+
+    def list_papers(
+        self,
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "rowid",
+        descending: bool = False,
+    ) -> list[Paper]:
+        if order not in SORTABLE:
+            raise PaperatlasError(f"cannot sort by {order!r}", f"use one of: {', '.join(sorted(SORTABLE))}")
+        where, params = self._filters(venue, year, status)
+        q = f"SELECT {PAPER_COLUMNS} FROM papers{where} ORDER BY {order} {'DESC' if descending else 'ASC'}, rowid"
+        if limit is not None:
+            q += " LIMIT ? OFFSET ?"
+            params += [int(limit), int(offset)]
+        return [_row_to_paper(r) for r in self.conn.execute(q, params)]
+
+    def count_papers(self, venue: str | None = None, year: int | None = None, status: str | None = None) -> int:
+        where, params = self._filters(venue, year, status)
+        return self.conn.execute(f"SELECT count(*) FROM papers{where}", params).fetchone()[0]
+
+    def filter_ids(
+        self, venue: str | None = None, year: int | None = None, status: str | None = None
+    ) -> set[str] | None:
+        """Ids passing the filters, or None when there is no filter (everything passes)."""
+        if not (venue or year or status):
+            return None
+        where, params = self._filters(venue, year, status)
+        return {r[0] for r in self.conn.execute(f"SELECT id FROM papers{where}", params)}
+
+    def facet_counts(self) -> list[tuple[str, int | None, str, int]]:
+        """(venue, year, status, count) for every combination present."""
+        return list(
+            self.conn.execute(
+                "SELECT venue, year, status, count(*) FROM papers GROUP BY venue, year, status"
+                " ORDER BY venue, year, status"
+            )
+        )
+
+    def all_texts(self) -> list[tuple[str, str, str]]:
+        """(id, title, abstract) of every paper in rowid order: the input of keyword indexes."""
+        return list(self.conn.execute("SELECT id, title, abstract FROM papers ORDER BY rowid"))
+
+    def data_version(self) -> tuple[int, str]:
+        """Changes whenever papers change: (count, max updated_at); cheap cache key for indexes."""
+        n, ts = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM papers").fetchone()
+        return n, ts
+
+    # -- FTS5 --------------------------------------------------------------------------
+    def fts_search(self, match: str, limit: int, weights: tuple[float, ...] = (3.0, 1.0, 0.5, 1.0)) -> list[tuple[str, float]]:
+        """Ranked FTS5 match; `match` must already be a safe FTS5 expression."""
+        w = ", ".join(str(float(x)) for x in weights)
+        q = (
+            f"SELECT p.id, bm25(papers_fts, {w}) AS s FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid"
+            " WHERE papers_fts MATCH ? ORDER BY s LIMIT ?"
+        )
+        return [(pid, -s) for pid, s in self.conn.execute(q, (match, int(limit)))]
+
+    # -- vectors -----------------------------------------------------------------------
+    def vector_models(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT model, count(*) FROM vectors GROUP BY model"))
+
+    def text_hashes_for_model(self, model: str) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT paper_id, content_hash FROM vectors WHERE model=?", (model,)))
+
+    def put_vectors(self, model: str, rows: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        with self.transaction() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO vectors(paper_id, model, content_hash, vec) VALUES (?, ?, ?, ?)",
+                [(pid, model, h, np.asarray(v, dtype=np.float32).tobytes()) for pid, h, v in rows],
+            )
+
+    def load_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
+        """All vectors of `model` for papers still in the library, in paper rowid order."""
+        ids: list[str] = []
+        blobs: list[bytes] = []
+        for pid, blob in self.conn.execute(
+            "SELECT v.paper_id, v.vec FROM vectors v JOIN papers p ON p.id = v.paper_id"
+            " WHERE v.model=? ORDER BY p.rowid",
+            (model,),
+        ):
+            ids.append(pid)
+            blobs.append(blob)
+        if not blobs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        mat = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        return ids, mat
+
+    def delete_vectors(self, model: str | None = None) -> int:
+        with self.transaction() as c:
+            if model is None:
+                return c.execute("DELETE FROM vectors").rowcount
+            return c.execute("DELETE FROM vectors WHERE model=?", (model,)).rowcount
+
+    def file_size(self) -> int:
+        if self.path == ":memory:":
+            return 0
+        p = Path(self.path)
+        return sum(f.stat().st_size for f in (p, Path(self.path + "-wal")) if f.exists())
+
+    def execute_script_for_tests(self, sql: str) -> list[tuple[Any, ...]]:
+        """Raw SQL for tests and integrity checks only."""
+        return list(self.conn.execute(sql))
+
+
+def _split_sql(sql: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    out: list[str] = []
+    buf: list[str] = []
+    depth = 0
+    for line in sql.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("--"):
+            continue
+        buf.append(line)
+        upper = stripped.upper()
+        if upper.endswith("BEGIN"):
+            depth += 1
+        if upper == "END;":
+            depth -= 1
+        if depth == 0 and stripped.endswith(";"):
+            out.append("\n".join(buf))
+            buf = []
+    if buf:
+        out.append("\n".join(buf))
+    return out

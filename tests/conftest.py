@@ -1,0 +1,47 @@
+"""Shared fixtures: a fresh library file per test, the CLI runner, the real data paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperatlas import Library
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+EXAMPLES = sorted((ROOT / "examples").glob("*.txt"))
+SHARED = ROOT.parent / "shared" / "data"
+VENUE_PAPERS = SHARED / "ml_venue_papers" / "papers.jsonl.gz"
+SCIFACT = SHARED / "scifact"
+
+
+def need(path: Path) -> Path:
+    """Skip when the shared evaluation data is absent (CI has it; a user's clone may not)."""
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    return path
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "lib.db"
+
+
+@pytest.fixture
+def library(db_path: Path):
+    lib = Library(db_path)
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def examples_library(library: Library) -> Library:
+    library.ingest(EXAMPLES)
+    return library
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
