@@ -153,15 +153,15 @@ def ingest(
     lib = get_library(ctx)
     with progress_bar("ingesting") as update:
         report = lib.ingest(list(files), None if fmt == "auto" else fmt, venue, year, encoding, skip_bad, update)
+    if not as_json:
+        click.echo(report.summary())
+        for b in report.bad:
+            click.echo(f"  skipped {b}", err=True)
     embedded = _maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
         d = report.to_dict()
         d["embedded"] = embedded
         echo_json(d)
-    else:
-        click.echo(report.summary())
-        for b in report.bad:
-            click.echo(f"  skipped {b}", err=True)
 
 
 def _maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
@@ -172,7 +172,7 @@ def _maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
     with progress_bar("embedding") as update:
         n: int = embed(progress=update)
     if n and not quiet:
-        click.echo(f"embedded {n} papers", err=True)
+        click.echo(f"embedded {n} papers with {lib.embedder.id}")
     return n
 
 
@@ -302,6 +302,105 @@ def export_(
 
 def main() -> None:
     cli(prog_name="paperatlas")
+
+
+@cli.command()
+@click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
+@click.option("--embedder", help="Embedding model (default: the library's, else minilm).")
+@click.pass_context
+@handle_errors
+def embed(ctx: click.Context, rebuild: bool, embedder: str | None) -> None:
+    """Compute embeddings for papers that have none (incremental; cached on disk).
+
+    Example:
+
+        paperatlas embed
+    """
+    lib = get_library(ctx)
+    if embedder:
+        lib = Library(lib.path, embedder=embedder)
+        ctx.call_on_close(lib.close)
+    with progress_bar(f"embedding with {lib.embedder.id}") as update:
+        n = lib.embed(progress=update, rebuild=rebuild)
+    click.echo(f"embedded {n} papers with {lib.embedder.id}")
+
+
+def hit_rows(hits: list[Any]) -> list[dict[str, Any]]:
+    return [h.to_dict() for h in hits]
+
+
+def print_hits(hits: list[Any]) -> None:
+    for i, h in enumerate(hits, start=1):
+        p = h.paper
+        derived = " [dim](derived title)[/dim]" if p.title_derived else ""
+        out.print(f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.3f}[/dim]")
+        if h.reason:
+            out.print(f"    [italic]{h.reason}[/italic]")
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
+@click.option("--limit", type=int, default=10, show_default=True)
+@click.option("--offset", type=int, default=0)
+@click.option("--venue", help="Only this venue.")
+@click.option("--year", type=int, help="Only this year.")
+@click.option("--status", help="Only this status (Oral, Spotlight, Poster...).")
+@click.option("--queries", type=click.File("r", encoding="utf-8"),
+              help="Run one query per line of this file; with --json prints one JSON line per query.")
+@json_option
+@click.pass_context
+@handle_errors
+def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset: int, venue: str | None,
+           year: int | None, status: str | None, queries: Any, as_json: bool) -> None:
+    """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match.
+
+    Example:
+
+        paperatlas search "diffusion models for proteins" --venue NeurIPS --json
+    """
+    lib = get_library(ctx)
+    if queries is not None:
+        for line in queries:
+            qtext = line.rstrip("\n")
+            if not qtext.strip():
+                continue
+            hits = lib.search(qtext, mode, limit, offset, venue, year, status)
+            if as_json:
+                click.echo(json.dumps({"query": qtext, "hits": hit_rows(hits)}, ensure_ascii=False))
+            else:
+                out.print(f"[bold]# {qtext}[/bold]")
+                print_hits(hits)
+        return
+    if query is None:
+        raise click.UsageError("give a QUERY or --queries FILE")
+    hits = lib.search(query, mode, limit, offset, venue, year, status)
+    if as_json:
+        echo_json(hit_rows(hits))
+    else:
+        print_hits(hits)
+    if not hits:
+        ctx.exit(EXIT_EMPTY)
+
+
+@cli.command()
+@click.argument("paper_id")
+@click.option("--limit", type=int, default=10, show_default=True)
+@json_option
+@click.pass_context
+@handle_errors
+def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> None:
+    """Papers most similar to one paper (by embedding).
+
+    Example:
+
+        paperatlas similar neurips2023/NnMEadcdyD --limit 5
+    """
+    hits = get_library(ctx).similar(paper_id, limit)
+    if as_json:
+        echo_json(hit_rows(hits))
+    else:
+        print_hits(hits)
 
 
 def _register_subcommands() -> None:

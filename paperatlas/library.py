@@ -7,10 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import NotFound
+from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
+from .errors import ModelMismatch, NotFound, PaperatlasError
 from .ingest.pipeline import Progress, ingest_files
-from .models import IngestReport, Paper
+from .models import Hit, IngestReport, Paper
+from .search.engine import SearchEngine, SearchSettings
+from .store.personal import Reader
 from .store.sqlite import SQLiteStore
+from .store.vector_cache import VectorCache, text_hash
 
 DEFAULT_DB = "paperatlas.db"
 
@@ -30,12 +34,33 @@ class Library:
         ['NeurIPS']
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        embedder: str | Embedder | None = None,
+        search_settings: SearchSettings | None = None,
+        vector_cache: VectorCache | None = None,
+    ) -> None:
+        """Open (or create) the library file at `path` (default ./paperatlas.db or $PAPERATLAS_DB).
+
+        Args:
+            path: the SQLite file; ":memory:" for a throw-away library.
+            embedder: a registered embedder name ("minilm", "hashing", ...) or an Embedder;
+                default: the one this library was embedded with, else "minilm".
+            search_settings: fusion weights, candidate depth, index backends.
+            vector_cache: where embeddings are cached across libraries (default ~/.cache/paperatlas).
+        """
         self.path = str(path) if path is not None else default_db_path()
         self.store = SQLiteStore(self.path)
+        self._embedder_arg = embedder
+        self._embedder: Embedder | None = None
+        self._embedder_name = ""
+        self.vector_cache = vector_cache or VectorCache()
+        self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings)
 
     def close(self) -> None:
         self.store.close()
+        self.vector_cache.close()
 
     def __enter__(self) -> Library:
         return self
@@ -121,3 +146,119 @@ class Library:
             "schema_version": self.store.schema_version,
             "file_bytes": self.store.file_size(),
         }
+
+    # -- embeddings ----------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model (created on first use; the model itself loads on first embed)."""
+        if self._embedder is None:
+            arg = self._embedder_arg
+            if arg is None:
+                arg = self.store.get_meta("embedder") or os.environ.get("PAPERATLAS_EMBEDDER") or DEFAULT_EMBEDDER
+            self._embedder_name = arg if isinstance(arg, str) else getattr(arg, "id", "custom")
+            self._embedder = EMBEDDERS.create(arg) if isinstance(arg, str) else arg
+        return self._embedder
+
+    def _check_model(self) -> None:
+        """Refuse to mix vectors of two models in one library."""
+        other = {m: n for m, n in self.store.vector_models().items() if m != self.embedder.id}
+        if other:
+            m = next(iter(other))
+            raise ModelMismatch(
+                f"this library holds {other[m]} vectors made by {m!r}, not by {self.embedder.id!r}",
+                f"use the embedder that made them, or re-embed everything: `paperatlas embed --rebuild`",
+            )
+
+    def embed(self, progress: Progress | None = None, rebuild: bool = False, batch_size: int = 64) -> int:
+        """Embed papers that have no vector from the current model (or whose text changed).
+
+        Returns the number of papers embedded. Vectors come from the on-disk cache when
+        this model has seen the same text before.
+        """
+        if rebuild:
+            self.store.delete_vectors()
+        self._check_model()
+        have = self.store.text_hashes_for_model(self.embedder.id)
+        todo: list[tuple[str, str, str]] = []
+        for pid, title, derived, abstract in self.store.all_texts():
+            text = Paper(pid, title, abstract, title_derived=derived).text
+            h = text_hash(text)
+            if have.get(pid) != h:
+                todo.append((pid, h, text))
+        if not todo:
+            return 0
+        from .store.vector_cache import embed_cached
+
+        step = max(batch_size * 8, 512)
+        for s in range(0, len(todo), step):
+            chunk = todo[s : s + step]
+
+            def sub(done: int, total: int, s: int = s) -> None:
+                if progress:
+                    progress(s + done, len(todo))
+
+            vecs = embed_cached(self.embedder, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
+            self.store.put_vectors(self.embedder.id, [(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
+        if self._embedder_name in EMBEDDERS:  # remember the registry name, so a reopen uses the same model
+            self.store.set_meta("embedder", self._embedder_name)
+        return len(todo)
+
+    # -- search ----------------------------------------------------------------------------
+    def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:
+        return self.store.filter_ids(venue, year, status)
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 20,
+        offset: int = 0,
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        exclude: Sequence[str] = (),
+    ) -> list[Hit]:
+        """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
+
+        Any text is safe: operators, quotes and symbols are treated as words, except
+        "double-quoted phrases", which must appear as written.
+
+        Example:
+            >>> lib.search("controllable user simulators", limit=3)  # doctest: +SKIP
+        """
+        limit = max(0, min(int(limit), 1000))
+        return self.engine.search(query, mode, limit, max(0, int(offset)), self._allowed(venue, year, status), exclude)
+
+    def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
+        """Papers nearest to `paper_id` by embedding."""
+        real = self.get(paper_id).id
+        ranked = self.engine.similar(real, limit, self._allowed(venue, year, None))
+        papers = self.store.get_papers([pid for pid, _ in ranked])
+        return [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
+
+    # -- readers and feedback --------------------------------------------------------------
+    def reader(self, name: str | None = None, create: bool = True) -> Reader:
+        """The reader called `name` (default "me"), created on first use unless `create` is False."""
+        name = (name or "me").strip()
+        if not name or len(name) > 64:
+            raise PaperatlasError(f"bad reader name {name!r}", "use 1-64 characters")
+        r = self.store.get_reader(name)
+        if r is None:
+            if not create:
+                raise NotFound(f"no reader {name!r}", "`paperatlas readers` lists them")
+            r = self.store.create_reader(name)
+        return r
+
+    def readers(self) -> list[Reader]:
+        return self.store.list_readers()
+
+    def set_feedback(self, reader: str | Reader | None, paper_ids: Sequence[str], kind: str, on: bool = True) -> None:
+        """Like (= star), dislike ("not interested") or mark seen; `on=False` clears it."""
+        r = reader if isinstance(reader, Reader) else self.reader(reader)
+        ids = [self.get(pid).id for pid in paper_ids]
+        self.store.set_feedback(r.id, ids, kind, on)
+
+    def liked(self, reader: str | Reader | None = None) -> list[Paper]:
+        """A reader's liked (starred, saved) papers, oldest first."""
+        r = reader if isinstance(reader, Reader) else self.reader(reader)
+        return self.get_many([f.paper_id for f in self.store.feedback(r.id, "like")])

@@ -85,4 +85,58 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX vectors_model ON vectors(model);
         """,
     ),
+    (
+        "readers",
+        """
+        -- local readers of one library; the token authorises HTTP writes as that reader
+        CREATE TABLE readers (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token TEXT NOT NULL,
+            preferences TEXT NOT NULL DEFAULT '',
+            profile TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        -- explicit judgements: 'like' (= star / save), 'dislike' (not interested), 'seen'
+        CREATE TABLE feedback (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            paper_id TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('like', 'dislike', 'seen')),
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            PRIMARY KEY (reader_id, paper_id, kind)
+        ) WITHOUT ROWID;
+        CREATE INDEX feedback_reader_time ON feedback(reader_id, created_at);
+        CREATE TABLE tags (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            paper_id TEXT NOT NULL,
+            tag TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            PRIMARY KEY (reader_id, paper_id, tag)
+        ) WITHOUT ROWID;
+        CREATE TABLE notes (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            paper_id TEXT NOT NULL,
+            note TEXT NOT NULL,
+            updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            PRIMARY KEY (reader_id, paper_id)
+        ) WITHOUT ROWID;
+        -- "A or B?" triage answers
+        CREATE TABLE choices (
+            id INTEGER PRIMARY KEY,
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            winner TEXT NOT NULL,
+            loser TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE TABLE saved_searches (
+            id INTEGER PRIMARY KEY,
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            query TEXT NOT NULL,
+            params TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            UNIQUE (reader_id, name)
+        );
+        """,
+    ),
 ]

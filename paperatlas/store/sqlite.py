@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import PaperatlasError
 from ..models import Paper
 from .migrations import MIGRATIONS
+from .personal import PersonalStore
 
 PAPER_COLUMNS = (
     "id, title, title_derived, abstract, authors, venue, year, status, track, "
@@ -71,7 +72,7 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore:
+class SQLiteStore(PersonalStore):
     """The library file. Thread-safe: one connection per thread."""
 
     def __init__(self, path: str | Path) -> None:
@@ -295,9 +296,13 @@ class SQLiteStore:
             )
         )
 
-    def all_texts(self) -> list[tuple[str, str, str]]:
-        """(id, title, abstract) of every paper in rowid order: the input of keyword indexes."""
-        return list(self.conn.execute("SELECT id, title, abstract FROM papers ORDER BY rowid"))
+    def all_texts(self) -> list[tuple[str, str, bool, str]]:
+        """(id, title, title_derived, abstract) of every paper in rowid order: the input of indexes."""
+        return [(i, t, bool(d), a) for i, t, d, a in
+                self.conn.execute("SELECT id, title, title_derived, abstract FROM papers ORDER BY rowid")]
+
+    def vector_count(self, model: str) -> int:
+        return self.conn.execute("SELECT count(*) FROM vectors WHERE model=?", (model,)).fetchone()[0]
 
     def data_version(self) -> tuple[int, str]:
         """Changes whenever papers change: (count, max updated_at); cheap cache key for indexes."""

@@ -1,0 +1,49 @@
+"""The Embedder protocol and registry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..registry import Registry
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    id: str  # stored with every vector, e.g. "minilm-l6-int8-onnx@256"
+    dimensions: int
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """(n, dimensions) float32, rows L2-normalised, in input order."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """(dimensions,) float32, L2-normalised; applies a query prefix if the model has one."""
+        ...
+
+
+EMBEDDERS: Registry[Embedder] = Registry("embedder")
+DEFAULT_EMBEDDER = "minilm"
+
+
+@EMBEDDERS.register("minilm")
+def _minilm(**options: Any) -> Embedder:
+    from .onnx import OnnxEmbedder
+
+    return OnnxEmbedder("minilm", **options)
+
+
+@EMBEDDERS.register("minilm-128")
+def _minilm_128(**options: Any) -> Embedder:
+    from .onnx import OnnxEmbedder
+
+    return OnnxEmbedder("minilm", max_length=128, **options)
+
+
+@EMBEDDERS.register("hashing")
+def _hashing(**options: Any) -> Embedder:
+    from .hashing import HashingEmbedder
+
+    return HashingEmbedder(**options)

