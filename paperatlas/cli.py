@@ -406,8 +406,10 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
 def _register_subcommands() -> None:
     """Command groups that live beside the code they drive."""
     from .bench.cli import bench
+    from .eval.cli import eval_
 
     cli.add_command(bench)
+    cli.add_command(eval_)
 
 
 _register_subcommands()

@@ -1,0 +1,1 @@
+"""`paperatlas eval ...`: quality measured on real data, every method side by side in one run."""
