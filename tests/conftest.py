@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,10 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.txt"))
 SHARED = ROOT.parent / "shared" / "data"
 VENUE_PAPERS = SHARED / "ml_venue_papers" / "papers.jsonl.gz"
 SCIFACT = SHARED / "scifact"
+
+# Tests never write to the user's own embedding cache (~/.cache/paperatlas): one throw-away
+# cache per test session, unless the caller points PAPERATLAS_VECTOR_CACHE somewhere on purpose.
+os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", os.path.join(tempfile.mkdtemp(prefix="paperatlas-test-"), "v.sqlite"))
 
 
 def need(path: Path) -> Path:
