@@ -17,11 +17,12 @@ install: $(BIN)/python
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 
-## make demo: install, ingest the bundled example lists, and show them
+## make demo: install, ingest the bundled example lists, show them, then serve them in a browser
 demo: install
 	$(BIN)/paperatlas --db $(DB) ingest examples/*.txt
 	$(BIN)/paperatlas --db $(DB) stats
 	$(BIN)/paperatlas --db $(DB) list --limit 30
+	$(BIN)/paperatlas --db $(DB) serve --host 127.0.0.1 --port $(PORT)
 
 ## make test: install with test extras and run the default test suite
 test: install-test

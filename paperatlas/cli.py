@@ -403,6 +403,28 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
         print_hits(hits)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback only by default).")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on (0 = any free port).")
+@click.option("--read-only", is_flag=True, help="Refuse every change (stars, tags, readers) with 403.")
+@click.option("--get", "get_path", metavar="PATH", help="Run one GET request, print the body and exit (no server).")
+@click.option("--token", help="With --get: send `Authorization: Bearer TOKEN` (a reader's API token).")
+@click.pass_context
+@handle_errors
+def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: str | None, token: str | None) -> None:
+    """Serve the web UI and the HTTP API (every page has a .json twin; docs at /docs).
+
+    Example:
+
+        paperatlas serve --port 8000
+
+        paperatlas serve --get "/search.json?q=user+simulators"
+    """
+    from .web.cli import run_serve
+
+    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token))
+
+
 def _register_subcommands() -> None:
     """Command groups that live beside the code they drive."""
     from .bench.cli import bench
@@ -410,6 +432,9 @@ def _register_subcommands() -> None:
 
     cli.add_command(bench)
     cli.add_command(eval_)
+    from .recommend.cli import register as register_recommend
+
+    register_recommend(cli)
 
 
 _register_subcommands()

@@ -15,6 +15,7 @@ from .search.engine import SearchEngine, SearchSettings
 from .store.personal import Reader
 from .store.sqlite import SQLiteStore
 from .store.vector_cache import VectorCache, text_hash
+from .recommend.mixin import RecommendMixin
 
 DEFAULT_DB = "paperatlas.db"
 
@@ -23,7 +24,7 @@ def default_db_path() -> str:
     return os.environ.get("PAPERATLAS_DB") or DEFAULT_DB
 
 
-class Library:
+class Library(RecommendMixin):
     """A paper library in one SQLite file.
 
     Example:

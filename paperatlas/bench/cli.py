@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import click
@@ -33,3 +34,73 @@ def bench_ingest_cmd(file: str, repeats: int) -> None:
     from .ingest import bench_ingest
 
     click.echo(json.dumps(bench_ingest(Path(file), repeats), indent=2))
+
+
+@bench.command("http")
+@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
+              help="Library to serve (opened read-only by the server; use a copy of a shared file).")
+@click.option("--clients", default=8, show_default=True, help="Concurrent keep-alive connections.")
+@click.option("--seconds", default=10.0, show_default=True, help="Length of each measurement.")
+@click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
+@click.option("--per-page", default=10, show_default=True, help="Hits per search request.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_page: int, as_json: bool) -> None:
+    """Requests/s and p50/p99 latency of /search.json under concurrent clients on loopback,
+    beside /healthz and in-process Library.search measured in the same run.
+
+    Example:
+
+        paperatlas bench http --db venue-copy.db --clients 8 --seconds 10
+    """
+    from .http import bench_http
+
+    out = bench_http(db_path, clients, min(max(seconds, 1.0), 300.0), mode, per_page)
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    click.echo(f"{out['library']['papers']} papers, {out['cpus']} CPUs, load average {out['load_average']}")
+    click.echo(f"queries: {out['queries']}")
+    cols = ("name", "clients", "requests", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_ms",
+            "client_cpu_ms")
+    widths = (40, 7, 8, 6, 7, 7, 7, 7, 7, 13, 13)
+    click.echo("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths))))
+    for r in out["results"]:
+        click.echo("  ".join(str(r[c]).ljust(w) if i == 0 else str(r[c]).rjust(w)
+                             for i, (c, w) in enumerate(zip(cols, widths))))
+    click.echo("server_cpu_ms: CPU time per request (the in-process row: of this process); on otherwise idle cores "
+               "throughput is bounded by about cores * 1000 / (server_cpu_ms + client_cpu_ms) requests/s.")
+
+
+from .recommend import bench_recommend_cmd  # noqa: E402
+
+bench.add_command(bench_recommend_cmd)
+
+
+@bench.command("search")
+@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
+              help="An embedded library of real papers: the 8k row, and the source of the synthetic ones.")
+@click.option("--sizes", default="8k,100k,1m", show_default=True, help="Comma-separated: 8k or real (the --db library), 100k, 1m, or any number.")
+@click.option("--workdir", default=lambda: str(Path(tempfile.gettempdir()) / "paperatlas-bench"), show_default="$TMP/paperatlas-bench",
+              help="Where synthetic libraries are built and kept for later runs.")
+@click.option("--queries", "n_queries", default=100, show_default=True, help="Distinct queries per mode.")
+@click.option("--embed-papers", default=256, show_default=True, help="Papers for the embedding-throughput row (0: skip).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, embed_papers: int, as_json: bool) -> None:
+    """p50/p95 search latency (query embedding included) and RSS at 8k, 100k and 1M papers,
+    and Library.embed throughput beside the raw model's, measured in the same run.
+
+    Example:
+
+        paperatlas bench search --db venue.db --sizes 8k,100k
+    """
+    from .search import bench_search, parse_size, table
+
+    wanted = [s.strip() for s in sizes.split(",") if s.strip()]
+    for s in wanted:
+        try:
+            parse_size(s)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--sizes") from None
+    res = bench_search(Path(db_path), wanted, Path(workdir), n_queries, embed_papers,
+                       log=lambda m: click.echo(m, err=True))
+    click.echo(json.dumps(res, indent=2) if as_json else table(res))

@@ -156,7 +156,8 @@ class OnnxEmbedder:
             raise ValueError(f"max_length must be in 8..{spec.max_positions}, got {self.max_length}")
         self.dimensions = spec.dimensions
         self.id = f"{spec.model_id}@{self.max_length}"
-        self.threads = int(threads or os.cpu_count() or 1)
+        # PAPERATLAS_EMBED_THREADS: `serve` sets 1, since many small concurrent queries beat one wide one
+        self.threads = int(threads or os.environ.get("PAPERATLAS_EMBED_THREADS") or os.cpu_count() or 1)
         self._model_file = Path(model_file) if model_file else None
         self._verify = verify and model_file is None
         self._session: Any = None

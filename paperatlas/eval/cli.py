@@ -13,3 +13,13 @@ def eval_() -> None:
 
         paperatlas eval beir ../shared/data/scifact --split test
     """
+
+
+from .beir import beir_cmd, paraphrase_cmd  # noqa: E402
+
+eval_.add_command(beir_cmd)
+eval_.add_command(paraphrase_cmd)
+
+from .recommend import recommend_cmd  # noqa: E402
+
+eval_.add_command(recommend_cmd)

@@ -27,3 +27,10 @@ def _numpy(**options: Any) -> VectorIndex:
     from .numpy import NumpyIndex
 
     return NumpyIndex(**options)
+
+
+@VECTOR_INDEXES.register("faiss-ivf")
+def _faiss_ivf(**options: Any) -> VectorIndex:
+    from .faiss_ivf import FaissIvfIndex
+
+    return FaissIvfIndex(**options)

@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
+from functools import lru_cache
+from typing import Any
+
 import numpy as np
+
+
+@lru_cache(maxsize=1)
+def _controller() -> Any:
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController()
+    except Exception:  # pragma: no cover - threadpoolctl is a dependency; work without it
+        return None
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """One BLAS thread for a matrix-vector product: threads only add start-up and contention
+    to a product this small (measured: 8k x 384 took 21 ms with 2 threads on a busy
+    2-core machine, 1.7 ms with one)."""
+    c = _controller()
+    return c.limit(limits=1, user_api="blas") if c is not None else nullcontext()
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -30,7 +52,8 @@ class NumpyIndex:
         return len(self.ids)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
-        return self.matrix @ np.asarray(query, dtype=np.float32)
+        with one_blas_thread():
+            return self.matrix @ np.asarray(query, dtype=np.float32)
 
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
         if not self.ids:

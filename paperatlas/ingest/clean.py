@@ -26,7 +26,7 @@ import html
 import re
 import unicodedata
 
-__all__ = ["clean_text", "normalize_key", "is_known_command"]
+__all__ = ["clean_text", "is_known_command", "normalize_key"]
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -93,7 +93,7 @@ LAYOUT = {
 #: Commands whose brace argument is kept as plain text (fonts, boxes, links).
 KEEP_ARG = {
     "emph", "textit", "textbf", "textsc", "texttt", "textsf", "textrm", "textup", "textmd",
-    "textsl", "textnormal", "underline", "uline", "mbox", "hbox", "fbox", "text", "textup",
+    "textsl", "textnormal", "underline", "uline", "mbox", "hbox", "fbox", "text",
     "url", "nolinkurl", "textsuperscript", "textsubscript", "mathbf", "mathrm", "mathit",
     "mathcal", "mathsf", "mathtt", "mathnormal", "mathscr", "mathfrak", "boldsymbol", "bm",
     "pmb", "operatorname", "overline", "underbrace", "overbrace", "ensuremath", "enquote",
@@ -184,14 +184,20 @@ class _Stash:
         return _SLOT.sub(lambda m: self.items[int(m.group(1))] if int(m.group(1)) < len(self.items) else "", text)
 
 
+_RE_ESCAPED = re.compile(r"\\([%&_#{}$*])")
+
+
 def _protect_escapes(text: str) -> str:
     r"""\% \& \_ \# \{ \} \$ \* -> placeholder characters (restored as the bare char)."""
-    return re.sub(r"\\([%&_#{}$*])", lambda m: _ESC_CHAR[m.group(1)], text)
+    return _RE_ESCAPED.sub(lambda m: _ESC_CHAR[m.group(1)], text)
+
+
+_ESC_TABLE = str.maketrans(_ESC_BACK)
 
 
 def _restore_escapes(text: str) -> str:
     """Placeholder characters -> the characters they protect."""
-    return text.translate({ord(k): v for k, v in _ESC_BACK.items()})
+    return text.translate(_ESC_TABLE) if _PUA.search(text) else text
 
 
 # ---------------------------------------------------------------------------
@@ -203,6 +209,7 @@ _ARG = r"\{([^{}]*)\}"  # innermost group only: nesting is handled by repeating 
 _OPT = r"(?:\s*\[[^\[\]{}]{0,300}\])*"  # optional [..] arguments, bounded
 
 TWO_ARG_COMMANDS = {"frac", "dfrac", "tfrac", "href", "textcolor", "colorbox"}
+_TEXT_SECOND_ARG = {"href", "textcolor", "colorbox"}  # \href{url}{text} -> text
 _RE_TWO_ARG = re.compile(_CMD + r"\s*\{[^{}]*\}\s*" + _ARG)
 _RE_FRAC = re.compile(r"\\[dt]?frac\s*" + _ARG + r"\s*" + _ARG)
 _RE_ONE_ARG = re.compile(_CMD + _OPT + r"\s*" + _ARG)
@@ -213,7 +220,7 @@ _RE_BARE = re.compile(r"\\([A-Za-z]+)(?![A-Za-z])\*?")
 _RE_SPACE_CMD = re.compile(r"\\[,;:! ]|\\\\(?:\[[^\[\]]{0,20}\])?")
 _RE_SUBSUP = re.compile(r"([_^])\s*" + _ARG)
 # A group not attached to a command (nor the 2nd argument of one) is just grouping.
-_RE_GROUP = re.compile(r"(?<![A-Za-z\\*\]}])" + _ARG)
+_RE_GROUP = re.compile(r"\{(?<![A-Za-z\\*\]}]\{)([^{}]*)\}")
 
 _MAX_PASSES = 30  # deeper nesting than this is garbage; leftovers are stripped
 
@@ -258,7 +265,7 @@ def _one_arg(m: re.Match[str]) -> str:
 
 def _structure_pass(text: str, math: bool) -> str:
     """One pass over innermost brace groups: commands with arguments, sub/superscripts."""
-    text = _RE_TWO_ARG.sub(lambda m: m.group(2) if m.group(1) in {"href", "textcolor", "colorbox"} else m.group(0), text)
+    text = _RE_TWO_ARG.sub(lambda m: m.group(2) if m.group(1) in _TEXT_SECOND_ARG else m.group(0), text)
     text = _RE_FRAC.sub(lambda m: f"{_wrap(m.group(1))}/{_wrap(m.group(2))}", text)
     text = _RE_ONE_ARG.sub(_one_arg, text)
     text = _RE_DECL.sub(r"\1", text)
@@ -320,12 +327,12 @@ def _bare_command(m: re.Match[str]) -> str:
 # `_stash_inline_math`, which needs more judgement than a regex gives.
 _RE_MATH = re.compile(
     r"\$\$([^$]{1,5000})\$\$"
-    r"|\\\[(.{1,1000}?)\\\]"
-    r"|\\\((.{1,1000}?)\\\)"
+    r"|\\\[(.{1,500}?)\\\]"
+    r"|\\\((.{1,500}?)\\\)"
     r"|\\\$([^$\\]{0,500}?[\\^_][^$]{0,500}?)\\\$",
     re.DOTALL,
 )
-_RE_DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")  # a single, unescaped dollar
+_RE_DOLLAR = re.compile(r"\$(?<![\\$]\$)(?!\$)")  # a single, unescaped dollar
 _RE_TEXISH = re.compile(r"[\\^_{}=<>|]")
 
 
@@ -374,13 +381,15 @@ def _stash_inline_math(text: str, stash: _Stash) -> str:
     return "".join(out)
 
 
+_RE_STRAY_BACKSLASH = re.compile(r"\\(?![A-Za-z])")
+
+
 def _math_to_text(src: str) -> str:
     """Make the content of a math span readable: $\\mathcal{O}(n)$ -> O(n), $\\alpha$ -> α."""
     text = _protect_escapes(src)
     text = _commands(text, math=True).replace(_DROP_MARK, "")
-    text = text.replace("\\|", "‖")
-    text = re.sub(r"\\(?![A-Za-z])", "", text)  # stray \+, \/ ...: the backslash is noise
-    return _RE_WS.sub(" ", text).strip()
+    text = _RE_STRAY_BACKSLASH.sub("", text.replace("\\|", "‖"))  # stray \+, \/ ...: the backslash is noise
+    return _collapse(text)
 
 
 def _stash_math(text: str, stash: _Stash) -> str:
@@ -402,16 +411,19 @@ def _stash_math(text: str, stash: _Stash) -> str:
 
 # Bold may sit inside a word ("**P**reference"); underscore and single-star
 # emphasis must start and end at word boundaries so snake_case and a*b survive.
+# Patterns start with their literal character and look behind it afterwards
+# ("_(?<!\w_)" rather than "(?<!\w)_"): the regex engine can then jump from one
+# candidate character to the next instead of trying every position.
 _RE_BOLD_STAR = re.compile(r"\*\*([^*\s](?:[^*]{0,300}?[^*\s])?)\*\*")
-_RE_BOLD_UNDER = re.compile(r"(?<![\w\\])__([^_\s](?:[^_]{0,300}?[^_\s])?)__(?!\w)")
-_RE_EM_STAR = re.compile(r"(?<![\w*\\])\*([^*\s](?:[^*\n]{0,300}?[^*\s])?)\*(?![\w*])")
-_RE_EM_UNDER = re.compile(r"(?<![\w\\])_([^_\s](?:[^_\n]{0,300}?[^_\s])?)_(?!\w)")
+_RE_BOLD_UNDER = re.compile(r"__(?<![\w\\]__)([^_\s](?:[^_]{0,300}?[^_\s])?)__(?!\w)")
+_RE_EM_STAR = re.compile(r"\*(?<![\w*\\]\*)([^*\s](?:[^*\n]{0,300}?[^*\s])?)\*(?![\w*])")
+_RE_EM_UNDER = re.compile(r"_(?<![\w\\]_)([^_\s](?:[^_\n]{0,300}?[^_\s])?)_(?!\w)")
 _RE_CODE = re.compile(r"`[^`\n]{1,300}`")
 _RE_DQUOTE = re.compile(r"``([^`]{0,1000}?)''")
-_RE_SQUOTE = re.compile(r"(?<!`)`([^`'\n]{1,300})'(?!')")
-_RE_EMDASH = re.compile(r"(?<!-)---(?!-)")
-_RE_ENDASH = re.compile(r"(?<![-<!])--(?![->])")
-_RE_TIE = re.compile(r"(?<=[\w.,;:)\]}])~(?=[\w(\[{\\" + _SLOT_OPEN + "])")
+_RE_SQUOTE = re.compile(r"`(?<!``)([^`'\n]{1,300})'(?!')")
+_RE_EMDASH = re.compile(r"---(?<!----)(?!-)")
+_RE_ENDASH = re.compile(r"--(?<![-<!]--)(?![->])")
+_RE_TIE = re.compile(r"~(?<=[\w.,;:)\]}]~)(?=[\w(\[{\\" + _SLOT_OPEN + "])")
 _RE_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _MARKS = _DROP_MARK + r"(?:[ ~]?[,;]?[ ~]?" + _DROP_MARK + r")*"  # one or more removed citations
 _RE_DROPPED = re.compile(r"[ ~]?" + _MARKS)
@@ -445,11 +457,20 @@ def _typography(text: str) -> str:
 
 # BibTeX-style protection of words ("{Thin and Deep GP}") in otherwise plain text;
 # sets such as {0, 1} or {x_1, x_2} contain other characters and are kept.
-_RE_WORD_GROUP = re.compile(r"(?<![\w$^_])\{([A-Za-z][A-Za-z \-]{0,200})\}")
+_RE_WORD_GROUP = re.compile(r"\{(?<![\w$^_]\{)([A-Za-z][A-Za-z \-]{0,200})\}")
 
 # Any of these means the text may contain markup; otherwise only whitespace changes.
-_RE_MARKUP = re.compile(r"[\\$*_{}&~`]|--")
-_RE_WS = re.compile(r"\s+")
+_MARKUP_CHARS = "\\$*_{}&~`"
+
+
+def _collapse(text: str) -> str:
+    """Collapse runs of whitespace to one space and strip the ends (str.split is C-fast)."""
+    return " ".join(text.split())
+
+
+def _may_have_markup(text: str) -> bool:
+    """Cheap pre-check: only text with one of these characters (or "--") can hold markup."""
+    return "--" in text or any(c in text for c in _MARKUP_CHARS)
 
 
 def _clean(raw: str) -> str:
@@ -470,14 +491,13 @@ def _clean(raw: str) -> str:
     if "`" in text:  # keep inline code (`__init__`) away from the Markdown rules
         text = _RE_CODE.sub(lambda m: stash.put(m.group(0)), text)
     text = _markdown(text)
-    text = _RE_WS.sub(" ", text)
+    text = _collapse(text)
     if _DROP_MARK in text:
         # "results~\citep{x}." -> "results." and "(\cite{x})" -> "". Done after the
         # whitespace collapse so the patterns never scan long runs of spaces.
         text = _RE_EMPTY_PARENS.sub("", text)
         text = _RE_DROPPED.sub("", text)
-    text = _restore_escapes(stash.restore(text))
-    return _RE_WS.sub(" ", text).strip()
+    return _collapse(_restore_escapes(stash.restore(text)))
 
 
 def clean_text(raw: str) -> str:
@@ -490,14 +510,14 @@ def clean_text(raw: str) -> str:
     """
     if raw is None:
         return ""
-    if not isinstance(raw, str):
-        raw = str(raw)
     try:
-        if not _RE_MARKUP.search(raw):
-            return _RE_WS.sub(" ", raw).strip()
+        if not isinstance(raw, str):
+            raw = str(raw)
+        if not _may_have_markup(raw):
+            return _collapse(raw)
         return _clean(raw)
     except Exception:  # pragma: no cover - defensive: cleaning must never break ingest
-        return _RE_WS.sub(" ", raw).strip()
+        return _collapse(raw) if isinstance(raw, str) else ""
 
 
 def normalize_key(text: str) -> str:

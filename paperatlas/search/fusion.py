@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 Ranked = Sequence[tuple[str, float]]
@@ -31,16 +32,35 @@ def minmax(ranked: Ranked) -> dict[str, float]:
     return {pid: ((s - lo) / span if span > 0 else 1.0) for pid, s in ranked}
 
 
+def zscore(ranked: Ranked) -> dict[str, float]:
+    """Standardise scores within one list: (s - mean) / std (all-equal scores map to 0)."""
+    if not ranked:
+        return {}
+    vals = [s for _, s in ranked]
+    mean = sum(vals) / len(vals)
+    std = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
+    return {pid: ((s - mean) / std if std > 0 else 0.0) for pid, s in ranked}
+
+
+NORMALIZERS = {"minmax": minmax, "zscore": zscore}
+
+
 def convex(lists: Sequence[Ranked], weights: Sequence[float], limit: int | None = None,
-           missing: float = 0.0) -> list[tuple[str, float]]:
-    """Min-max-normalised convex fusion: score(d) = sum_i w_i * norm_i(d); a document
-    absent from list i gets `missing` there (0 = the worst score that list retrieved)."""
-    norms = [minmax(r) for r in lists]
+           missing: float | None = None, norm: str = "minmax") -> list[tuple[str, float]]:
+    """Normalised convex fusion: score(d) = sum_i w_i * norm_i(d) / sum_i w_i.
+
+    `norm` is "minmax" (each list scaled to [0, 1]) or "zscore". A document absent
+    from list i gets `missing` there (default: that list's lowest normalised score,
+    0 for min-max). Lists whose scores were completed for every candidate (see
+    SearchEngine) never need `missing`."""
+    f = NORMALIZERS[norm]
+    norms = [f(r) for r in lists]
+    floors = [(missing if missing is not None else (min(n.values()) if n else 0.0)) for n in norms]
     ids: dict[str, None] = {}
     for r in lists:
         for pid, _ in r:
             ids.setdefault(pid, None)
     total = sum(weights) or 1.0
-    out = [(pid, sum(w * n.get(pid, missing) for w, n in zip(weights, norms)) / total) for pid in ids]
+    out = [(pid, sum(w * n.get(pid, fl) for w, n, fl in zip(weights, norms, floors)) / total) for pid in ids]
     out.sort(key=lambda x: (-x[1], x[0]))
     return out[:limit] if limit else out

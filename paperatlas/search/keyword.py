@@ -1,4 +1,5 @@
-"""Keyword (BM25) indexes behind one protocol: bm25s in memory (default) or SQLite FTS5."""
+"""Keyword (BM25) indexes behind one protocol: the built-in BM25 (default, saved beside the
+library), bm25s in memory, or SQLite FTS5 (nothing to build)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import numpy as np
 from ..index.numpy import top_k
 from ..registry import Registry
 from ..store.sqlite import SQLiteStore
+from .bm25 import Bm25Index, field_text
 from .query import Query, fts5_match
 
 Doc = tuple[str, str, bool, str]  # (id, title, title_derived, abstract)
 
 
 class KeywordIndex(Protocol):
+    ids: list[str]  # paper ids in build order
+
     def build(self, docs: Sequence[Doc]) -> None: ...
 
     def search(self, q: Query, k: int, allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
@@ -26,18 +30,14 @@ class KeywordIndex(Protocol):
 KEYWORD_INDEXES: Registry[KeywordIndex] = Registry("keyword index")
 
 
-def field_text(title: str, derived: bool, abstract: str, title_weight: int) -> str:
-    """Weight the title by repeating it; a title derived from the abstract adds no evidence."""
-    if derived or not title:
-        return abstract
-    return " ".join([title] * title_weight + [abstract])
+KEYWORD_INDEXES.register("bm25", Bm25Index)
 
 
 @KEYWORD_INDEXES.register("bm25s")
 class Bm25sIndex:
     """bm25s (sparse-matrix BM25) with English stop words and the Snowball stemmer."""
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: int = 2, method: str = "lucene") -> None:
+    def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: int = 3, method: str = "lucene") -> None:
         self.k1, self.b, self.title_weight, self.method = k1, b, title_weight, method
         self.ids: list[str] = []
         self._r: Any = None
@@ -80,7 +80,7 @@ class Fts5Index:
 
     Column weights mirror the title weighting of the bm25s index."""
 
-    def __init__(self, store: SQLiteStore | None = None, title_weight: float = 2.0) -> None:
+    def __init__(self, store: SQLiteStore | None = None, title_weight: float = 3.0) -> None:
         self.store = store
         self.title_weight = title_weight
         self.ids: list[str] = []

@@ -19,22 +19,50 @@ def _stemmer():  # type: ignore[no-untyped-def]
         return lambda w: w
 
 
+@lru_cache(maxsize=1 << 16)  # highlight() stems every word of every shown abstract; most repeat
 def stem(word: str) -> str:
     return _stemmer()(word.lower())
+
+
+def _matches(text: str, stems: set[str]) -> list[tuple[int, int]]:
+    """(start, end) of the words of `text` whose stem is in `stems`, in order.
+
+    Stems each distinct word once and finds those words with str.find, instead of
+    stemming every word in a Python loop (this runs for every hit shown)."""
+    found: list[tuple[int, int]] = []
+    for w in {w for w in set(_TOKEN.findall(text)) if stem(w) in stems}:
+        i = text.find(w)
+        while i >= 0:
+            e = i + len(w)
+            # a whole token only ([^\W_] is exactly str.isalnum)
+            if (i == 0 or not text[i - 1].isalnum()) and (e == len(text) or not text[e].isalnum()):
+                found.append((i, e))
+            i = text.find(w, i + 1)
+    found.sort()
+    return found
+
+
+def _densest(starts: list[int], width: int) -> int:
+    """Index of the first match whose window [start, start + width) holds the most matches; O(n)."""
+    best, best_n, j = 0, 0, 0
+    for i, s in enumerate(starts):
+        j = max(j, i)
+        while j < len(starts) and starts[j] - s < width:
+            j += 1
+        if j - i > best_n:
+            best, best_n = i, j - i
+    return best
 
 
 def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False) -> str:
     """Escaped HTML of `text` (a window around the densest match unless `whole`),
     with words whose stem matches a query term's stem wrapped in <mark>."""
     stems = {stem(t) for t in terms if len(t) > 1}
-    matches = [m for m in _TOKEN.finditer(text) if stem(m.group()) in stems] if stems else []
+    matches = _matches(text, stems) if stems else []
     start, end = 0, len(text)
     if not whole and len(text) > width:
         if matches:
-            # the window that holds the most matches
-            best = max(range(len(matches)),
-                       key=lambda i: sum(1 for m in matches[i:] if m.start() - matches[i].start() < width))
-            start = max(0, matches[best].start() - 40)
+            start = max(0, matches[_densest([a for a, _ in matches], width)][0] - 40)
         end = min(len(text), start + width)
         # do not cut words
         if start > 0:
@@ -45,12 +73,12 @@ def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False
             end = sp if sp > start else end
     out: list[str] = ["… " if start > 0 else ""]
     pos = start
-    for m in matches:
-        if m.start() < start or m.end() > end:
+    for a, b in matches:
+        if a < start or b > end:
             continue
-        out.append(html.escape(text[pos : m.start()]))
-        out.append("<mark>" + html.escape(m.group()) + "</mark>")
-        pos = m.end()
+        out.append(html.escape(text[pos:a]))
+        out.append("<mark>" + html.escape(text[a:b]) + "</mark>")
+        pos = b
     out.append(html.escape(text[pos:end]))
     if end < len(text):
         out.append(" …")

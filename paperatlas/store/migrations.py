@@ -139,4 +139,42 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "papers_updated_index",
+        # data_version() runs max(updated_at) twice per search; without an index that scans
+        # every row (~10-30 ms on the 8k-paper venue library), the largest cost of a search
+        "CREATE INDEX IF NOT EXISTS papers_updated ON papers(updated_at);",
+    ),
+    (
+        "topics",
+        """
+        -- the topic model of the last `paperatlas topics build`, replaced whole on rebuild
+        CREATE TABLE topics (
+            level TEXT NOT NULL CHECK (level IN ('coarse', 'fine')),
+            topic INTEGER NOT NULL,
+            parent INTEGER,
+            size INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            phrases TEXT NOT NULL DEFAULT '[]',
+            central TEXT NOT NULL DEFAULT '[]',
+            x REAL NOT NULL DEFAULT 0,
+            y REAL NOT NULL DEFAULT 0,
+            PRIMARY KEY (level, topic)
+        ) WITHOUT ROWID;
+        -- each paper's topics, map position and own key phrases
+        CREATE TABLE paper_topics (
+            paper_id TEXT PRIMARY KEY,
+            coarse INTEGER NOT NULL,
+            fine INTEGER NOT NULL,
+            x REAL NOT NULL,
+            y REAL NOT NULL,
+            phrases TEXT NOT NULL DEFAULT '[]'
+        ) WITHOUT ROWID;
+        -- document frequency of key-phrase keys, so related-paper reasons prefer rare phrases
+        CREATE TABLE phrase_df (
+            phrase TEXT PRIMARY KEY,
+            df INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]

@@ -188,3 +188,16 @@ class PersonalStore:
 
     def iter_feedback_all(self: _HasConn) -> Iterator[tuple[int, str, str]]:
         yield from self.conn.execute("SELECT reader_id, paper_id, kind FROM feedback")
+
+    # -- digests (issue 6) -------------------------------------------------------------
+    def papers_added_since(self: _HasConn, since: str) -> set[str]:
+        """Ids of papers first added at or after `since` (an ISO date or timestamp)."""
+        return {r[0] for r in self.conn.execute("SELECT id FROM papers WHERE added_at >= ?", (since,))}
+
+    def papers_added_at(self: _HasConn, paper_ids: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i in range(0, len(paper_ids), 900):
+            chunk = paper_ids[i : i + 900]
+            q = f"SELECT id, added_at FROM papers WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update(dict(self.conn.execute(q, chunk)))
+        return out

@@ -21,6 +21,7 @@ from ..errors import PaperatlasError
 from ..models import Paper
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
+from .topics import TopicStore
 
 PAPER_COLUMNS = (
     "id, title, title_derived, abstract, authors, venue, year, status, track, "
@@ -72,7 +73,7 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore(PersonalStore):
+class SQLiteStore(PersonalStore, TopicStore):
     """The library file. Thread-safe: one connection per thread."""
 
     def __init__(self, path: str | Path) -> None:
@@ -301,8 +302,50 @@ class SQLiteStore(PersonalStore):
         return [(i, t, bool(d), a) for i, t, d, a in
                 self.conn.execute("SELECT id, title, title_derived, abstract FROM papers ORDER BY rowid")]
 
+    def paper_ids(self) -> list[str]:
+        """Every paper id in rowid order (the order of all_texts / iter_texts)."""
+        return [r[0] for r in self.conn.execute("SELECT id FROM papers ORDER BY rowid")]
+
+    def iter_texts(self, batch: int = 20_000) -> Iterator[list[tuple[str, str, bool, str]]]:
+        """all_texts() in batches of `batch` rows, so a million-paper index build stays small."""
+        cur = self.conn.execute("SELECT id, title, title_derived, abstract FROM papers ORDER BY rowid")
+        while rows := cur.fetchmany(batch):
+            yield [(i, t, bool(d), a) for i, t, d, a in rows]
+
+    def vector_ids(self, model: str) -> list[str]:
+        """Paper ids that have a vector of `model`, in the order of load_vectors / iter_vectors."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT v.paper_id FROM vectors v JOIN papers p ON p.id = v.paper_id WHERE v.model=? ORDER BY p.rowid",
+            (model,))]
+
+    def iter_vectors(self, model: str, batch: int = 50_000) -> Iterator[tuple[list[str], np.ndarray]]:
+        """load_vectors() in batches of `batch` rows: (ids, float32 matrix) each."""
+        cur = self.conn.execute(
+            "SELECT v.paper_id, v.vec FROM vectors v JOIN papers p ON p.id = v.paper_id"
+            " WHERE v.model=? ORDER BY p.rowid", (model,))
+        while rows := cur.fetchmany(batch):
+            mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            yield [r[0] for r in rows], mat
+
+    def vectors_for(self, model: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these papers (those that have one)."""
+        out: dict[str, np.ndarray] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            q = f"SELECT paper_id, vec FROM vectors WHERE model=? AND paper_id IN ({','.join('?' * len(chunk))})"
+            for pid, blob in self.conn.execute(q, [model, *chunk]):
+                out[pid] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
     def vector_count(self, model: str) -> int:
         return self.conn.execute("SELECT count(*) FROM vectors WHERE model=?", (model,)).fetchone()[0]
+
+    def change_token(self) -> tuple[int, int, int]:
+        """Changes whenever anything in the file may have changed (O(1), unlike data_version):
+        (thread, commits by other connections, changes by this thread's connection)."""
+        c = self.conn
+        return threading.get_ident(), c.execute("PRAGMA data_version").fetchone()[0], c.total_changes
 
     def data_version(self) -> tuple[int, str]:
         """Changes whenever papers change: (count, max updated_at); cheap cache key for indexes."""

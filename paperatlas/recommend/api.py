@@ -1,0 +1,299 @@
+"""Library-level recommendation functions (exposed on Library by RecommendMixin).
+
+Each takes a Library first; the CLI, the web pages and the HTTP API all call these,
+so they stay thin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import NotFound, PaperatlasError
+from ..models import Hit, Paper
+from ..store.personal import Reader
+from . import digest as digest_mod
+from . import groups as groups_mod
+from . import interests, triage
+from .base import DEFAULT_RECOMMENDER, RECOMMENDERS, Corpus, Scored, Signals, mask, rank
+from .features import library_corpus
+from .importer import ImportReport, match, read_entries
+
+
+def _reader(lib: Any, reader: str | Reader | None) -> Reader:
+    return reader if isinstance(reader, Reader) else lib.reader(reader)
+
+
+def signals(lib: Any, r: Reader) -> Signals:
+    fb = lib.store.feedback(r.id)
+    return Signals(
+        likes=[f.paper_id for f in fb if f.kind == "like"],
+        dislikes=[f.paper_id for f in fb if f.kind == "dislike"],
+        choices=[(w, lo) for w, lo, _ in lib.store.choices(r.id)],
+        preferences=r.preferences,
+        profile=r.profile if r.profile.get("interests") is not None else None,
+    )
+
+
+def judged(lib: Any, r: Reader) -> set[str]:
+    """Papers the reader has liked, dismissed, marked seen or met in triage."""
+    out = {f.paper_id for f in lib.store.feedback(r.id)}
+    for w, lo, _ in lib.store.choices(r.id):
+        out.update((w, lo))
+    return out
+
+
+def current_profile(lib: Any, r: Reader, corpus: Corpus, sig: Signals) -> dict[str, Any]:
+    """The reader's profile, brought up to date with their likes (and saved when it changed)."""
+    prof, changed = interests.sync(sig.profile, corpus, sig.likes)
+    if changed:
+        lib.store.set_reader_fields(r.id, profile=prof)
+        r.profile = prof
+    return prof
+
+
+def scored_for(lib: Any, r: Reader, method: str = DEFAULT_RECOMMENDER) -> tuple[Corpus, Scored, Signals]:
+    corpus = library_corpus(lib)
+    sig = signals(lib, r)
+    sig.profile = current_profile(lib, r, corpus, sig)
+    rec = RECOMMENDERS.create(method)
+    return corpus, rec.fit(corpus, sig), sig
+
+
+def _allowed(lib: Any, corpus: Corpus, venue: str | None, year: int | None, status: str | None,
+             only: set[str] | None = None) -> np.ndarray | None:
+    ids = lib.store.filter_ids(venue, year, status)
+    if only is not None:
+        ids = only if ids is None else ids & only
+    if ids is None:
+        return None
+    return mask(len(corpus), corpus.rows(sorted(ids)))
+
+
+def recommend(lib: Any, reader: str | Reader | None = None, limit: int = 20, method: str = DEFAULT_RECOMMENDER,
+              offset: int = 0, venue: str | None = None, year: int | None = None, status: str | None = None,
+              include_judged: bool = False, since: str | None = None) -> list[Hit]:
+    """The reader's recommendations, best first, each with `reason` saying why.
+
+    Args:
+        reader: reader name (default "me") or Reader.
+        limit, offset: the page.
+        method: a registered recommender ("default", "svm").
+        venue, year, status: only papers matching these.
+        include_judged: also list papers the reader already liked, dismissed or saw.
+        since: only papers added to the library at or after this ISO date.
+    """
+    r = _reader(lib, reader)
+    corpus, scored, _ = scored_for(lib, r, method)
+    only = lib.store.papers_added_since(since) if since else None
+    allowed = _allowed(lib, corpus, venue, year, status, only)
+    excl = None if include_judged else mask(len(corpus), corpus.rows(sorted(judged(lib, r))))
+    rows = rank(scored, offset + limit, excl, allowed)[offset:]
+    reasons = scored.explain(rows)
+    papers = lib.store.get_papers([corpus.ids[i] for i in rows])
+    return [Hit(papers[corpus.ids[i]], float(scored.scores[i]), {"recommend": offset + k + 1}, reason=why)
+            for k, (i, why) in enumerate(zip(rows, reasons)) if corpus.ids[i] in papers]
+
+
+# -- profile ---------------------------------------------------------------------------------
+def profile(lib: Any, reader: str | Reader | None = None, examples: int = 3) -> dict[str, Any]:
+    """The readable profile: interests (label, key phrases, the reader's phrases, example papers),
+    free-text preferences and feedback counts."""
+    r = _reader(lib, reader)
+    corpus = library_corpus(lib)
+    sig = signals(lib, r)
+    prof = current_profile(lib, r, corpus, sig)
+    out = []
+    for it in prof.get("interests", []):
+        rows = corpus.rows(it.get("papers", []))
+        ex: list[str] = []
+        if len(rows):
+            v = interests.vectors(corpus, rows)
+            c = v.sum(0)
+            order = np.argsort(-(v @ c))[:examples]
+            ex = [corpus.ids[rows[i]] for i in order]
+        papers = lib.get_many(ex)
+        out.append({"id": it["id"], "label": it.get("label", ""), "phrases": it.get("phrases", []),
+                    "added": it.get("added", []), "muted": it.get("muted", []), "removed": bool(it.get("removed")),
+                    "papers": len(it.get("papers", [])),
+                    "examples": [{"id": p.id, "title": p.title} for p in papers]})
+    return {"reader": r.name, "preferences": r.preferences, "interests": out,
+            "likes": len(sig.likes), "dislikes": len(sig.dislikes), "choices": len(sig.choices)}
+
+
+def edit_profile(lib: Any, reader: str | Reader | None = None, *, remove: str | None = None,
+                 restore: str | None = None, add_phrase: str | None = None, interest: str | None = None,
+                 remove_phrase: str | None = None, rename: str | None = None,
+                 preferences: str | None = None) -> dict[str, Any]:
+    """Edit the profile; returns the readable profile after the edit.
+
+    Args:
+        remove / restore: an interest id to switch off (its likes stop counting) or back on.
+        add_phrase: a phrase to add to `interest`, or, without `interest`, a new interest of its own.
+        remove_phrase: drop an added phrase of `interest`, or mute one of its key phrases.
+        rename: a new label for `interest`.
+        preferences: the free-text preferences ("more theory, fewer benchmark papers").
+    """
+    r = _reader(lib, reader)
+    corpus = library_corpus(lib)
+    prof = current_profile(lib, r, corpus, signals(lib, r))
+    try:
+        if remove:
+            prof = interests.set_removed(prof, remove, True)
+        if restore:
+            prof = interests.set_removed(prof, restore, False)
+        if add_phrase is not None:
+            if not add_phrase.strip():
+                raise PaperatlasError("an empty phrase", "give a few words, e.g. 'diffusion models'")
+            prof = interests.add_phrase(prof, corpus, add_phrase, interest)
+        if remove_phrase is not None:
+            if not interest:
+                raise PaperatlasError("which interest?", "pass the interest id (see `paperatlas profile`)")
+            prof = interests.remove_phrase(prof, corpus, interest, remove_phrase)
+        if rename is not None:
+            if not interest:
+                raise PaperatlasError("which interest?", "pass the interest id (see `paperatlas profile`)")
+            prof = interests.rename(prof, interest, rename)
+    except KeyError as e:
+        raise NotFound(f"no interest {e.args[0]!r} in {r.name}'s profile",
+                       "`paperatlas profile --reader NAME` lists the interest ids") from None
+    lib.store.set_reader_fields(r.id, preferences=preferences, profile=prof)
+    return profile(lib, r.name)
+
+
+# -- triage ----------------------------------------------------------------------------------
+def triage_pair(lib: Any, reader: str | Reader | None = None, venue: str | None = None,
+                year: int | None = None) -> tuple[Paper, Paper] | None:
+    """The next "A or B?" pair for the reader (None when fewer than two unjudged papers are left).
+    Deterministic for a given history, so a page reload shows the same pair."""
+    r = _reader(lib, reader)
+    corpus = library_corpus(lib)
+    sig = signals(lib, r)
+    cand = ~mask(len(corpus), corpus.rows(sorted(judged(lib, r))))
+    allowed = _allowed(lib, corpus, venue, year, None)
+    if allowed is not None:
+        cand &= allowed
+    base = None
+    if sig.likes or sig.dislikes or sig.preferences.strip():
+        sig.profile = current_profile(lib, r, corpus, sig)
+        base = RECOMMENDERS.create(DEFAULT_RECOMMENDER).fit(
+            corpus, Signals(sig.likes, sig.dislikes, [], sig.preferences, sig.profile)).scores
+    rng = np.random.default_rng([r.id, len(sig.choices)])
+    pair = triage.select_pair(corpus, sig.choices, cand, rng, base)
+    if pair is None:
+        return None
+    a, b = lib.get_many([corpus.ids[pair[0]], corpus.ids[pair[1]]])
+    return a, b
+
+
+def triage_choose(lib: Any, reader: str | Reader | None, winner: str, loser: str) -> None:
+    """Record "winner over loser" (both stop appearing in triage and recommendations)."""
+    r = _reader(lib, reader)
+    w, lo = lib.get(winner).id, lib.get(loser).id
+    if w == lo:
+        raise PaperatlasError("a paper cannot beat itself", "pass two different paper ids")
+    lib.store.add_choice(r.id, w, lo)
+
+
+# -- groups ----------------------------------------------------------------------------------
+def group_list(lib: Any, readers: Sequence[str], n: int = 10, method: str = "nash", depth: int | None = None,
+               venue: str | None = None, year: int | None = None) -> dict[str, Any]:
+    """A list of n papers for a reading group, fair to every member (Nash welfare of Borda scores).
+
+    Returns {"method", "papers": [Hit, with reason naming each member's rank], "members": [{reader,
+    share, satisfaction, in_their_top}], "compare": the same member stats for the other method}.
+    """
+    if method not in groups_mod.METHODS:
+        raise PaperatlasError(f"unknown group method {method!r}", f"use one of: {', '.join(groups_mod.METHODS)}")
+    names = list(dict.fromkeys(x.strip() for x in readers if x.strip()))
+    if len(names) < 2:
+        raise PaperatlasError("a group needs at least two readers", "pass --readers a,b[,c...]")
+    rs = [lib.reader(x, create=False) for x in names]
+    corpus = library_corpus(lib)
+    allowed = _allowed(lib, corpus, venue, year, None)
+    if depth is None:
+        depth = groups_mod.default_depth(len(corpus), n)
+    pts = []
+    for r in rs:
+        _, scored, _ = scored_for(lib, r)
+        excl = mask(len(corpus), corpus.rows(sorted(judged(lib, r))))
+        if allowed is not None:
+            excl |= ~allowed
+        pts.append(groups_mod.borda(scored.scores, excl, depth))
+    points = np.stack(pts)
+    chosen = groups_mod.select(points, n, method)
+    other = "sum" if method == "nash" else "nash"
+    stats = groups_mod.member_stats(points, chosen)
+    other_stats = groups_mod.member_stats(points, groups_mod.select(points, n, other))
+    papers = lib.store.get_papers([corpus.ids[j] for j in chosen])
+    hits = []
+    for k, j in enumerate(chosen):
+        ranks = {r.name: int(depth - points[i, j] + 1) for i, r in enumerate(rs) if points[i, j] > 0}
+        why = ", ".join(f"{name} #{rk}" for name, rk in sorted(ranks.items(), key=lambda kv: kv[1]))
+        hits.append(Hit(papers[corpus.ids[j]], float(points[:, j].sum()), {"group": k + 1},
+                        reason=f"in the top {depth} of: {why}" if why else f"in nobody's top {depth}"))
+    return {"method": method, "papers": hits,
+            "members": [{"reader": r.name, **s} for r, s in zip(rs, stats)],
+            "compare": {other: [{"reader": r.name, **s} for r, s in zip(rs, other_stats)]}}
+
+
+# -- digest ----------------------------------------------------------------------------------
+def digest(lib: Any, reader: str | Reader | None = None, since: str | None = None, limit: int = 20,
+           fmt: str = "markdown", link: str = "") -> str:
+    """Recommended papers the reader has not seen or judged (added since `since`), rendered
+    as markdown, html or atom."""
+    if fmt not in digest_mod.FORMATS:
+        raise PaperatlasError(f"unknown digest format {fmt!r}", f"use one of: {', '.join(digest_mod.FORMATS)}")
+    r = _reader(lib, reader)
+    hits = recommend(lib, r, limit=limit, since=since)
+    sub = f"{len(hits)} papers you have not seen" + (f", added since {since}" if since else "")
+    updated = lib.store.papers_added_at([h.paper.id for h in hits]) if fmt == "atom" else None
+    return digest_mod.render(hits, fmt, f"paperatlas digest for {r.name}", sub,
+                             f"urn:paperatlas:digest:{r.name}", updated, link)
+
+
+def saved_search_feed(lib: Any, reader: str | Reader | None, name_or_id: str | int, limit: int = 20,
+                      link: str = "") -> str:
+    """An Atom feed of a saved search's results that the reader has not seen or judged."""
+    r = _reader(lib, reader)
+    ss = next((s for s in lib.store.saved_searches(r.id) if s["name"] == name_or_id or s["id"] == name_or_id
+               or str(s["id"]) == str(name_or_id)), None)
+    if ss is None:
+        raise NotFound(f"no saved search {name_or_id!r} for {r.name}", "save the search first")
+    params = {k: v for k, v in ss["params"].items() if k in ("mode", "venue", "year", "status")}
+    hits = lib.search(ss["query"], limit=limit, exclude=sorted(judged(lib, r)), **params)
+    updated = lib.store.papers_added_at([h.paper.id for h in hits])
+    return digest_mod.atom(hits, f"paperatlas: {ss['name']} ({r.name})",
+                           f"urn:paperatlas:search:{r.name}:{ss['id']}", updated, link)
+
+
+# -- import, tags, notes ---------------------------------------------------------------------
+def import_reader(lib: Any, reader: str | Reader | None, path: str | Path) -> ImportReport:
+    """Like every paper of a BibTeX file or title/id list that is in the library; report the rest."""
+    r = _reader(lib, reader)
+    report = match(lib, read_entries(path))
+    ids = list(dict.fromkeys(pid for _, pid, _ in report.matched))
+    if ids:
+        lib.store.set_feedback(r.id, ids, "like", True)
+    return report
+
+
+def tag(lib: Any, reader: str | Reader | None, paper_ids: Sequence[str], tag: str, remove: bool = False) -> None:
+    r = _reader(lib, reader)
+    tag = tag.strip()
+    if not tag or len(tag) > 64:
+        raise PaperatlasError(f"bad tag {tag!r}", "use 1-64 characters")
+    for pid in paper_ids:
+        real = lib.get(pid).id
+        if remove:
+            lib.store.remove_tag(r.id, real, tag)
+        else:
+            lib.store.add_tag(r.id, real, tag)
+
+
+def note(lib: Any, reader: str | Reader | None, paper_id: str, text: str) -> None:
+    r = _reader(lib, reader)
+    lib.store.set_note(r.id, lib.get(paper_id).id, text)

@@ -1,0 +1,430 @@
+"""Reader commands: readers, like, dislike, tag, note, import-reader, recommend, profile, triage,
+group, digest. Each parses input, calls Library, prints the result."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..cli import EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, hit_rows, json_option, out, print_hits
+from .base import RECOMMENDERS
+from .digest import FORMATS
+from .groups import METHODS
+
+reader_option = click.option("--reader", "-r", default=None, metavar="NAME",
+                             help="Reader name (default: me, or $PAPERATLAS_READER).", envvar="PAPERATLAS_READER")
+
+
+@click.group("readers", invoke_without_command=True)
+@json_option
+@click.pass_context
+@handle_errors
+def readers(ctx: click.Context, as_json: bool) -> None:
+    """List the readers of this library (see `readers add`).
+
+    Example:
+
+        paperatlas readers --json
+    """
+    if ctx.invoked_subcommand:
+        return
+    lib = get_library(ctx)
+    rows = []
+    for r in lib.readers():
+        fb = lib.store.feedback(r.id)
+        rows.append({**r.public(), "likes": sum(f.kind == "like" for f in fb),
+                     "dislikes": sum(f.kind == "dislike" for f in fb)})
+    if as_json:
+        echo_json(rows)
+        return
+    for d in rows:
+        out.print(f"{d['name']}  [dim]{d['likes']} likes, {d['dislikes']} not interested[/dim]")
+    if not rows:
+        click.echo("no readers yet: `paperatlas readers add NAME`, or just `paperatlas like ID`", err=True)
+        ctx.exit(EXIT_EMPTY)
+
+
+@readers.command("add")
+@click.argument("name")
+@click.pass_context
+@handle_errors
+def readers_add(ctx: click.Context, name: str) -> None:
+    """Add a reader and print their API token (needed for HTTP writes as that reader).
+
+    Example:
+
+        paperatlas readers add alice
+    """
+    lib = get_library(ctx)
+    if lib.store.get_reader(name.strip()) is not None:
+        raise Fail(f"reader {name!r} exists already\nFix: pick another name, or use it as is with --reader {name}")
+    r = lib.reader(name)
+    click.echo(f"added reader {r.name}; API token: {r.token}")
+
+
+def _feedback(kind: str, label: str) -> Any:
+    @click.argument("paper_ids", nargs=-1, required=True)
+    @reader_option
+    @click.option("--undo", is_flag=True, help=f"Clear the {label} mark instead.")
+    @click.pass_context
+    @handle_errors
+    def cmd(ctx: click.Context, paper_ids: tuple[str, ...], reader: str | None, undo: bool) -> None:
+        lib = get_library(ctx)
+        lib.set_feedback(reader, list(paper_ids), kind, not undo)
+        click.echo(f"{'cleared' if undo else 'marked'} {len(paper_ids)} as {label} for {lib.reader(reader).name}")
+
+    return cmd
+
+
+like = click.command("like")(_feedback("like", "liked"))
+like.help = """Like (star) papers: they count as positives for your recommendations.
+
+    Example:
+
+        paperatlas like neurips2023/NnMEadcdyD --reader alice
+    """
+dislike = click.command("dislike")(_feedback("dislike", "not interested"))
+dislike.help = """Mark papers "not interested": similar papers move down.
+
+    Example:
+
+        paperatlas dislike iclr2024/abc123 --reader alice
+    """
+
+
+@click.command("tag")
+@click.argument("tag")
+@click.argument("paper_ids", nargs=-1)
+@reader_option
+@click.option("--remove", is_flag=True, help="Remove the tag from these papers.")
+@json_option
+@click.pass_context
+@handle_errors
+def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | None, remove: bool,
+        as_json: bool) -> None:
+    """Tag papers; with no paper ids, list the papers carrying TAG.
+
+    Example:
+
+        paperatlas tag to-read neurips2023/NnMEadcdyD
+    """
+    lib = get_library(ctx)
+    if paper_ids:
+        lib.tag(reader, list(paper_ids), tag, remove)
+        click.echo(f"{'untagged' if remove else 'tagged'} {len(paper_ids)} papers {tag!r}")
+        return
+    r = lib.reader(reader)
+    ids = [pid for pid, tags in lib.store.tags(r.id).items() if tag in tags]
+    papers = lib.get_many(ids)
+    if as_json:
+        echo_json([{"id": p.id, "title": p.title} for p in papers])
+    else:
+        for p in papers:
+            out.print(f"{p.id}  {p.title}")
+    if not papers:
+        ctx.exit(EXIT_EMPTY)
+
+
+@click.command("note")
+@click.argument("paper_id")
+@click.argument("text", required=False, default="")
+@reader_option
+@click.pass_context
+@handle_errors
+def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> None:
+    """Set your note on a paper (an empty TEXT clears it; no TEXT shows it).
+
+    Example:
+
+        paperatlas note neurips2023/NnMEadcdyD "read section 3 again"
+    """
+    lib = get_library(ctx)
+    if text:
+        lib.note(reader, paper_id, text)
+        click.echo("saved")
+        return
+    r = lib.reader(reader)
+    click.echo(lib.store.notes(r.id).get(lib.get(paper_id).id, ""))
+
+
+@click.command("import-reader")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@reader_option
+@json_option
+@click.pass_context
+@handle_errors
+def import_reader(ctx: click.Context, file: str, reader: str | None, as_json: bool) -> None:
+    """Bootstrap a reader from their own work: like every paper of a BibTeX file or a list of
+    titles / ids (one a line) that is in the library, and list the entries that are not.
+
+    Example:
+
+        paperatlas import-reader my-papers.bib --reader alice
+    """
+    lib = get_library(ctx)
+    report = lib.import_reader(reader, file)
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        click.echo(report.summary())
+        for e, pid, how in report.matched:
+            click.echo(f"  liked {pid}  ({how}: {e[:80]})")
+        for e in report.unmatched:
+            click.echo(f"  not in the library: {e[:100]}")
+    if not report.matched:
+        ctx.exit(EXIT_EMPTY)
+
+
+@click.command("recommend")
+@reader_option
+@click.option("--method", type=click.Choice(RECOMMENDERS.names()), default="default", show_default=True,
+              help="Which recommender.")
+@click.option("--limit", type=int, default=10, show_default=True)
+@click.option("--offset", type=int, default=0)
+@click.option("--venue", help="Only this venue.")
+@click.option("--year", type=int, help="Only this year.")
+@click.option("--since", metavar="DATE", help="Only papers added to the library since this date (YYYY-MM-DD).")
+@json_option
+@click.pass_context
+@handle_errors
+def recommend(ctx: click.Context, reader: str | None, method: str, limit: int, offset: int, venue: str | None,
+              year: int | None, since: str | None, as_json: bool) -> None:
+    """Papers for you, best first, each saying why (from your likes, profile and preferences).
+
+    Example:
+
+        paperatlas recommend --reader alice --limit 5 --json
+    """
+    hits = get_library(ctx).recommend(reader, limit, method, offset, venue, year, since=since)
+    if as_json:
+        echo_json(hit_rows(hits))
+    else:
+        print_hits(hits)
+    if not hits:
+        ctx.exit(EXIT_EMPTY)
+
+
+def _print_profile(p: dict[str, Any]) -> None:
+    out.print(f"[bold]{p['reader']}[/bold]: {p['likes']} likes, {p['dislikes']} not interested, "
+              f"{p['choices']} A/B choices")
+    if p["preferences"]:
+        out.print(f"preferences: {p['preferences']}")
+    for it in p["interests"]:
+        state = " [red](removed)[/red]" if it["removed"] else ""
+        out.print(f"\n[bold]{it['id']}[/bold] {it['label']}{state}  [dim]{it['papers']} papers[/dim]")
+        if it["phrases"]:
+            out.print(f"  key phrases: {', '.join(it['phrases'])}")
+        if it["added"]:
+            out.print(f"  your phrases: {', '.join(it['added'])}")
+        if it["muted"]:
+            out.print(f"  muted: {', '.join(it['muted'])}")
+        for ex in it["examples"]:
+            out.print(f"  - {ex['title']} [dim]{ex['id']}[/dim]")
+    if not p["interests"]:
+        out.print("no interests yet: like a few papers, or `paperatlas profile add-phrase 'diffusion models'`")
+
+
+@click.group("profile", invoke_without_command=True)
+@reader_option
+@json_option
+@click.pass_context
+@handle_errors
+def profile(ctx: click.Context, reader: str | None, as_json: bool) -> None:
+    """Show your profile: the interests that rank your recommendations. Edit it with the
+    subcommands; every edit changes the ranking.
+
+    Example:
+
+        paperatlas profile --reader alice
+    """
+    ctx.ensure_object(dict)["reader"] = reader
+    if ctx.invoked_subcommand:
+        return
+    p = get_library(ctx).profile(reader)
+    echo_json(p) if as_json else _print_profile(p)
+
+
+def _edit(ctx: click.Context, reader: str | None, as_json: bool, **edits: Any) -> None:
+    reader = reader or ctx.obj.get("reader")
+    p = get_library(ctx).edit_profile(reader, **edits)
+    echo_json(p) if as_json else _print_profile(p)
+
+
+def _edit_command(name: str, help_text: str, *args: Any) -> Any:
+    def deco(f: Any) -> Any:
+        f = json_option(reader_option(click.pass_context(handle_errors(f))))
+        for a in reversed(args):
+            f = a(f)
+        return profile.command(name, help=help_text)(f)
+
+    return deco
+
+
+@_edit_command("remove", """Switch an interest off (its likes stop counting).
+
+    Example:
+
+        paperatlas profile remove i2""", click.argument("interest"))
+def profile_remove(ctx: click.Context, interest: str, reader: str | None, as_json: bool) -> None:
+    _edit(ctx, reader, as_json, remove=interest)
+
+
+@_edit_command("restore", """Switch a removed interest back on.
+
+    Example:
+
+        paperatlas profile restore i2""", click.argument("interest"))
+def profile_restore(ctx: click.Context, interest: str, reader: str | None, as_json: bool) -> None:
+    _edit(ctx, reader, as_json, restore=interest)
+
+
+@_edit_command("add-phrase", """Add a phrase to an interest, or as a new interest of its own.
+
+    Example:
+
+        paperatlas profile add-phrase "graph neural networks" --interest i1""",
+               click.argument("phrase"), click.option("--interest", help="Interest id (default: a new interest)."))
+def profile_add_phrase(ctx: click.Context, phrase: str, interest: str | None, reader: str | None,
+                       as_json: bool) -> None:
+    _edit(ctx, reader, as_json, add_phrase=phrase, interest=interest)
+
+
+@_edit_command("remove-phrase", """Drop a phrase you added, or mute a key phrase of an interest.
+
+    Example:
+
+        paperatlas profile remove-phrase benchmark --interest i1""",
+               click.argument("phrase"), click.option("--interest", required=True, help="Interest id."))
+def profile_remove_phrase(ctx: click.Context, phrase: str, interest: str, reader: str | None,
+                          as_json: bool) -> None:
+    _edit(ctx, reader, as_json, remove_phrase=phrase, interest=interest)
+
+
+@_edit_command("rename", """Give an interest your own label.
+
+    Example:
+
+        paperatlas profile rename i1 "LLM evaluation\"""", click.argument("interest"), click.argument("label"))
+def profile_rename(ctx: click.Context, interest: str, label: str, reader: str | None, as_json: bool) -> None:
+    _edit(ctx, reader, as_json, rename=label, interest=interest)
+
+
+@_edit_command("preferences", """Set your free-text preferences; they steer the ranking.
+
+    Example:
+
+        paperatlas profile preferences "more theory, fewer benchmark papers\"""", click.argument("text"))
+def profile_preferences(ctx: click.Context, text: str, reader: str | None, as_json: bool) -> None:
+    _edit(ctx, reader, as_json, preferences=text)
+
+
+@click.group("triage", invoke_without_command=True)
+@reader_option
+@json_option
+@click.pass_context
+@handle_errors
+def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
+    """"A or B?": print the next pair to compare; answer with `triage choose WINNER LOSER`.
+    About ten answers give a new reader useful recommendations.
+
+    Example:
+
+        paperatlas triage --reader alice
+    """
+    ctx.ensure_object(dict)["reader"] = reader
+    if ctx.invoked_subcommand:
+        return
+    pair = get_library(ctx).triage_pair(reader)
+    if pair is None:
+        click.echo("no pair left: every paper has been judged", err=True)
+        ctx.exit(EXIT_EMPTY)
+    assert pair is not None
+    if as_json:
+        echo_json([{"id": p.id, "title": p.title, "abstract": p.abstract} for p in pair])
+        return
+    for label, p in zip("AB", pair):
+        out.print(f"[bold]{label}[/bold]: {p.title}  [dim]{p.id}[/dim]")
+        out.print(f"   {p.abstract[:400]}{'…' if len(p.abstract) > 400 else ''}\n")
+    a, b = pair
+    out.print(f"answer: paperatlas triage choose {a.id} {b.id}   (or {b.id} {a.id})")
+
+
+@triage.command("choose")
+@click.argument("winner")
+@click.argument("loser")
+@reader_option
+@click.pass_context
+@handle_errors
+def triage_choose(ctx: click.Context, winner: str, loser: str, reader: str | None) -> None:
+    """Record that you prefer WINNER to LOSER.
+
+    Example:
+
+        paperatlas triage choose iclr2024/aaa neurips2023/bbb
+    """
+    lib = get_library(ctx)
+    lib.triage_choose(reader or ctx.obj.get("reader"), winner, loser)
+    click.echo("recorded")
+
+
+@click.command("group")
+@click.option("--readers", "names", required=True, help="Comma-separated reader names.")
+@click.option("--n", "n", type=int, default=10, show_default=True, help="Papers in the list.")
+@click.option("--method", type=click.Choice(METHODS), default="nash", show_default=True,
+              help="nash: fair to every member; sum: plain sum of scores.")
+@json_option
+@click.pass_context
+@handle_errors
+def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) -> None:
+    """A reading list for a group, fair to every member (Nash welfare of their Borda scores),
+    with each member's share.
+
+    Example:
+
+        paperatlas group --readers alice,bob,carol --n 10
+    """
+    res = get_library(ctx).group_list(names.split(","), n, method)
+    if as_json:
+        echo_json({**res, "papers": hit_rows(res["papers"])})
+        return
+    print_hits(res["papers"])
+    out.print(f"\n[bold]members ({method})[/bold]")
+    other = next(iter(res["compare"]))
+    for m, o in zip(res["members"], res["compare"][other]):
+        out.print(f"  {m['reader']}: share {m['share']:.0%}, satisfaction {m['satisfaction']:.0%}, "
+                  f"{m['in_their_top']} of their top picks  [dim]({other}: satisfaction {o['satisfaction']:.0%})[/dim]")
+
+
+@click.command("digest")
+@reader_option
+@click.option("--since", metavar="DATE", help="Only papers added since this date (YYYY-MM-DD).")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
+@click.pass_context
+@handle_errors
+def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int, fmt: str,
+           output: str | None) -> None:
+    """Your recommended papers that you have not seen or judged, as Markdown, HTML or Atom.
+
+    Example:
+
+        paperatlas digest --reader alice --since 2026-11-01 --format atom -o alice.xml
+    """
+    text = get_library(ctx).digest(reader, since, limit, fmt)
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        sys.stdout.write(text)
+
+
+COMMANDS = [readers, like, dislike, tag, note, import_reader, recommend, profile, triage, group, digest]
+
+
+def register(cli: click.Group) -> None:
+    for c in COMMANDS:
+        cli.add_command(c)

@@ -1,0 +1,276 @@
+"""`default`: the multi-interest recommender; its ranking is read off the reader's profile.
+
+Score of a candidate = sum of standardised components:
+
+* interests (the profile, several per reader: the VISTA idea): each active interest
+  scores the candidate by its nearest member paper and its recency-weighted centroid,
+  in embedding space and in TF-IDF keyword space (muted phrases zeroed), plus the
+  phrases the reader added; an interest made only of phrases scores by them. The
+  best interest counts, so a small interest is served next to a large one;
+* the whole positive memory: the centroid of all likes (recent likes weigh more,
+  long half-life);
+* negative memory: the nearest "not interested" paper, recent ones weighing more
+  (short half-life: separate positive and negative memories, the Walk2Pers idea);
+* A/B choices: the Bradley-Terry utility learnt by triage; winners act as a weak
+  extra interest, losers as weak dismissals;
+* free-text preferences: each signed phrase's embedding and keyword similarity
+  (the Omni-Reward / PLUS idea).
+
+Weights were tuned on the ACM-CR tuning readers and the simulated tuning readers
+only (eval/recommend.py says which).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import interests as interests_mod
+from . import preferences, triage
+from .base import RECOMMENDERS, Corpus, PriorScored, Scored, Signals, zscore
+
+
+@dataclass
+class Weights:
+    knn_emb: float = 0.5  # per interest: nearest member, embeddings
+    knn_kw: float = 0.5  # per interest: nearest member, TF-IDF
+    cent_emb: float = 0.5  # per interest: centroid, embeddings
+    cent_kw: float = 0.5  # per interest: centroid, TF-IDF
+    all_emb: float = 0.5  # all likes' centroid, embeddings
+    all_kw: float = 1.0  # all likes' centroid, TF-IDF
+    phrase: float = 1.0  # added phrases, relative to a full interest
+    neg: float = 0.5
+    triage: float = 1.0
+    pref: float = 0.6
+    half_life_pos: float = 200.0  # events; older likes fade slowly
+    half_life_neg: float = 30.0  # dismissals fade faster: tastes change
+    recency_penalty: float = 0.1  # a fully faded memory loses this much cosine
+    choice_weight: float = 0.5  # a triage winner counts as this much of a like
+
+
+def recency(n: int, half_life: float) -> np.ndarray:
+    """Weights of n events, oldest first: the newest is 1, halving every `half_life` events."""
+    age = np.arange(n - 1, -1, -1, dtype=np.float32)
+    return np.power(0.5, age / max(half_life, 1e-6)).astype(np.float32)
+
+
+def _dense(m: Any) -> np.ndarray:
+    return np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=np.float32)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / (np.linalg.norm(v) or 1.0)
+
+
+@dataclass
+class DefaultScored:
+    scores: np.ndarray
+    corpus: Corpus
+    profile: dict[str, Any]
+    parts: dict[str, np.ndarray] = field(default_factory=dict)  # weighted components (n,)
+    pos_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    pos_sims: np.ndarray | None = None  # (n, P) similarity to each positive
+    groups: list[tuple[dict[str, Any], np.ndarray]] = field(default_factory=list)  # (interest, columns of pos)
+    interest_best: np.ndarray | None = None  # (n,) index into `groups` of the best interest
+    kw_cents: np.ndarray | None = None  # (K, V) keyword centroid of each group
+    phrase_sims: dict[str, np.ndarray] = field(default_factory=dict)
+    pref_phrases: list[tuple[int, str, np.ndarray]] = field(default_factory=list)
+
+    def explain(self, rows: Sequence[int]) -> list[str]:
+        c = self.corpus
+        out = []
+        for r in rows:
+            why: list[str] = []
+            it, cols = ({}, np.arange(len(self.pos_rows)))
+            if self.interest_best is not None:
+                it, cols = self.groups[int(self.interest_best[r])]
+            if self.pos_sims is not None and len(cols):
+                j = int(cols[int(np.argmax(self.pos_sims[r, cols]))])
+                why.append(f"because you liked {_short(c.titles[self.pos_rows[j]])!r}")
+            phrase = max(it.get("added", []), key=lambda p: self.phrase_sims[p][r], default=None)
+            if phrase is not None and self.phrase_sims[phrase][r] > 1.0:
+                why.append(f"matches your phrase {phrase!r}")
+            elif it and self.interest_best is not None:
+                term = self._matching_term(r, int(self.interest_best[r]))
+                label = it.get("label", "")
+                why.append(f"matches {term!r} (interest: {label})" if term else f"interest: {label}")
+            for sign, p, sims in self.pref_phrases:
+                if sign > 0 and sims[r] > 1.0:
+                    why.append(f"your preference: more {p!r}")
+                    break
+            if "triage" in self.parts and self.parts["triage"][r] > 1.0:
+                why.append("fits your A/B choices")
+            out.append("; ".join(why) or "close to your profile")
+        return out
+
+    def _matching_term(self, r: int, k: int) -> str:
+        if self.kw_cents is None:
+            return ""
+        xr = self.corpus.tfidf[r]
+        if not xr.nnz:
+            return ""
+        contrib = xr.data * self.kw_cents[k, xr.indices] * self.corpus.label_mask[xr.indices]
+        if not len(contrib) or contrib.max() <= 0:
+            return ""
+        return str(self.corpus.vocab[xr.indices[int(np.argmax(contrib))]])
+
+
+def _short(title: str, n: int = 80) -> str:
+    return title if len(title) <= n else title[: n - 1].rstrip() + "…"
+
+
+class DefaultRecommender:
+    name = "default"
+
+    def __init__(self, weights: Weights | None = None, use_negatives: bool = True, **overrides: float) -> None:
+        self.w = weights or Weights()
+        for k, v in overrides.items():
+            if not hasattr(self.w, k):
+                raise TypeError(f"unknown weight {k!r}")
+            setattr(self.w, k, v)
+        self.use_negatives = use_negatives
+
+    def fit(self, corpus: Corpus, signals: Signals) -> Scored:
+        w = self.w
+        n = len(corpus)
+        if signals.empty or n == 0:
+            return PriorScored(corpus.prior.copy())
+        profile = signals.profile
+        if profile is None or not isinstance(profile, dict) or "interests" not in profile:
+            profile, _ = interests_mod.sync(None, corpus, signals.likes)
+        emb, x = corpus.emb, corpus.tfidf
+        res = DefaultScored(np.zeros(n, np.float32), corpus, profile)
+        parts = res.parts
+
+        # positives: likes outside removed interests (recency-weighted), then triage winners (weaker)
+        removed = {p for it in profile.get("interests", []) if it.get("removed") for p in it.get("papers", [])}
+        likes = [p for p in dict.fromkeys(signals.likes) if p in corpus.pos and p not in removed]
+        winners = [wn for wn, _ in signals.choices if wn in corpus.pos and wn not in removed]
+        pos_w = np.concatenate([recency(len(likes), w.half_life_pos),
+                                recency(len(winners), w.half_life_pos) * w.choice_weight])
+        prow = corpus.rows(likes + winners)
+        col_of = {p: j for j, p in enumerate(likes)}
+        # negatives: "not interested" (recent ones count more), then triage losers
+        dis = [p for p in dict.fromkeys(signals.dislikes) if p in corpus.pos] if self.use_negatives else []
+        losers = [lo for _, lo in signals.choices if lo in corpus.pos] if self.use_negatives else []
+        neg_w = np.concatenate([recency(len(dis), w.half_life_neg),
+                                recency(len(losers), w.half_life_neg) * w.choice_weight])
+        nrow = corpus.rows(dis + losers)
+
+        # the profile's active interests -> groups of positive columns (+ winners as one more group)
+        groups: list[tuple[dict[str, Any], np.ndarray]] = []
+        for it in profile.get("interests", []):
+            if it.get("removed"):
+                continue
+            cols = np.array([col_of[p] for p in it.get("papers", []) if p in col_of], dtype=np.int64)
+            if len(cols) or it.get("added"):
+                groups.append((it, cols))
+        known = {int(c) for _, cols in groups for c in cols}
+        stray = [j for j in range(len(likes)) if j not in known]  # likes the profile has not placed
+        if stray:
+            groups.append(({"id": "", "label": "your likes"}, np.array(stray, dtype=np.int64)))
+        if winners:
+            groups.append(({"id": "", "label": "your A/B choices"}, np.arange(len(likes), len(prow))))
+
+        # centroid query vectors: one per group with papers, and one of all positives
+        def centroid(rows: np.ndarray, ww: np.ndarray, muted: Sequence[str] = ()) -> tuple[Any, np.ndarray]:
+            ck = np.asarray(x[rows].multiply(ww[:, None]).sum(0), dtype=np.float32).ravel()
+            for m in muted:  # a muted phrase stops counting for this interest
+                j = corpus.vectorizer.vocabulary_.get(m)
+                if j is not None:
+                    ck[j] = 0.0
+            ce = _unit((emb[rows] * ww[:, None]).sum(0)) if emb is not None else None
+            return ce, _unit(ck)
+
+        cents = [centroid(prow[cols], pos_w[cols], it.get("muted", [])) if len(cols) else None
+                 for it, cols in groups]
+        all_cent = centroid(prow, pos_w) if len(prow) else None
+        qk = [c[1] for c in cents if c is not None] + ([all_cent[1]] if all_cent else [])
+        qe = [c[0] for c in cents if c is not None] + ([all_cent[0]] if all_cent else [])
+
+        # one pass over each matrix: similarity to every positive, negative and centroid at once
+        P, N, C = len(prow), len(nrow), len(qk)
+        sk = np.empty((n, P + N + C), np.float32)
+        if P + N:
+            sk[:, : P + N] = _dense(x @ x[np.concatenate([prow, nrow])].T.toarray())
+        if C:
+            sk[:, P + N:] = _dense(x @ np.stack(qk).T)
+        se = None
+        if emb is not None and P + N + C:
+            se = emb @ np.concatenate([emb[prow], emb[nrow]] + ([np.stack(qe)] if C else [])).T
+
+        res.pos_rows, res.groups = prow, groups
+        res.pos_sims = se[:, :P] if se is not None else sk[:, :P]
+        pen = w.recency_penalty * (1.0 - pos_w)[None, :]
+        ke, kk = (se[:, :P] - pen if se is not None else None), sk[:, :P] - pen
+
+        per_group, kw_cents, ci = [], [], 0
+        for (it, cols), cent in zip(groups, cents):
+            comp = np.zeros(n, np.float32)
+            if len(cols):
+                comp += w.knn_kw * zscore(kk[:, cols].max(1)) + w.cent_kw * zscore(sk[:, P + N + ci])
+                if ke is not None and se is not None:
+                    comp += w.knn_emb * zscore(ke[:, cols].max(1)) + w.cent_emb * zscore(se[:, P + N + ci])
+                kw_cents.append(qk[ci])
+                ci += 1
+            else:
+                kw_cents.append(np.zeros(x.shape[1], np.float32))
+            if it.get("added"):
+                sims = [self._phrase_sims(corpus, p) for p in it["added"]]
+                res.phrase_sims.update(zip(it["added"], sims))
+                phr = np.max(np.stack(sims), axis=0)
+                full = w.knn_kw + w.cent_kw + w.all_kw
+                if se is not None:
+                    full += w.knn_emb + w.cent_emb + w.all_emb
+                # a phrase-only interest ranks by its phrases as strongly as liked papers rank their
+                # neighbours (interest + all-likes terms); on an interest with papers, phrases refine it
+                comp = comp + 0.5 * w.phrase * phr if len(cols) else w.phrase * full * phr
+            per_group.append(comp)
+        if per_group:
+            stack = np.stack(per_group)
+            res.interest_best = np.argmax(stack, axis=0)
+            res.kw_cents = np.stack(kw_cents)
+            parts["interests"] = stack.max(0)
+        if all_cent is not None:
+            parts["all"] = w.all_kw * zscore(sk[:, P + N + C - 1])
+            if se is not None:
+                parts["all"] += w.all_emb * zscore(se[:, P + N + C - 1])
+
+        if N:
+            npen = w.recency_penalty * (1.0 - neg_w)[None, :]
+            negz = zscore((sk[:, P:P + N] - npen).max(1))
+            if se is not None:
+                negz = 0.5 * negz + 0.5 * zscore((se[:, P:P + N] - npen).max(1))
+            parts["neg"] = -w.neg * negz
+
+        if signals.choices:  # A/B choices: the Bradley-Terry utility
+            u = triage.utility(corpus, signals.choices)
+            if u is not None:
+                parts["triage"] = w.triage * zscore(u.astype(np.float32))
+
+        for sign, phrase in preferences.parse(signals.preferences):  # free-text preferences
+            ps = self._phrase_sims(corpus, phrase)
+            res.pref_phrases.append((sign, phrase, ps))
+            parts["pref"] = parts.get("pref", np.zeros(n, np.float32)) + sign * w.pref * ps
+
+        res.scores = np.sum(np.stack(list(parts.values())), axis=0) if parts else np.zeros(n, np.float32)
+        return res
+
+    @staticmethod
+    def _phrase_sims(corpus: Corpus, phrase: str) -> np.ndarray:
+        """Standardised similarity of every paper to a phrase: embedding and keyword, averaged."""
+        key = "phrase_sims:" + phrase
+        if key in corpus.cache:
+            return corpus.cache[key]
+        ev, xv = corpus.phrase_vectors(phrase)
+        s = zscore(_dense(corpus.tfidf @ xv.T).ravel())
+        if ev is not None and corpus.emb is not None:
+            s = 0.5 * s + 0.5 * zscore(corpus.emb @ ev)
+        corpus.cache[key] = s
+        return s
+
+
+RECOMMENDERS.register("default", DefaultRecommender)

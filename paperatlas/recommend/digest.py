@@ -1,0 +1,107 @@
+"""Digest rendering: Markdown, HTML and Atom from recommendation hits (pure functions)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from xml.sax.saxutils import escape
+
+from ..models import Hit
+
+FORMATS = ("markdown", "html", "atom")
+
+
+def _authors(hit: Hit, n: int = 6) -> str:
+    a = hit.paper.authors
+    return ", ".join(a[:n]) + (" et al." if len(a) > n else "")
+
+
+def _meta(hit: Hit) -> str:
+    p = hit.paper
+    return " · ".join(x for x in (f"{p.venue} {p.year or ''}".strip(), p.status) if x)
+
+
+def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
+    lines = [f"# {title}", ""]
+    if subtitle:
+        lines += [subtitle, ""]
+    if not hits:
+        lines.append("Nothing new: every paper has been seen or judged.")
+    for i, h in enumerate(hits, start=1):
+        p = h.paper
+        t = f"[{p.title}]({p.url})" if p.url else p.title
+        lines.append(f"{i}. **{t}**" + (f" — {_meta(h)}" if _meta(h) else ""))
+        if p.authors:
+            lines.append(f"   {_authors(h)}")
+        if h.reason:
+            lines.append(f"   *Why: {h.reason}*")
+        lines.append(f"   `{p.id}`")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_html(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
+    e = html.escape
+    items = []
+    for h in hits:
+        p = h.paper
+        t = f'<a href="{e(p.url)}">{e(p.title)}</a>' if p.url else e(p.title)
+        items.append(
+            f"<li><strong>{t}</strong>"
+            + (f' <span class="meta">{e(_meta(h))}</span>' if _meta(h) else "")
+            + (f'<div class="authors">{e(_authors(h))}</div>' if p.authors else "")
+            + (f'<div class="why">Why: {e(h.reason)}</div>' if h.reason else "")
+            + f'<div class="id"><code>{e(p.id)}</code></div></li>'
+        )
+    body = "\n".join(items) if items else "<p>Nothing new: every paper has been seen or judged.</p>"
+    sub = f"<p>{e(subtitle)}</p>" if subtitle else ""
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title></head>\n'
+            f"<body><h1>{e(title)}</h1>{sub}\n<ol>\n{body}\n</ol></body></html>\n")
+
+
+def atom(hits: Sequence[Hit], title: str, feed_id: str, updated: dict[str, str] | None = None,
+         link: str = "", now: datetime | None = None) -> str:
+    """An Atom 1.0 feed; entry ids are stable (`urn:paperatlas:paper:<id>`) so readers dedupe."""
+    updated = updated or {}
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out = ['<?xml version="1.0" encoding="utf-8"?>', '<feed xmlns="http://www.w3.org/2005/Atom">',
+           f"  <title>{escape(title)}</title>", f"  <id>{escape(feed_id)}</id>", f"  <updated>{stamp}</updated>",
+           "  <generator>paperatlas</generator>"]
+    if link:
+        out.append(f'  <link rel="self" href="{escape(link, {chr(34): "&quot;"})}"/>')
+    for h in hits:
+        p = h.paper
+        summary = (f"Why: {h.reason}\n\n" if h.reason else "") + p.abstract
+        out += ["  <entry>", f"    <title>{escape(p.title)}</title>",
+                f"    <id>urn:paperatlas:paper:{escape(p.id)}</id>",
+                f"    <updated>{escape(_iso(updated.get(p.id)) or stamp)}</updated>"]
+        if p.url:
+            out.append(f'    <link href="{escape(p.url, {chr(34): "&quot;"})}"/>')
+        out += [f"    <author><name>{escape(a)}</name></author>" for a in p.authors[:20]]
+        if not p.authors:
+            out.append("    <author><name>unknown</name></author>")
+        out += [f'    <summary type="text">{escape(summary)}</summary>', "  </entry>"]
+    out.append("</feed>")
+    return "\n".join(out) + "\n"
+
+
+def _iso(ts: str | None) -> str:
+    """SQLite's '2026-11-29T17:38:00Z' or '...00.123Z' -> RFC 3339 (Atom wants exactly that)."""
+    if not ts:
+        return ""
+    ts = ts.replace(" ", "T")
+    if "." in ts:
+        ts = ts.split(".")[0] + "Z"
+    return ts if ts.endswith("Z") else ts + "Z"
+
+
+def render(hits: Sequence[Hit], fmt: str, title: str, subtitle: str = "", feed_id: str = "",
+           updated: dict[str, str] | None = None, link: str = "") -> str:
+    if fmt == "markdown":
+        return markdown(hits, title, subtitle)
+    if fmt == "html":
+        return to_html(hits, title, subtitle)
+    if fmt == "atom":
+        return atom(hits, title, feed_id or f"urn:paperatlas:feed:{title}", updated, link)
+    raise ValueError(f"unknown digest format {fmt!r}; use one of {', '.join(FORMATS)}")

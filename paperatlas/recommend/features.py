@@ -1,0 +1,127 @@
+"""Candidate features: the arxiv-sanity-lite TF-IDF matrix plus the library's embeddings.
+
+Built once per library version and kept on the Library (a few seconds for 10k
+papers; every later recommendation reuses it).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..models import Paper
+from .base import Corpus
+
+# arxiv-sanity-lite compute.py defaults (HEAD): 20k features, min_df 5, max_df 0.1, 1-2 grams,
+# sublinear tf, English stop words, tokens that start with a letter.
+TFIDF_OPTIONS: dict[str, Any] = dict(
+    input="content", encoding="utf-8", decode_error="replace", strip_accents="unicode", lowercase=True,
+    analyzer="word", stop_words="english", token_pattern=r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b", ngram_range=(1, 2),
+    max_features=20000, norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=True,
+)
+STATUS_PRIOR = {"oral": 2.0, "spotlight": 1.0}
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+
+
+def tfidf_text(title: str, abstract: str, authors: Sequence[str]) -> str:
+    """The text arxiv-sanity-lite vectorises: title, abstract and author names."""
+    return " ".join([title, abstract, " ".join(authors)])
+
+
+def make_vectorizer(n_docs: int) -> Any:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    # arxiv-sanity's min_df=5 / max_df=0.1 assume a large corpus; on a few hundred papers
+    # they would leave almost no features, so small libraries keep every word.
+    big = n_docs >= 2000
+    return TfidfVectorizer(**TFIDF_OPTIONS, min_df=5 if big else 1, max_df=0.1 if big else 0.5)
+
+
+def build_corpus(
+    ids: list[str],
+    titles: list[str],
+    abstracts: list[str],
+    authors: list[list[str]],
+    emb: np.ndarray | None = None,
+    statuses: Sequence[str] | None = None,
+    keywords: list[list[str]] | None = None,
+    embed_query: Callable[[str], np.ndarray] | None = None,
+) -> Corpus:
+    """Fit the TF-IDF features over these papers and wrap everything in a Corpus."""
+    n = len(ids)
+    vec = make_vectorizer(n)
+    texts = [tfidf_text(t, a, au) for t, a, au in zip(titles, abstracts, authors)]
+    try:
+        x = vec.fit_transform(texts).astype(np.float32).tocsr()
+    except ValueError:  # empty vocabulary (an empty or stop-word-only library): keep every token
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vec = TfidfVectorizer(**{**TFIDF_OPTIONS, "stop_words": None}, min_df=1, max_df=1.0)
+        x = vec.fit_transform(texts + ["paper"]).astype(np.float32).tocsr()[:n]
+    vocab = vec.get_feature_names_out()
+    name_tokens = {w for au in authors for a in au for w in _WORD.findall(a.lower())}
+    label_mask = np.array([not any(w in name_tokens for w in f.split()) and not f[-1].isdigit() for f in vocab],
+                          dtype=bool)
+    prior = np.array([STATUS_PRIOR.get((s or "").lower(), 0.0) for s in (statuses or [""] * n)], dtype=np.float32)
+    emb_mean = None
+    if emb is not None:
+        emb, emb_mean = center(np.asarray(emb, dtype=np.float32))
+    return Corpus(ids=ids, titles=titles, emb=emb, tfidf=x, vocab=vocab, label_mask=label_mask, vectorizer=vec,
+                  prior=prior, keywords=keywords or [[] for _ in ids], embed_query=embed_query, emb_mean=emb_mean)
+
+
+def center(emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Subtract the corpus mean and re-normalise. Sentence embeddings share a large common
+    direction, so raw cosines barely separate topics; centred ones do (on the ACM-CR tuning
+    readers, centring doubled nDCG@10 of embedding nearest neighbours)."""
+    have = np.linalg.norm(emb, axis=1) > 0
+    mean = emb[have].mean(0) if have.any() else np.zeros(emb.shape[1], np.float32)
+    out = np.where(have[:, None], emb - mean, 0.0).astype(np.float32)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.ascontiguousarray(out / np.where(norms > 0, norms, 1.0)), mean.astype(np.float32)
+
+
+def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.ndarray] | None = None,
+                       embed_query: Callable[[str], np.ndarray] | None = None) -> Corpus:
+    """A Corpus over these papers; `vectors` = (ids, matrix) of whatever embeddings exist."""
+    ids = [p.id for p in papers]
+    emb = None
+    if vectors is not None and len(vectors[0]):
+        vid, mat = vectors
+        row = {pid: i for i, pid in enumerate(vid)}
+        emb = np.zeros((len(ids), mat.shape[1]), dtype=np.float32)
+        for i, pid in enumerate(ids):
+            j = row.get(pid)
+            if j is not None:
+                emb[i] = mat[j]
+    corpus = build_corpus(ids, [p.title if not p.title_derived else "" for p in papers],
+                          [p.abstract for p in papers], [p.authors for p in papers], emb, [p.status for p in papers],
+                          [p.keywords for p in papers], embed_query)
+    corpus.titles = [p.title for p in papers]  # derived titles are shown, just not vectorised twice
+    return corpus
+
+
+_lock = threading.Lock()
+
+
+def library_corpus(lib: Any) -> Corpus:
+    """The Corpus of a Library, cached on it until papers or vectors change."""
+    emb_id = lib.embedder.id
+    version = (lib.store.data_version(), emb_id, lib.store.vector_count(emb_id))
+    cached = getattr(lib, "_recommend_corpus", None)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    with _lock:
+        cached = getattr(lib, "_recommend_corpus", None)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        papers = lib.papers()
+        index = lib.engine.vector_index()
+        vectors = (index.ids, index.matrix) if index is not None else None
+        corpus = corpus_from_papers(papers, vectors, lib.engine.query_vector if vectors else None)
+        lib._recommend_corpus = (version, corpus)
+        return corpus

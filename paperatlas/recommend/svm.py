@@ -1,0 +1,71 @@
+"""`svm`: the arxiv-sanity-lite recommender, reproduced as its serve.py runs it.
+
+TF-IDF (features.py, compute.py's settings), a LinearSVC with C=0.01 and balanced
+class weights, liked papers positive and every other paper negative (dislikes are
+not used: arxiv-sanity has none), ranked by the decision function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import RECOMMENDERS, Corpus, PriorScored, Scored, Signals
+
+SVM_C = 0.01  # serve.py: "C = 0.01 # sensible default, i think"
+
+
+@dataclass
+class SvmScored:
+    scores: np.ndarray
+    corpus: Corpus
+    weights: np.ndarray
+    liked_rows: np.ndarray
+
+    def explain(self, rows: Sequence[int]) -> list[str]:
+        x = self.corpus.tfidf
+        out = []
+        liked = x[self.liked_rows]
+        for r in rows:
+            xr = x[r]
+            contrib = xr.multiply(self.weights).tocsr()
+            words = []
+            if contrib.nnz:
+                order = np.argsort(-contrib.data)[:3]
+                words = [self.corpus.vocab[contrib.indices[i]] for i in order if contrib.data[i] > 0]
+            sims = (liked @ xr.T).toarray().ravel()
+            why = []
+            if len(sims):
+                why.append(f"closest liked: {self.corpus.titles[self.liked_rows[int(np.argmax(sims))]]!r}")
+            if words:
+                why.append("SVM words: " + ", ".join(words))
+            out.append("; ".join(why))
+        return out
+
+
+class SvmRecommender:
+    """arxiv-sanity-lite's `svm_rank` with the reader's likes as the tag."""
+
+    name = "svm"
+
+    def __init__(self, C: float = SVM_C) -> None:
+        self.C = C
+
+    def fit(self, corpus: Corpus, signals: Signals) -> Scored:
+        from sklearn import svm
+
+        liked = corpus.rows(signals.likes)
+        n = len(corpus)
+        if len(liked) == 0 or len(liked) == n:  # arxiv-sanity returns nothing without positives
+            return PriorScored(corpus.prior.copy())
+        y = np.zeros(n, dtype=np.float32)
+        y[liked] = 1.0
+        clf = svm.LinearSVC(class_weight="balanced", verbose=False, max_iter=10000, tol=1e-6, C=self.C)
+        clf.fit(corpus.tfidf, y)
+        s = clf.decision_function(corpus.tfidf).astype(np.float32)
+        return SvmScored(s, corpus, clf.coef_[0].astype(np.float32), liked)
+
+
+RECOMMENDERS.register("svm", SvmRecommender)

@@ -1,0 +1,248 @@
+"""A compact BM25 index over a term-major sparse matrix, built in batches and saved beside the library.
+
+Scores are those of bm25s' "lucene" variant (idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
+tf part = tf / (tf + k1 (1 - b + b dl / avgdl))), so the numbers match it; the
+differences are practical: the build streams the library in batches (a million
+abstracts never sit in memory as token lists), and the arrays are saved as .npy
+files that a restart maps from disk instead of re-tokenising everything.
+
+    >>> idx = Bm25Index(); idx.build([("a", "Graph networks", False, "Message passing.")])
+    >>> idx.search(parse("graph"), 5)  # doctest: +SKIP
+    [('a', 0.28...)]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..index.numpy import top_k
+from .query import Query
+
+Doc = tuple[str, str, bool, str]  # (id, title, title_derived, abstract)
+
+# scikit-learn / bm25s word pattern: runs of 2+ word characters
+TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+def english_stopwords() -> frozenset[str]:
+    try:
+        from bm25s.stopwords import STOPWORDS_EN
+
+        return frozenset(STOPWORDS_EN)
+    except ImportError:  # pragma: no cover - bm25s is a dependency
+        return frozenset("a an and are as at be but by for if in into is it no not of on or such that the their"
+                         " then there these they this to was will with".split())
+
+
+class Analyzer:
+    """Text -> terms: lowercase, 2+ character words, English stop words out, Snowball stems.
+
+    A word -> term-id map caches the stemming, which is most of the cost."""
+
+    def __init__(self, stem: bool = True) -> None:
+        self.stopwords = english_stopwords()
+        self.stem = stem
+        self._stemmer: Any = None
+        if stem:
+            import Stemmer
+
+            self._stemmer = Stemmer.Stemmer("english")
+        self.vocab: dict[str, int] = {}  # term -> id
+        self._word: dict[str, int] = {}  # surface word -> term id (-1: stop word)
+
+    def _term(self, word: str) -> str:
+        return self._stemmer.stemWord(word) if self._stemmer else word
+
+    def _learn(self, word: str, grow: bool = True) -> int:
+        """Term id of a word not seen before (-1: a stop word, or unknown when not `grow`)."""
+        if word in self.stopwords:
+            t = -1
+        else:
+            term = self._term(word)
+            t = self.vocab.get(term, -1)
+            if t < 0:
+                if not grow:
+                    return -1
+                t = self.vocab[term] = len(self.vocab)
+        self._word[word] = t
+        return t
+
+    def ids(self, text: str, grow: bool = True) -> list[int]:
+        """Term ids of `text` in order (unknown terms get new ids when `grow`, else are dropped)."""
+        wmap, out = self._word, []
+        for w in TOKEN.findall(text.lower()):
+            t = wmap.get(w)
+            if t is None:
+                t = self._learn(w, grow)
+            if t >= 0:
+                out.append(t)
+        return out
+
+    def counts(self, title: str, abstract: str, title_weight: int) -> tuple[dict[int, int], int]:
+        """(term id -> frequency, length) of a document whose title counts `title_weight` times.
+
+        Counting words before mapping them to terms makes the Python loop run once
+        per distinct word, not once per token: this is the hot path of a large build."""
+        c = Counter(TOKEN.findall(abstract.lower()))
+        if title and title_weight:
+            for w in TOKEN.findall(title.lower()):
+                c[w] += title_weight
+        wmap, out, length = self._word, {}, 0
+        for w, n in c.items():
+            t = wmap.get(w)
+            if t is None:
+                t = self._learn(w)
+            if t >= 0:
+                out[t] = out.get(t, 0) + n
+                length += n
+        return out, length
+
+
+def field_text(title: str, derived: bool, abstract: str, title_weight: int) -> str:
+    """Weight the title by repeating it; a title derived from the abstract adds no evidence."""
+    if derived or not title:
+        return abstract
+    return " ".join([title] * title_weight + [abstract])
+
+
+class Bm25Index:
+    """BM25 over title (repeated `title_weight` times) + abstract; see the module docstring."""
+
+    FILES = ("indptr.npy", "indices.npy", "data.npy")
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: int = 3, stem: bool = True) -> None:
+        self.k1, self.b, self.title_weight, self.stem = float(k1), float(b), int(title_weight), stem
+        self.analyzer = Analyzer(stem)
+        self.n = 0
+        self.ids: list[str] = []
+        self.indptr = np.zeros(1, np.int64)
+        self.indices = np.zeros(0, np.int32)
+        self.data = np.zeros(0, np.float32)
+
+    @property
+    def signature(self) -> str:
+        """What the saved arrays depend on besides the documents."""
+        return f"bm25-lucene k1={self.k1} b={self.b} tw={self.title_weight} stem={int(self.stem)} v1"
+
+    def __len__(self) -> int:
+        return self.n
+
+    # -- build ----------------------------------------------------------------------------
+    def build(self, docs: Sequence[Doc]) -> None:
+        self.build_batches([docs])
+
+    def build_batches(self, batches: Iterable[Sequence[Doc]]) -> list[str]:
+        """Index documents arriving in batches; returns their ids in order."""
+        an = self.analyzer
+        terms = array("i")  # term id of each (doc, term) pair, doc-major
+        tfs = array("f")
+        uniq = array("i")  # distinct terms per doc
+        lengths = array("f")  # tokens per doc (stop words excluded, as bm25s counts)
+        ids: list[str] = []
+        for batch in batches:
+            for pid, title, derived, abstract in batch:
+                c, length = an.counts("" if derived else title, abstract, self.title_weight)
+                terms.extend(c.keys())
+                tfs.extend(c.values())
+                uniq.append(len(c))
+                lengths.append(length)
+                ids.append(pid)
+        self.ids = ids
+        self._finish(np.frombuffer(terms, np.int32), np.frombuffer(tfs, np.float32),
+                     np.frombuffer(uniq, np.int32), np.frombuffer(lengths, np.float32))
+        return ids
+
+    def _finish(self, terms: np.ndarray, tfs: np.ndarray, uniq: np.ndarray, lengths: np.ndarray) -> None:
+        n, v = len(uniq), len(self.analyzer.vocab)
+        self.n = n
+        if n == 0 or len(terms) == 0:
+            self.indptr, self.indices, self.data = np.zeros(v + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32)
+            return
+        docs = np.repeat(np.arange(n, dtype=np.int32), uniq)
+        df = np.bincount(terms, minlength=v).astype(np.float64)
+        idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+        avgdl = float(lengths.mean()) or 1.0
+        norm = (self.k1 * (1 - self.b + self.b * lengths / avgdl)).astype(np.float32)
+        scores = idf[terms] * tfs / (tfs + norm[docs])
+        order = np.argsort(terms, kind="stable")  # term-major; docs stay ascending within a term
+        self.indices = docs[order]
+        self.data = scores[order].astype(np.float32)
+        self.indptr = np.zeros(v + 1, np.int64)
+        np.cumsum(np.bincount(terms, minlength=v), out=self.indptr[1:])
+
+    # -- persistence --------------------------------------------------------------------------
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, arr in zip(self.FILES, (self.indptr, self.indices, self.data)):
+            np.save(folder / name, arr)
+        (folder / "vocab.json").write_text(json.dumps(self.analyzer.vocab, ensure_ascii=False), encoding="utf-8")
+        (folder / "meta.json").write_text(json.dumps({"n": self.n, "signature": self.signature}), encoding="utf-8")
+
+    def load(self, folder: Path, ids: list[str]) -> bool:
+        """Map saved arrays (read-only, paged in on use) for documents `ids`, in build order;
+        False when absent or built differently."""
+        try:
+            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+            if meta.get("signature") != self.signature or meta.get("n") != len(ids):
+                return False
+            arrays = [np.load(folder / name, mmap_mode="r") for name in self.FILES]
+            vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        self.indptr, self.indices, self.data = arrays
+        self.analyzer.vocab = vocab
+        self.analyzer._word = {}
+        self.n = int(meta["n"])
+        self.ids = ids
+        return True
+
+    # -- search ---------------------------------------------------------------------------------
+    def query_terms(self, q: Query) -> list[int]:
+        return list(dict.fromkeys(self.analyzer.ids(" ".join(q.terms), grow=False)))
+
+    def scores(self, q: Query) -> tuple[np.ndarray, np.ndarray]:
+        """(doc positions that match any term, their BM25 scores)."""
+        tids = self.query_terms(q)
+        if not tids or self.n == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        if len(tids) == 1:
+            s, e = self.indptr[tids[0]], self.indptr[tids[0] + 1]
+            return np.asarray(self.indices[s:e], np.int64), np.asarray(self.data[s:e], np.float32)
+        acc = np.zeros(self.n, np.float32)
+        for t in tids:
+            s, e = self.indptr[t], self.indptr[t + 1]
+            acc[self.indices[s:e]] += self.data[s:e]  # a term's postings hold distinct docs
+        hit = np.flatnonzero(acc)
+        return hit, acc[hit]
+
+    def search(self, q: Query, k: int, allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """Top-k (id, score); `allowed` is a bool mask over build order."""
+        pos, sc = self.scores(q)
+        if allowed is not None and len(pos):
+            keep = allowed[pos]
+            pos, sc = pos[keep], sc[keep]
+        best = top_k(sc, k)
+        return [(self.ids[pos[i]], float(sc[i])) for i in best]
+
+    def score_positions(self, q: Query, positions: Sequence[int]) -> np.ndarray:
+        """BM25 of these documents (0 where no term matches)."""
+        out = np.zeros(len(positions), np.float32)
+        if not len(positions):
+            return out
+        want = np.asarray(positions, np.int64)
+        for t in self.query_terms(q):
+            s, e = self.indptr[t], self.indptr[t + 1]
+            post = self.indices[s:e]
+            j = np.searchsorted(post, want)  # postings are sorted by doc position
+            j = np.minimum(j, len(post) - 1) if len(post) else j
+            found = (len(post) > 0) & (np.asarray(post[j]) == want) if len(post) else np.zeros(len(want), bool)
+            out[found] += np.asarray(self.data[s:e])[j[found]]
+        return out

@@ -1,0 +1,322 @@
+"""create_app(library) -> the ASGI app: route table, guard middleware, error pages, OpenAPI.
+
+Route modules (`ROUTE_MODULES`, or `modules=` / `extra_routes=` of create_app) expose
+`ENDPOINTS: list[Endpoint]` and optionally `NAV: list[(label, path)]`; see common.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Sequence
+from http.cookies import SimpleCookie
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..errors import NotFound, PaperatlasError
+from ..library import Library
+from ..search.query import parse
+from ..search.snippets import highlight
+from .common import (
+    CSRF_COOKIE,
+    Endpoint,
+    HTTPError,
+    Web,
+    error_response,
+    new_csrf_token,
+    paper_url,
+)
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+
+# Route modules registered by every app; another module adds itself here (or passes modules=).
+ROUTE_MODULES: list[str] = ["paperatlas.web.views"]
+
+MAX_BODY = 64 * 1024  # bytes of a POST body: forms and small JSON, never uploads
+MAX_URL = 4096  # characters of path + query string
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class Guard:
+    """Size limits (413/414), read-only mode (403 for every write), the CSRF cookie and
+    security headers, applied before any view runs."""
+
+    def __init__(self, app: ASGIApp, read_only: bool = False, max_body: int = MAX_BODY, max_url: int = MAX_URL):
+        self.app = app
+        self.read_only = read_only
+        self.max_body = max_body
+        self.max_url = max_url
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        raw_path = scope.get("raw_path") or scope["path"].encode()
+        if len(raw_path) + len(scope.get("query_string", b"")) > self.max_url:
+            await self._fail(scope, receive, send, 414, f"the URL is longer than {self.max_url} characters",
+                             "shorten the query, or POST it")
+            return
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await self._fail(scope, receive, send, 413, f"the request body is larger than {self.max_body} bytes",
+                             "send less at once")
+            return
+        if self.read_only and scope["method"] not in SAFE_METHODS:
+            await self._fail(scope, receive, send, 403, "this server is read-only",
+                             "restart `paperatlas serve` without --read-only to change anything")
+            return
+
+        cookie = request.cookies.get(CSRF_COOKIE, "")
+        fresh = not (16 <= len(cookie) <= 64)
+        scope["pa.csrf"] = new_csrf_token() if fresh else cookie
+        started = False
+        seen = 0
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.max_body:
+                    raise _BodyTooLarge()
+            return msg
+
+        async def send_with_headers(msg: Message) -> None:
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+                headers = list(msg.get("headers", []))
+                headers += SECURITY_HEADERS
+                if fresh:
+                    c: SimpleCookie = SimpleCookie()
+                    c[CSRF_COOKIE] = scope["pa.csrf"]
+                    c[CSRF_COOKIE]["path"] = "/"
+                    c[CSRF_COOKIE]["httponly"] = True
+                    c[CSRF_COOKIE]["samesite"] = "Strict"
+                    headers.append((b"set-cookie", c.output(header="").strip().encode("latin-1")))
+                msg = {**msg, "headers": headers}
+            await send(msg)
+
+        try:
+            await self.app(scope, limited_receive, send_with_headers)
+        except _BodyTooLarge:
+            if not started:
+                await self._fail(scope, receive, send, 413, f"the request body is larger than {self.max_body} bytes",
+                                 "send less at once")
+
+    async def _fail(self, scope: Scope, receive: Receive, send: Send, status: int, message: str, fix: str) -> None:
+        scope.setdefault("pa.csrf", "")
+        resp = error_response(Request(scope), status, message, fix)
+        resp.headers.update({k.decode(): v.decode() for k, v in SECURITY_HEADERS})
+        await resp(scope, receive, send)
+
+
+# -- errors -------------------------------------------------------------------------------
+async def _http_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, HTTPError):
+        return error_response(request, exc.status, exc.message, exc.fix)
+    if isinstance(exc, NotFound):
+        return error_response(request, 404, exc.message, exc.fix)
+    if isinstance(exc, PaperatlasError):
+        return error_response(request, 400, exc.message, exc.fix)
+    if isinstance(exc, HTTPException):
+        msg = {404: "no such page", 405: "method not allowed"}.get(exc.status_code, str(exc.detail))
+        resp = error_response(request, exc.status_code, msg, "see /docs for the pages and the API")
+        if exc.headers:
+            resp.headers.update(exc.headers)
+        return resp
+    return error_response(request, 500, "internal error", "see the server log")
+
+
+# -- templates ------------------------------------------------------------------------------
+def _hl(text: str, q: str = "") -> Markup:
+    """Escaped text with the query's words marked (escaped even when there is no query)."""
+    terms = parse(q).terms if q else []
+    return Markup(highlight(text or "", terms, whole=True))
+
+
+def _filesize(n: int | None) -> str:
+    n = int(n or 0)
+    for unit in ("bytes", "KiB", "MiB"):
+        if n < 1024 or unit == "MiB":
+            return f"{n:,} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return ""
+
+
+def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
+    loaders = [FileSystemLoader(str(d)) for d in extra_dirs] + [FileSystemLoader(str(TEMPLATES))]
+    # autoescape for every template, whatever its name: paper fields are untrusted text
+    env = Environment(loader=ChoiceLoader(loaders), autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["paper_url"] = paper_url
+    env.filters["hl"] = _hl
+    env.filters["urlq"] = lambda s: quote(str(s), safe="")
+    env.filters["thousands"] = lambda n: f"{int(n):,}" if n is not None else ""
+    env.filters["filesize"] = _filesize
+    env.globals["version"] = __version__
+    return env
+
+
+def _asset_version() -> str:
+    h = hashlib.sha1()
+    for f in sorted(STATIC.rglob("*")):
+        if f.is_file():
+            h.update(f.read_bytes())
+    return h.hexdigest()[:10]
+
+
+def _load(module: str | ModuleType) -> ModuleType:
+    return importlib.import_module(module) if isinstance(module, str) else module
+
+
+def build_routes(endpoints: Sequence[Endpoint]) -> list[BaseRoute]:
+    routes: list[BaseRoute] = []
+    for e in endpoints:
+        if e.json_twin:  # first: `/paper/{id:path}` would otherwise take "x.json" as an id
+            routes.append(Route(e.path + ".json", e.view, methods=list(e.methods)))
+        routes.append(Route(e.path, e.view, methods=list(e.methods)))
+    return routes
+
+
+def create_app(
+    library: Library,
+    read_only: bool = False,
+    modules: Sequence[str | ModuleType] = (),
+    extra_routes: Sequence[Endpoint | tuple[Any, ...]] = (),
+    template_dirs: Sequence[str | Path] = (),
+    max_body: int = MAX_BODY,
+    max_url: int = MAX_URL,
+) -> Starlette:
+    """The web UI and HTTP API over `library`.
+
+    Args:
+        library: the Library every page reads (and stars/tags write to).
+        read_only: refuse every write (POST, PUT, DELETE...) with 403.
+        modules: extra route modules (objects or import paths) with ENDPOINTS and NAV.
+        extra_routes: more endpoints: Endpoint objects or (path, view[, methods]) tuples.
+        template_dirs: folders searched for templates before the built-in ones.
+        max_body: largest request body in bytes (413 above).
+        max_url: longest path + query string (414 above).
+
+    Example:
+        >>> app = create_app(Library("demo.db"))  # doctest: +SKIP
+        >>> # uvicorn.run(app, host="127.0.0.1", port=8000)
+    """
+    from . import openapi
+
+    endpoints: list[Endpoint] = []
+    nav: list[tuple[str, str]] = []
+    for m in [*ROUTE_MODULES, *modules]:
+        mod = _load(m)
+        endpoints.extend(getattr(mod, "ENDPOINTS", []))
+        nav.extend(getattr(mod, "NAV", []))
+    for r in extra_routes:
+        if isinstance(r, Endpoint):
+            endpoints.append(r)
+        else:
+            path, view, *rest = r
+            endpoints.append(Endpoint(path, view, methods=tuple(rest[0]) if rest else ("GET",)))
+    endpoints.extend(openapi.ENDPOINTS)
+    # a pattern ending in a greedy `{x:path}` goes last: it would swallow "/paper/a/b/extra"
+    endpoints.sort(key=lambda e: e.path.endswith(":path}"))
+    routes = build_routes(endpoints)
+    routes.append(Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"))
+
+    handlers: dict[Any, Any] = {HTTPException: _http_error, PaperatlasError: _http_error, Exception: _http_error}
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, read_only=read_only, max_body=max_body, max_url=max_url)],
+        exception_handlers=handlers,
+    )
+    app.state.web = Web(
+        library=library,
+        env=make_env(template_dirs),
+        read_only=read_only,
+        nav=nav,
+        endpoints=endpoints,
+        asset_version=_asset_version(),
+    )
+    return app
+
+
+def warm(library: Library) -> None:
+    """Build the search indexes and load the model now, so the first visitor does not wait."""
+    try:
+        library.engine.keyword_index()
+        if library.engine.vector_index() is not None:
+            library.search("warm up", limit=1)
+    except PaperatlasError:
+        pass
+
+
+# -- one request without a server (`paperatlas serve --get PATH`) ---------------------------
+def request_once(app: ASGIApp, path: str, method: str = "GET", headers: Sequence[tuple[str, str]] = (),
+                 body: bytes = b"") -> tuple[int, list[tuple[str, str]], bytes]:
+    """Run one HTTP request through the ASGI app in-process; (status, headers, body)."""
+    import anyio
+
+    url = urlsplit(path if path.startswith("/") else "/" + path)
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method.upper(),
+        "scheme": "http",
+        "path": unquote(url.path),
+        "raw_path": url.path.encode(),
+        "query_string": url.query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"localhost")] + [(k.lower().encode(), v.encode()) for k, v in headers]
+        + [(b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 0),
+        "server": ("localhost", 80),
+    }
+    out: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(msg: Message) -> None:
+        if msg["type"] == "http.response.start":
+            out["status"] = msg["status"]
+            out["headers"] = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in msg.get("headers", [])]
+        elif msg["type"] == "http.response.body":
+            out["body"] += msg.get("body", b"")
+
+    async def main() -> None:
+        await app(scope, receive, send)
+
+    anyio.run(main)
+    return out["status"], out["headers"], out["body"]

@@ -1,0 +1,297 @@
+"""What every web route module shares: endpoint specs (which also feed OpenAPI), parameter
+parsing, the current reader, CSRF checks, and rendering HTML or JSON.
+
+A route module (views.py, or a later recommendations module) exposes
+`ENDPOINTS: list[Endpoint]` and optionally `NAV: list[tuple[str, str]]`; `create_app`
+registers them. An endpoint is a plain `def view(request) -> Response`; it reaches the
+library through `web(request).library`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, quote
+
+from jinja2 import Environment
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from ..errors import NotFound, PaperatlasError
+from ..library import Library
+from ..store.personal import Reader
+
+CSRF_COOKIE = "pa_csrf"
+CSRF_HEADER = "x-csrf-token"
+CSRF_FIELD = "csrf"
+READER_COOKIE = "pa_reader"
+DEFAULT_READER = "me"
+
+
+class HTTPError(PaperatlasError):
+    """An error with an HTTP status; rendered as a JSON body on the API and a page in HTML."""
+
+    def __init__(self, status: int, message: str, fix: str = "") -> None:
+        super().__init__(message, fix)
+        self.status = status
+
+
+@dataclass
+class Param:
+    """One query-string or form parameter: parsed, validated and documented in OpenAPI from here."""
+
+    name: str
+    type: type = str
+    default: Any = None
+    description: str = ""
+    choices: Sequence[str] = ()
+    required: bool = False
+    minimum: int | None = None
+    maximum: int | None = None
+    max_length: int = 500
+    where: str = "query"  # "query", "path" or "form"
+
+    def parse(self, raw: str | None) -> Any:
+        if raw is None or raw == "":
+            if self.required:
+                raise HTTPError(400, f"missing parameter {self.name!r}", f"add {self.name}=... to the request")
+            return self.default
+        if len(raw) > self.max_length:
+            raise HTTPError(400, f"parameter {self.name!r} is longer than {self.max_length} characters",
+                            "shorten it")
+        if self.type is int:
+            try:
+                v: Any = int(raw)
+            except ValueError:
+                raise HTTPError(400, f"parameter {self.name!r} must be a whole number, not {raw!r}",
+                                f"e.g. {self.name}={self.default or 1}") from None
+            if self.minimum is not None and v < self.minimum:
+                v = self.minimum
+            if self.maximum is not None and v > self.maximum:
+                v = self.maximum
+            return v
+        if self.type is bool:
+            low = raw.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise HTTPError(400, f"parameter {self.name!r} must be true or false, not {raw!r}",
+                            f"use {self.name}=1 or {self.name}=0")
+        if self.choices and raw not in self.choices:
+            raise HTTPError(400, f"parameter {self.name!r} must be one of {', '.join(self.choices)}, not {raw!r}",
+                            f"e.g. {self.name}={self.choices[0]}")
+        return raw
+
+    def schema(self) -> dict[str, Any]:
+        s: dict[str, Any] = {"type": {int: "integer", bool: "boolean"}.get(self.type, "string")}
+        if self.choices:
+            s["enum"] = list(self.choices)
+        if self.default is not None:
+            s["default"] = self.default
+        if self.minimum is not None:
+            s["minimum"] = self.minimum
+        if self.maximum is not None:
+            s["maximum"] = self.maximum
+        if self.type is str and self.where != "path":
+            s["maxLength"] = self.max_length
+        return s
+
+
+@dataclass
+class Endpoint:
+    """A route plus what OpenAPI says about it.
+
+    `json_twin`: the same view also answers at `path + ".json"` (registered first, so a
+    `{x:path}` parameter does not swallow the suffix) and returns JSON there.
+    """
+
+    path: str
+    view: Callable[[Request], Any]
+    methods: Sequence[str] = ("GET",)
+    summary: str = ""
+    params: Sequence[Param] = ()
+    json_twin: bool = False
+    api_only: bool = False  # JSON only (no HTML page)
+    writes: bool = False
+    response: dict[str, Any] = field(default_factory=dict)  # OpenAPI schema of the JSON answer
+    tags: Sequence[str] = ()
+
+
+# -- the per-app context ---------------------------------------------------------------
+@dataclass
+class Web:
+    """Everything a view needs, stored on `app.state.web`."""
+
+    library: Library
+    env: Environment
+    read_only: bool = False
+    nav: list[tuple[str, str]] = field(default_factory=list)
+    endpoints: list[Endpoint] = field(default_factory=list)
+    asset_version: str = ""
+    cache: dict[str, Any] = field(default_factory=dict)
+
+
+def web(request: Request) -> Web:
+    return request.app.state.web  # type: ignore[no-any-return]
+
+
+def lib(request: Request) -> Library:
+    return web(request).library
+
+
+def wants_json(request: Request) -> bool:
+    """JSON for `.json` paths, `Accept: application/json`, or a script holding a bearer token."""
+    if request.url.path.endswith(".json") or request.url.path.startswith("/api/"):
+        return True
+    if request.headers.get("authorization", "").lower().startswith("bearer "):
+        return True
+    accept = request.headers.get("accept", "")
+    return accept.split(",")[0].strip().startswith("application/json")
+
+
+def query(request: Request, params: Sequence[Param]) -> dict[str, Any]:
+    """Parse and validate the query parameters named in `params`."""
+    qp = request.query_params
+    return {p.name: p.parse(qp.get(p.name)) for p in params if p.where == "query"}
+
+
+async def form(request: Request) -> dict[str, str]:
+    """The POST body as a flat dict: urlencoded form or a JSON object (values as strings)."""
+    body = await request.body()
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "application/json":
+        try:
+            data = json.loads(body or b"{}")
+        except ValueError:
+            raise HTTPError(400, "the request body is not valid JSON", "send a JSON object") from None
+        if not isinstance(data, dict):
+            raise HTTPError(400, "the JSON body must be an object", 'e.g. {"on": true}')
+        return {k: (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool)
+                    else str(v)) for k, v in data.items()}
+    if ctype in ("", "application/x-www-form-urlencoded"):
+        try:
+            return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
+        except UnicodeDecodeError:
+            raise HTTPError(400, "the form body is not UTF-8", "send UTF-8") from None
+    raise HTTPError(415, f"unsupported content type {ctype!r}",
+                    "send application/x-www-form-urlencoded or application/json")
+
+
+# -- readers, tokens, CSRF ----------------------------------------------------------------
+def bearer_reader(request: Request) -> Reader | None:
+    """The reader whose API token is in `Authorization: Bearer ...` (None when absent; 401 when wrong)."""
+    auth = request.headers.get("authorization", "")
+    if not auth.lower().startswith("bearer "):
+        return None
+    token = auth[7:].strip()
+    r = lib(request).store.reader_by_token(token) if token else None
+    if r is None:
+        raise HTTPError(401, "unknown API token", "use a reader's token: it is shown on that reader's Saved page (/saved)")
+    return r
+
+
+def _token_reader(request: Request) -> Reader | None:
+    if "pa.bearer_reader" not in request.scope:
+        request.scope["pa.bearer_reader"] = bearer_reader(request)
+    return request.scope["pa.bearer_reader"]  # type: ignore[no-any-return]
+
+
+def reader_name(request: Request) -> str:
+    r = _token_reader(request)
+    if r is not None:
+        return str(r.name)
+    name = (request.cookies.get(READER_COOKIE) or DEFAULT_READER).strip()
+    return name if 0 < len(name) <= 64 else DEFAULT_READER
+
+
+def current_reader(request: Request, create: bool = False) -> Reader | None:
+    """The reader this browser (cookie) or script (bearer token) acts as.
+
+    Pages only read, so they do not create the reader (None until its first write)."""
+    r = _token_reader(request)
+    if r is not None:
+        return r
+    try:
+        return lib(request).reader(reader_name(request), create=create)
+    except NotFound:
+        return None
+
+
+def csrf_token(request: Request) -> str:
+    """This browser's CSRF token (the double-submit cookie; issued by the middleware)."""
+    return str(request.scope.get("pa.csrf") or "")
+
+
+def new_csrf_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+async def check_write(request: Request) -> dict[str, str]:
+    """Refuse the write unless it carries a bearer token or a CSRF token matching the cookie.
+
+    Returns the parsed body. (Read-only mode is enforced earlier, by the middleware.)"""
+    data = await form(request)
+    if _token_reader(request) is not None:
+        return data  # browsers never send this header on their own, so no CSRF check is needed
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = request.headers.get(CSRF_HEADER) or data.get(CSRF_FIELD, "")
+    if not cookie or not sent or not hmac.compare_digest(cookie.encode(), sent.encode()):
+        raise HTTPError(403, "missing or wrong CSRF token",
+                        "reload the page and try again; scripts send `Authorization: Bearer <reader token>`")
+    return data
+
+
+# -- responses ---------------------------------------------------------------------------
+def paper_url(pid: str) -> str:
+    return "/paper/" + quote(pid, safe="/:@-._~")
+
+
+def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+    w = web(request)
+    ctx.update(
+        request=request,
+        reader=reader_name(request),
+        readers=[r.name for r in w.library.readers()] if not w.read_only else [],
+        read_only=w.read_only,
+        csrf=csrf_token(request),
+        nav=w.nav,
+        v=w.asset_version,
+        path=request.url.path,
+    )
+    html = w.env.get_template(template).render(ctx)
+    return HTMLResponse(html, status_code=status)
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    text = json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
+    # the same JSON value, but never markup, even for a client that sniffs it as HTML
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    body = text.encode("utf-8")
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def error_response(request: Request, status: int, message: str, fix: str = "") -> Response:
+    if wants_json(request):
+        return json_response({"error": message, "fix": fix, "status": status}, status)
+    try:
+        return render(request, "error.html", status=status, status_code=status, message=message, fix=fix)
+    except Exception:  # the error page itself must not fail
+        return HTMLResponse(f"<h1>{status}</h1>", status_code=status)
+
+
+def done(request: Request, data: dict[str, Any], fallback: str) -> Response:
+    """Answer a write: JSON for scripts and fetch(), else back to the page it came from."""
+    if wants_json(request):
+        return json_response(data)
+    back = request.headers.get("referer", "")
+    host = request.headers.get("host", "")
+    # only redirect back to this site (never an open redirect)
+    if back and host and back.split("/")[2:3] == [host]:
+        return RedirectResponse(back, status_code=303)
+    return RedirectResponse(fallback, status_code=303)
+

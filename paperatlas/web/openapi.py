@@ -1,0 +1,105 @@
+"""OpenAPI 3.1 document built from the Endpoint specs (the same Params the views parse with),
+served at /openapi.json and rendered as a plain page at /docs (no CDN-hosted Swagger UI)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import __version__
+from .common import Endpoint, json_response, render, web
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "error": {"type": "string", "description": "what went wrong"},
+        "fix": {"type": "string", "description": "how to fix it"},
+        "status": {"type": "integer"},
+    },
+    "required": ["error", "status"],
+}
+
+
+def _oa_path(path: str) -> str:
+    return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
+
+
+def build(endpoints: list[Endpoint]) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for e in endpoints:
+        if not (e.json_twin or e.api_only or e.writes):
+            continue  # HTML-only pages are not part of the API
+        path = _oa_path(e.path + (".json" if e.json_twin else ""))
+        for method in e.methods:
+            if method == "HEAD":
+                continue
+            op: dict[str, Any] = {"summary": e.summary.split("\n")[0], "description": e.summary,
+                                  "operationId": f"{method.lower()}_{re.sub(r'[^a-z0-9]+', '_', path.lower()).strip('_')}"}
+            if e.tags:
+                op["tags"] = list(e.tags)
+            params = []
+            for name in re.findall(r"\{(\w+)\}", path):
+                params.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"},
+                               "description": next((p.description for p in e.params if p.name == name), "")})
+            for p in e.params:
+                if p.where == "query":
+                    params.append({"name": p.name, "in": "query", "required": p.required, "schema": p.schema(),
+                                   "description": p.description})
+            if params:
+                op["parameters"] = params
+            body = [p for p in e.params if p.where == "form"]
+            if body:
+                schema = {"type": "object", "properties": {p.name: {**p.schema(), "description": p.description}
+                                                           for p in body},
+                          "required": [p.name for p in body if p.required]}
+                op["requestBody"] = {"content": {"application/x-www-form-urlencoded": {"schema": schema},
+                                                 "application/json": {"schema": schema}}}
+            ok = {"description": "OK", "content": {"application/json": {"schema": e.response or {"type": "object"}}}}
+            err = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            op["responses"] = {"200": ok, "400": err, "404": err}
+            if e.writes:
+                op["security"] = [{"bearer": []}, {"csrf": []}]
+                op["responses"].update({"401": err, "403": err, "413": err})
+            paths.setdefault(path, {})[method.lower()] = op
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "paperatlas",
+            "version": __version__,
+            "description": "The paperatlas HTTP API: every page has a .json twin. Writes are POSTs that need "
+            "either Authorization: Bearer <reader token> (scripts) or the CSRF cookie plus an "
+            "X-CSRF-Token header (the browser). Errors are JSON: {error, fix, status}.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": ERROR_SCHEMA},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "a reader's API token"},
+                "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
+                         "description": "must equal the pa_csrf cookie"},
+            },
+        },
+    }
+
+
+def openapi_json(request: Request) -> Response:
+    w = web(request)
+    doc = w.cache.get("openapi")
+    if doc is None:
+        doc = w.cache["openapi"] = build(w.endpoints)
+    return json_response(doc)
+
+
+def docs_page(request: Request) -> Response:
+    doc = build(web(request).endpoints)
+    return render(request, "docs.html", doc=doc)
+
+
+ENDPOINTS = [
+    Endpoint("/openapi.json", openapi_json, summary="This API's OpenAPI 3.1 document.", api_only=True,
+             tags=["meta"]),
+    Endpoint("/docs", docs_page, summary="The API documentation as a page."),
+]

@@ -1,0 +1,162 @@
+// paperatlas: search as you type, stars without reloads, copy BibTeX, keyboard (/ j k s o).
+// Plain JS, no dependencies; every page also works without it (forms POST and redirect).
+"use strict";
+(function () {
+  const csrf = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
+
+  function toast(msg) {
+    const t = document.createElement("div");
+    t.className = "toast"; t.setAttribute("role", "status"); t.textContent = msg;
+    document.body.appendChild(t);
+    setTimeout(() => t.remove(), 1600);
+  }
+
+  // -- search as you type -----------------------------------------------------------
+  const form = document.getElementById("search-form");
+  const results = document.getElementById("results");
+  let timer = null, inflight = null, seq = 0;
+
+  function searchParams() {
+    const p = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (v !== "" && !(k === "mode" && v === "hybrid")) p.append(k, v);
+    return p;
+  }
+  async function runSearch() {
+    const p = searchParams();
+    const shareable = "/search" + (p.toString() ? "?" + p : "");
+    history.replaceState(null, "", shareable);
+    if (!p.get("q")) { results.innerHTML = ""; return; }
+    const mine = ++seq;
+    if (inflight) inflight.abort();
+    inflight = new AbortController();
+    p.set("fragment", "1");
+    try {
+      const r = await fetch("/search?" + p, { signal: inflight.signal, headers: { Accept: "text/html" } });
+      const html = await r.text();
+      if (mine !== seq) return; // a newer keystroke won
+      results.innerHTML = html;
+      selected = -1;
+      document.title = (p.get("q") || "Search") + " — search · paperatlas";
+    } catch (e) {
+      if (e.name !== "AbortError") results.innerHTML = '<p class="error">Search failed; press Enter to retry.</p>';
+    }
+  }
+  if (form && results) {
+    const q = document.getElementById("q");
+    q.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(runSearch, 180); });
+    form.addEventListener("change", (e) => { if (e.target !== q) { clearTimeout(timer); runSearch(); } });
+    form.addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(timer); runSearch(); });
+  }
+
+  // -- stars ----------------------------------------------------------------------------
+  document.addEventListener("submit", async (e) => {
+    const f = e.target;
+    if (!f.classList || !f.classList.contains("star-form")) return;
+    e.preventDefault();
+    const btn = f.querySelector("button.star");
+    const onInput = f.querySelector('input[name="on"]');
+    const body = new URLSearchParams(new FormData(f));
+    try {
+      const r = await fetch(f.action, {
+        method: "POST", body,
+        headers: { "X-CSRF-Token": csrf(), Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" },
+      });
+      const data = await r.json();
+      if (!r.ok) { toast(data.error || "Could not save"); return; }
+      const on = !!data.starred;
+      // every star for this paper on the page (a paper can be listed twice)
+      document.querySelectorAll("form.star-form").forEach((g) => {
+        if (g.action !== f.action) return;
+        const b = g.querySelector("button.star");
+        b.classList.toggle("on", on); b.textContent = on ? "★" : "☆";
+        b.setAttribute("aria-pressed", on ? "true" : "false");
+        b.setAttribute("aria-label", on ? "Unstar" : "Star");
+        b.title = (on ? "Unstar" : "Star (save)") + " (s)";
+        g.querySelector('input[name="on"]').value = on ? "0" : "1";
+      });
+      toast(on ? "Saved ★" : "Removed from saved");
+    } catch (err) { toast("Could not save"); }
+  });
+
+  // -- copy BibTeX ----------------------------------------------------------------------
+  document.addEventListener("click", async (e) => {
+    const b = e.target.closest && e.target.closest("[data-copy]");
+    if (b) {
+      const src = document.querySelector(b.dataset.copy);
+      if (!src) return;
+      const text = src.textContent;
+      try { await navigator.clipboard.writeText(text); }
+      catch (err) { // clipboard API needs a secure context; fall back to a selection
+        const ta = document.createElement("textarea");
+        ta.value = text; document.body.appendChild(ta); ta.select();
+        try { document.execCommand("copy"); } catch (e2) { /* shown below anyway */ }
+        ta.remove();
+      }
+      toast("BibTeX copied");
+      return;
+    }
+    if (e.target.closest && e.target.closest("[data-show-keys]")) showKeys();
+  });
+
+  function showKeys() {
+    const old = document.querySelector(".keyhelp");
+    if (old) { old.remove(); return; }
+    const d = document.createElement("div");
+    d.className = "keyhelp";
+    const rows = [["/", "search"], ["j / k", "next / previous paper"], ["s", "star the selected paper"],
+      ["o or Enter", "open it"], ["Esc", "leave the search box"], ["?", "this help"]];
+    for (const [k, v] of rows) {
+      const line = document.createElement("div");
+      const kbd = document.createElement("kbd"); kbd.textContent = k;
+      line.appendChild(kbd); line.append(" " + v);
+      d.appendChild(line);
+    }
+    document.body.appendChild(d);
+  }
+
+  // -- keyboard ---------------------------------------------------------------------------
+  let selected = -1;
+  const items = () => Array.from(document.querySelectorAll(".paper-item"));
+  function select(i) {
+    const list = items();
+    if (!list.length) return;
+    selected = Math.max(0, Math.min(list.length - 1, i));
+    list.forEach((el, j) => el.classList.toggle("selected", j === selected));
+    list[selected].scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    const typing = t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
+    if (typing) {
+      if (e.key === "Escape") t.blur();
+      else if (e.key === "ArrowDown" && t.id === "q" && items().length) { e.preventDefault(); t.blur(); select(0); }
+      return;
+    }
+    const list = items();
+    const cur = selected >= 0 ? list[selected] : null;
+    switch (e.key) {
+      case "/": {
+        const q = document.getElementById("q");
+        e.preventDefault();
+        if (q) { q.focus(); q.select(); } else location.href = "/search";
+        break;
+      }
+      case "j": select(selected + 1); break;
+      case "k": select(selected - 1); break;
+      case "s": {
+        const scope = cur || document.querySelector(".paper-head");
+        const f = scope && scope.querySelector("form.star-form");
+        if (f) f.requestSubmit();
+        break;
+      }
+      case "o": case "Enter": {
+        const a = cur && cur.querySelector("a.title");
+        if (a) { e.preventDefault(); location.href = a.href; }
+        break;
+      }
+      case "?": showKeys(); break;
+      default: return;
+    }
+  });
+})();

@@ -1,0 +1,416 @@
+"""One function per page; the same function answers the `.json` twin (the HTTP API)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from ..errors import PaperatlasError
+from ..export import EXPORT_FORMATS, export, paper_bibtex
+from ..models import Hit, Paper
+from ..search.engine import MODES
+from ..store.personal import FEEDBACK_KINDS
+from ..store.sqlite import SORTABLE
+from .common import (
+    READER_COOKIE,
+    Endpoint,
+    HTTPError,
+    Param,
+    check_write,
+    current_reader,
+    done,
+    json_response,
+    lib,
+    paper_url,
+    query,
+    render,
+    wants_json,
+    web,
+)
+
+NAV = [("Search", "/search"), ("Browse", "/browse"), ("Saved", "/saved"), ("Stats", "/stats")]
+
+PAPER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"}, "title": {"type": "string"},
+        "title_derived": {"type": "boolean", "description": "the title was made from the abstract"},
+        "abstract": {"type": "string"}, "authors": {"type": "array", "items": {"type": "string"}},
+        "venue": {"type": "string"}, "year": {"type": ["integer", "null"]}, "status": {"type": "string"},
+        "track": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}},
+        "url": {"type": "string"}, "source": {"type": "string"}, "extra": {"type": "object"},
+    },
+}
+HIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **PAPER_SCHEMA["properties"],
+        "score": {"type": "number"},
+        "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
+        "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
+        "page": {"type": "string", "description": "path of the paper page"},
+    },
+}
+
+
+def public(p: Paper) -> dict[str, Any]:
+    d = p.to_dict()
+    d.pop("raw", None)
+    return d
+
+
+def hit_json(h: Hit) -> dict[str, Any]:
+    d = h.to_dict()
+    d["page"] = paper_url(h.paper.id)
+    return d
+
+
+def _facets(request: Request) -> dict[str, Any]:
+    """Venues, years, statuses and per venue-year counts; cached until the papers change."""
+    w = web(request)
+    version = w.library.store.data_version()
+    cached = w.cache.get("facets")
+    if cached and cached[0] == version:
+        return cached[1]  # type: ignore[no-any-return]
+    rows = w.library.store.facet_counts()
+    groups: dict[tuple[str, int | None], dict[str, Any]] = {}
+    for venue, year, status, n in rows:
+        g = groups.setdefault((venue, year), {"venue": venue, "year": year, "papers": 0, "status": {},
+                                              "derived": 0})
+        g["papers"] += n
+        if status:
+            g["status"][status] = g["status"].get(status, 0) + n
+    facets = {
+        "venues": sorted({v for v, _, _, _ in rows if v}),
+        "years": sorted({y for _, y, _, _ in rows if y}, reverse=True),
+        "statuses": sorted({s for _, _, s, _ in rows if s}),
+        "groups": sorted(groups.values(), key=lambda g: (g["venue"] or "~", -(g["year"] or 0))),
+    }
+    w.cache["facets"] = (version, facets)
+    return facets
+
+
+def _liked(request: Request, ids: list[str]) -> set[str]:
+    r = current_reader(request)
+    if r is None or not ids:
+        return set()
+    fb = lib(request).store.feedback_for_papers(r.id, ids)
+    return {pid for pid, kinds in fb.items() if "like" in kinds}
+
+
+# -- search --------------------------------------------------------------------------------
+SEARCH_PARAMS = [
+    Param("q", str, "", "the query: words, or \"quoted phrases\" that must appear", max_length=1000),
+    Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
+    Param("venue", str, None, "only this venue (case-insensitive)", max_length=200),
+    Param("year", int, None, "only this year"),
+    Param("status", str, None, "only this status, e.g. Oral", max_length=100),
+    Param("page", int, 1, "page number, from 1", minimum=1, maximum=1000),
+    Param("per_page", int, 20, "results per page", minimum=1, maximum=100),
+    Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
+]
+
+
+def search(request: Request) -> Response:
+    a = query(request, SEARCH_PARAMS)
+    q, per_page = a["q"].strip(), a["per_page"]
+    offset = (a["page"] - 1) * per_page
+    hits: list[Hit] = []
+    error: PaperatlasError | None = None
+    if q:
+        try:
+            hits = lib(request).search(q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"])
+        except PaperatlasError as e:
+            if wants_json(request):
+                raise HTTPError(400, e.message, e.fix) from None
+            error = e
+    has_more = len(hits) > per_page
+    hits = hits[:per_page]
+    if wants_json(request):
+        return json_response({
+            "query": q, "mode": a["mode"],
+            "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
+            "page": a["page"], "per_page": per_page, "has_more": has_more,
+            "hits": [hit_json(h) for h in hits],
+        })
+    ctx = dict(a=a, q=q, hits=hits, has_more=has_more, error=error, offset=offset,
+               liked=_liked(request, [h.paper.id for h in hits]))
+    if a["fragment"]:
+        return render(request, "_results.html", **ctx)
+    return render(request, "search.html", facets=_facets(request), modes=MODES, **ctx)
+
+
+# -- browse ------------------------------------------------------------------------------
+BROWSE_SORTS = ("rowid", "title", "id", "status", "year")
+BROWSE_PARAMS = [
+    Param("venue", str, None, "the venue; without it, the list of venues and years", max_length=200),
+    Param("year", int, None, "the year"),
+    Param("status", str, None, "only this status, e.g. Oral", max_length=100),
+    Param("sort", str, "rowid", "rowid (list order), title, id, status or year", choices=BROWSE_SORTS),
+    Param("order", str, "asc", "asc or desc", choices=("asc", "desc")),
+    Param("page", int, 1, "page number, from 1", minimum=1, maximum=100000),
+    Param("per_page", int, 100, "papers per page", minimum=1, maximum=1000),
+]
+assert set(BROWSE_SORTS) <= SORTABLE
+
+
+def browse(request: Request) -> Response:
+    a = query(request, BROWSE_PARAMS)
+    L = lib(request)
+    facets = _facets(request)
+    if not a["venue"] and not a["year"]:
+        if wants_json(request):
+            return json_response({"groups": facets["groups"], "papers": L.count()})
+        return render(request, "browse.html", a=a, facets=facets, papers=None)
+    total = L.count(a["venue"], a["year"])
+    shown = L.count(a["venue"], a["year"], a["status"]) if a["status"] else total
+    offset = (a["page"] - 1) * a["per_page"]
+    papers = L.papers(a["venue"], a["year"], a["status"], a["per_page"], offset, a["sort"], a["order"] == "desc")
+    group = next((g for g in facets["groups"] if (g["venue"] or "").lower() == a["venue"].lower()
+                  and (not a["year"] or g["year"] == a["year"])), None) if a["venue"] else None
+    status_counts: dict[str, int] = {}
+    for g in facets["groups"]:
+        if (not a["venue"] or (g["venue"] or "").lower() == a["venue"].lower()) and (not a["year"] or g["year"] == a["year"]):
+            for s, n in g["status"].items():
+                status_counts[s] = status_counts.get(s, 0) + n
+    derived = sum(1 for p in papers if p.title_derived)
+    if wants_json(request):
+        return json_response({
+            "venue": a["venue"], "year": a["year"], "status": a["status"], "total": total, "matching": shown,
+            "status_counts": status_counts, "sort": a["sort"], "order": a["order"], "page": a["page"],
+            "per_page": a["per_page"], "papers": [{**public(p), "page": paper_url(p.id)} for p in papers],
+        })
+    pages = max(1, -(-shown // a["per_page"]))
+    return render(request, "browse.html", a=a, facets=facets, papers=papers, total=total, shown=shown,
+                  pages=pages, offset=offset, status_counts=status_counts, group=group, derived=derived,
+                  liked=_liked(request, [p.id for p in papers]))
+
+
+# -- paper ---------------------------------------------------------------------------------
+PAPER_PARAMS = [
+    Param("paper_id", str, None, "the paper id, e.g. neurips2023/NnMEadcdyD (may contain /)", where="path"),
+    Param("q", str, "", "HTML only: highlight these words in the abstract", max_length=1000),
+]
+
+
+def paper(request: Request) -> Response:
+    pid = request.path_params["paper_id"]
+    L = lib(request)
+    p = L.get(pid)
+    if p.id != pid:  # an alias of a merged duplicate: send to the canonical address
+        suffix = ".json" if request.url.path.endswith(".json") else ""
+        return RedirectResponse(paper_url(p.id) + suffix, status_code=301)
+    a = query(request, PAPER_PARAMS)
+    related: list[Hit] = []
+    related_error = ""
+    try:
+        related = L.similar(p.id, 8)
+    except PaperatlasError as e:
+        related_error = e.message
+    r = current_reader(request)
+    starred = bool(r) and "like" in L.store.feedback_for_papers(r.id, [p.id]).get(p.id, set())  # type: ignore[union-attr]
+    tags = L.store.tags(r.id, p.id).get(p.id, []) if r else []
+    bib = paper_bibtex(p)
+    if wants_json(request):
+        return json_response({
+            **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "tags": tags,
+            "related": [{"id": h.paper.id, "title": h.paper.title, "title_derived": h.paper.title_derived,
+                         "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
+                         "page": paper_url(h.paper.id)} for h in related],
+        })
+    return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error,
+                  starred=starred, tags=tags, bibtex=bib, liked=_liked(request, [h.paper.id for h in related]))
+
+
+STAR_PARAMS = [
+    Param("paper_id", str, None, "the paper id", where="path"),
+    Param("on", bool, True, "true to star (like), false to unstar", where="form"),
+]
+
+
+async def star(request: Request) -> Response:
+    data = await check_write(request)
+    on = STAR_PARAMS[1].parse(data.get("on"))
+    L = lib(request)
+    p = L.get(request.path_params["paper_id"])
+    r = current_reader(request, create=True)
+    L.set_feedback(r, [p.id], "like", on)
+    return done(request, {"id": p.id, "starred": on, "reader": r.name if r else None}, paper_url(p.id))
+
+
+TAG_PARAMS = [
+    Param("paper_id", str, None, "the paper id", where="path"),
+    Param("tag", str, None, "the tag (1-40 characters)", required=True, max_length=40, where="form"),
+    Param("action", str, "add", "add or remove", choices=("add", "remove"), where="form"),
+]
+
+
+async def tag(request: Request) -> Response:
+    data = await check_write(request)
+    t = TAG_PARAMS[1].parse((data.get("tag") or "").strip())
+    action = TAG_PARAMS[2].parse(data.get("action"))
+    L = lib(request)
+    p = L.get(request.path_params["paper_id"])
+    r = current_reader(request, create=True)
+    assert r is not None
+    if action == "add":
+        L.store.add_tag(r.id, p.id, t)
+    else:
+        L.store.remove_tag(r.id, p.id, t)
+    tags = L.store.tags(r.id, p.id).get(p.id, [])
+    return done(request, {"id": p.id, "tags": tags}, paper_url(p.id))
+
+
+FEEDBACK_PARAMS = [
+    Param("ids", str, None, "paper ids: a JSON list or comma-separated", required=True, max_length=60000,
+          where="form"),
+    Param("kind", str, "like", "like (star), dislike (not interested) or seen", choices=FEEDBACK_KINDS,
+          where="form"),
+    Param("on", bool, True, "true to set, false to clear", where="form"),
+]
+
+
+async def feedback(request: Request) -> Response:
+    data = await check_write(request)
+    raw = FEEDBACK_PARAMS[0].parse(data.get("ids"))
+    try:
+        ids = json.loads(raw) if raw.lstrip().startswith("[") else [i.strip() for i in raw.split(",") if i.strip()]
+    except ValueError:
+        raise HTTPError(400, "ids is not a valid JSON list", 'send e.g. ["id1", "id2"]') from None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > 1000:
+        raise HTTPError(400, "ids must be a list of at most 1000 paper ids", 'send e.g. ["id1", "id2"]')
+    kind = FEEDBACK_PARAMS[1].parse(data.get("kind"))
+    on = FEEDBACK_PARAMS[2].parse(data.get("on"))
+    r = current_reader(request, create=True)
+    lib(request).set_feedback(r, ids, kind, on)
+    return json_response({"reader": r.name if r else None, "kind": kind, "on": on, "ids": ids})
+
+
+READER_PARAMS = [Param("name", str, None, "the reader to act as (created on first use)", required=True,
+                       max_length=64, where="form")]
+
+
+async def switch_reader(request: Request) -> Response:
+    data = await check_write(request)
+    name = READER_PARAMS[0].parse((data.get("name") or "").strip())
+    r = lib(request).reader(name)
+    resp = done(request, {"reader": r.public()}, "/saved")
+    resp.set_cookie(READER_COOKIE, r.name, max_age=10 * 365 * 86400, path="/", httponly=True, samesite="strict")
+    return resp
+
+
+# -- saved ---------------------------------------------------------------------------------
+SAVED_PARAMS = [Param("tag", str, None, "only papers with this tag", max_length=40)]
+EXPORT_PARAMS = [
+    Param("format", str, "bibtex", "bibtex, csv, markdown, json or jsonl", choices=EXPORT_FORMATS),
+    *SAVED_PARAMS,
+]
+EXPORT_FILES = {"bibtex": ("bib", "application/x-bibtex"), "csv": ("csv", "text/csv"),
+                "markdown": ("md", "text/markdown"), "json": ("json", "application/json"),
+                "jsonl": ("jsonl", "application/x-ndjson")}
+
+
+def _saved(request: Request, tag_filter: str | None) -> tuple[list[Paper], dict[str, list[str]]]:
+    r = current_reader(request)
+    if r is None:
+        return [], {}
+    L = lib(request)
+    papers = L.liked(r)
+    tags = L.store.tags(r.id)
+    if tag_filter:
+        papers = [p for p in papers if tag_filter in tags.get(p.id, [])]
+    return papers, tags
+
+
+def saved(request: Request) -> Response:
+    a = query(request, SAVED_PARAMS)
+    papers, tags = _saved(request, a["tag"])
+    if wants_json(request):
+        return json_response({"reader": current_reader(request).name if current_reader(request) else None,
+                              "tag": a["tag"], "count": len(papers),
+                              "papers": [{**public(p), "tags": tags.get(p.id, []), "page": paper_url(p.id)}
+                                         for p in papers]})
+    all_tags = sorted({t for pid, ts in tags.items() for t in ts})
+    r = current_reader(request)
+    return render(request, "saved.html", a=a, papers=papers, tags=tags, all_tags=all_tags,
+                  token=r.token if r and not web(request).read_only else "",
+                  formats=[("bibtex", "BibTeX"), ("csv", "CSV"), ("markdown", "Markdown"), ("json", "JSON")],
+                  liked={p.id for p in papers})
+
+
+def saved_export(request: Request) -> Response:
+    a = query(request, EXPORT_PARAMS)
+    papers, _ = _saved(request, a["tag"])
+    ext, media = EXPORT_FILES[a["format"]]
+    name = f"paperatlas-saved{('-' + ''.join(c for c in a['tag'] if c.isalnum())) if a['tag'] else ''}.{ext}"
+    return Response(export(papers, a["format"]), media_type=f"{media}; charset=utf-8",
+                    headers={"content-disposition": f'attachment; filename="{name}"'})
+
+
+# -- stats ---------------------------------------------------------------------------------
+def stats(request: Request) -> Response:
+    L = lib(request)
+    s = L.stats()
+    s.pop("path", None)  # the server's file system is not the visitor's business
+    try:
+        emb = L.embedder
+        idx = L.engine.vector_index()
+        s["embedding"] = {
+            "model": emb.id, "dimensions": getattr(emb, "dimensions", None),
+            "indexed": len(idx) if idx is not None else 0,
+            "index_bytes": int(idx.matrix.nbytes) if idx is not None and hasattr(idx, "matrix") else 0,
+        }
+    except PaperatlasError as e:
+        s["embedding"] = {"error": e.message}
+    s["readers"] = len(L.readers())
+    s["read_only"] = web(request).read_only
+    if wants_json(request):
+        return json_response(s)
+    return render(request, "stats.html", s=s, facets=_facets(request))
+
+
+def healthz(request: Request) -> Response:
+    return json_response({"ok": True})
+
+
+def home(request: Request) -> Response:
+    return search(request)
+
+
+ENDPOINTS = [
+    Endpoint("/", home, summary="Home: the search page."),
+    Endpoint("/search", search, params=SEARCH_PARAMS, json_twin=True, tags=["papers"],
+             summary="Search papers by keyword, meaning, or both.",
+             response={"type": "object", "properties": {
+                 "query": {"type": "string"}, "mode": {"type": "string"}, "filters": {"type": "object"},
+                 "page": {"type": "integer"}, "per_page": {"type": "integer"}, "has_more": {"type": "boolean"},
+                 "hits": {"type": "array", "items": HIT_SCHEMA}}}),
+    Endpoint("/browse", browse, params=BROWSE_PARAMS, json_twin=True, tags=["papers"],
+             summary="A venue-year's whole list (sortable, paginated), or the venues and years with counts."),
+    Endpoint("/paper/{paper_id:path}/star", star, methods=("POST",), params=STAR_PARAMS, writes=True,
+             tags=["saved"], summary="Star (save) or unstar a paper for the current reader."),
+    Endpoint("/paper/{paper_id:path}/tags", tag, methods=("POST",), params=TAG_PARAMS, writes=True,
+             tags=["saved"], summary="Add or remove a tag on a paper for the current reader."),
+    Endpoint("/paper/{paper_id:path}", paper, params=PAPER_PARAMS, json_twin=True, tags=["papers"],
+             summary="One paper: metadata, abstract, related papers, BibTeX, the reader's star and tags.",
+             response={"type": "object", "properties": {
+                 **PAPER_SCHEMA["properties"], "bibtex": {"type": "string"}, "starred": {"type": "boolean"},
+                 "tags": {"type": "array", "items": {"type": "string"}},
+                 "related": {"type": "array", "items": {"type": "object"}}}}),
+    Endpoint("/saved", saved, params=SAVED_PARAMS, json_twin=True, tags=["saved"],
+             summary="The current reader's starred papers with their tags."),
+    Endpoint("/saved/export", saved_export, params=EXPORT_PARAMS, api_only=True, tags=["saved"],
+             summary="Download the starred papers as BibTeX, CSV, Markdown, JSON or JSONL.",
+             response={"type": "string"}),
+    Endpoint("/api/feedback", feedback, methods=("POST",), params=FEEDBACK_PARAMS, writes=True, tags=["saved"],
+             summary="Set or clear like / dislike / seen on many papers at once (for scripts)."),
+    Endpoint("/reader", switch_reader, methods=("POST",), params=READER_PARAMS, writes=True, tags=["readers"],
+             summary="Act as another reader (sets a cookie; creates the reader on first use)."),
+    Endpoint("/stats", stats, json_twin=True, tags=["meta"],
+             summary="Counts per venue and year, the embedding model and index size."),
+    Endpoint("/healthz", healthz, api_only=True, tags=["meta"], summary="Liveness check; touches nothing.",
+             response={"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+]

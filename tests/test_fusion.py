@@ -1,0 +1,77 @@
+"""Fusion functions are pure: checked against values computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperatlas.search.fusion import convex, minmax, rrf, zscore
+
+KW = [("a", 12.0), ("b", 9.0), ("c", 3.0)]
+SEM = [("b", 0.80), ("d", 0.70), ("a", 0.40)]
+
+
+def test_rrf_by_hand() -> None:
+    out = dict(rrf([KW, SEM], k=60))
+    assert out["a"] == pytest.approx(1 / 61 + 1 / 63)
+    assert out["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert out["c"] == pytest.approx(1 / 63)
+    assert out["d"] == pytest.approx(1 / 62)
+    assert [pid for pid, _ in rrf([KW, SEM], k=60)] == ["b", "a", "d", "c"]
+
+
+def test_rrf_weights_and_k() -> None:
+    out = dict(rrf([KW, SEM], weights=[2.0, 0.5], k=1))
+    assert out["a"] == pytest.approx(2 / 2 + 0.5 / 4)
+    assert out["d"] == pytest.approx(0.5 / 3)
+    # a zero weight drops that list entirely
+    assert [pid for pid, _ in rrf([KW, SEM], weights=[1.0, 0.0])] == ["a", "b", "c"]
+
+
+def test_rrf_ties_break_by_id_and_limit() -> None:
+    out = rrf([[("z", 1.0)], [("y", 1.0)]], k=60)
+    assert [pid for pid, _ in out] == ["y", "z"]
+    assert rrf([KW, SEM], limit=2) == rrf([KW, SEM])[:2]
+    assert rrf([]) == [] and rrf([[], []]) == []
+
+
+def test_minmax_by_hand() -> None:
+    assert minmax([("a", 3.0), ("b", 1.0), ("c", 2.0)]) == {"a": 1.0, "b": 0.0, "c": 0.5}
+    assert minmax([("a", 5.0), ("b", 5.0)]) == {"a": 1.0, "b": 1.0}
+    assert minmax([]) == {}
+
+
+def test_convex_by_hand() -> None:
+    # keyword normalised: a 1, b (9-3)/9 = 2/3, c 0; semantic: b 1, d 0.75, a 0
+    out = dict(convex([KW, SEM], [0.4, 0.6]))
+    assert out["a"] == pytest.approx(0.4 * 1 + 0.6 * 0)
+    assert out["b"] == pytest.approx(0.4 * 2 / 3 + 0.6 * 1)
+    assert out["c"] == pytest.approx(0.0)
+    assert out["d"] == pytest.approx(0.6 * 0.75)
+    assert [pid for pid, _ in convex([KW, SEM], [0.4, 0.6])] == ["b", "d", "a", "c"]
+
+
+def test_convex_weights_are_normalised_and_missing_value() -> None:
+    assert dict(convex([KW, SEM], [2, 3])) == pytest.approx(dict(convex([KW, SEM], [0.4, 0.6])))
+    out = dict(convex([KW, SEM], [0.5, 0.5], missing=0.5))
+    assert out["c"] == pytest.approx(0.5 * 0 + 0.5 * 0.5)  # c is absent from the semantic list
+    assert convex([KW], [1.0]) == [(p, s) for p, s in sorted(minmax(KW).items(), key=lambda x: -x[1])]
+    assert convex([[], []], [0.5, 0.5]) == []
+
+
+def test_convex_one_list_only_keeps_its_order() -> None:
+    assert [p for p, _ in convex([KW, []], [0.5, 0.5])] == ["a", "b", "c"]
+    assert [p for p, _ in convex([[], SEM], [0.5, 0.5])] == ["b", "d", "a"]
+
+
+def test_zscore_by_hand() -> None:
+    z = zscore([("a", 3.0), ("b", 1.0), ("c", 2.0)])  # mean 2, population std sqrt(2/3)
+    assert z["a"] == pytest.approx(1 / (2 / 3) ** 0.5) and z["c"] == pytest.approx(0.0)
+    assert z["b"] == pytest.approx(-z["a"])
+    assert zscore([("a", 4.0), ("b", 4.0)]) == {"a": 0.0, "b": 0.0} and zscore([]) == {}
+
+
+def test_convex_zscore_missing_defaults_to_the_lists_floor() -> None:
+    out = dict(convex([KW, SEM], [0.5, 0.5], norm="zscore"))
+    zk, zs = zscore(KW), zscore(SEM)
+    assert out["c"] == pytest.approx(0.5 * zk["c"] + 0.5 * min(zs.values()))
+    assert out["d"] == pytest.approx(0.5 * min(zk.values()) + 0.5 * zs["d"])

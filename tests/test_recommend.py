@@ -1,0 +1,381 @@
+"""Recommendations (issue 6): recommenders, profile, triage, groups, digests, import, CLI, eval."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.eval import recommend as ev
+from paperatlas.recommend import RECOMMENDERS, Signals, groups, interests, preferences, triage
+from paperatlas.recommend.base import rank
+from paperatlas.recommend.features import library_corpus
+
+TOPICS = {
+    "diffusion": ["diffusion", "denoising", "score", "generative", "image", "sampler", "noise", "likelihood"],
+    "bandits": ["bandit", "regret", "exploration", "arm", "reward", "confidence", "dueling", "online"],
+    "graphs": ["graph", "node", "message", "passing", "edge", "molecule", "neighbourhood", "gnn"],
+}
+COMMON = ["we", "propose", "method", "results", "show", "model", "paper", "learning", "study", "new"]
+
+
+def _papers(per_topic: int = 20, seed: int = 0) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for t, words in TOPICS.items():
+        for i in range(per_topic):
+            body = " ".join(rng.choice(words, 25).tolist() + rng.choice(COMMON, 10).tolist())
+            extra = " benchmark evaluation suite dataset leaderboard" if i % 4 == 0 else " theorem proof bound"
+            out.append({"id": f"{t}-{i}", "title": f"{t.title()} study {i}: {' '.join(rng.choice(words, 3))}",
+                        "abstract": body + extra, "venue": "TestConf", "year": 2026,
+                        "status": "Oral" if i == 0 else "Poster", "authors": [f"Author {t} {i % 3}"]})
+    return out
+
+
+@pytest.fixture
+def topic_lib(tmp_path: Path) -> Library:
+    f = tmp_path / "papers.jsonl"
+    f.write_text("\n".join(json.dumps(p) for p in _papers()), encoding="utf-8")
+    lib = Library(tmp_path / "t.db", embedder="hashing")
+    lib.ingest([f])
+    lib.embed()
+    yield lib
+    lib.close()
+
+
+def _topic(pid: str) -> str:
+    return pid.split("-")[0]
+
+
+# -- pure parts ---------------------------------------------------------------------------------
+def test_preferences_parse_signs_and_phrases() -> None:
+    assert preferences.parse("more theory, fewer benchmark papers") == [(1, "theory"), (-1, "benchmark")]
+    assert preferences.parse("I love graph neural networks; no robotics") == [
+        (1, "graph neural networks"), (-1, "robotics")]
+    assert preferences.parse("") == []
+
+
+def test_nash_welfare_is_fairer_than_sum_to_a_minority_member() -> None:
+    # members 0 and 1 agree on papers 0-9; member 2 likes only papers 10-19
+    pts = np.zeros((3, 20))
+    pts[0, :10] = pts[1, :10] = np.arange(100, 90, -1)
+    pts[2, 10:] = np.arange(100, 90, -1)
+    s = groups.select(pts, 6, "sum")
+    nash = groups.select(pts, 6, "nash")
+    assert all(j < 10 for j in s)  # the sum hands every slot to the majority
+    sat_nash = groups.member_stats(pts, nash)
+    assert min(m["satisfaction"] for m in sat_nash) > 0.2
+    assert abs(sum(m["share"] for m in sat_nash) - 1.0) < 1e-9
+    assert min(m["satisfaction"] for m in groups.member_stats(pts, s)) == 0.0
+
+
+def test_borda_is_truncated_and_skips_excluded() -> None:
+    b = groups.borda(np.array([0.1, 0.9, 0.5, 0.7]), np.array([False, True, False, False]), depth=2)
+    assert b.tolist() == [0.0, 0.0, 1.0, 2.0]
+
+
+def test_metrics() -> None:
+    assert ev.ndcg_at([1, 2, 3], {1}, 10) == 1.0
+    assert abs(ev.ndcg_at([5, 1], {1, 2}, 10) - (1 / np.log2(3)) / (1 + 1 / np.log2(3))) < 1e-9
+    assert ev.recall_at([1, 2, 3], {3, 4}, 100) == 0.5
+    excl = np.array([True, False, False, False])
+    assert ev.reciprocal_rank(np.array([9.0, 1.0, 3.0, 2.0]), {3}, excl) == 0.5
+
+
+def test_triage_posterior_learns_the_direction_of_the_answers() -> None:
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(200, 8))
+    true = np.zeros(8)
+    true[0] = 1.0
+    pairs = [tuple(rng.choice(200, 2, replace=False)) for _ in range(40)]
+    choices = [(a, b) if z[a] @ true > z[b] @ true else (b, a) for a, b in pairs]
+    mu, cov = triage.posterior(z, choices)
+    assert mu[0] > 3 * np.abs(mu[1:]).max()
+    assert np.trace(cov) < 8.0  # answers shrink the uncertainty
+
+
+# -- recommenders on a three-topic library --------------------------------------------------------
+@pytest.mark.parametrize("method", ["default", "svm"])
+def test_likes_bring_their_topic_first(topic_lib: Library, method: str) -> None:
+    topic_lib.set_feedback("a", ["bandits-1", "bandits-2", "bandits-3"], "like")
+    hits = topic_lib.recommend("a", limit=8, method=method)
+    assert [_topic(h.paper.id) for h in hits].count("bandits") >= 7
+    assert not {"bandits-1", "bandits-2", "bandits-3"} & {h.paper.id for h in hits}  # judged papers are hidden
+    assert all(h.reason for h in hits)
+
+
+def test_cold_start_lists_orals_first(topic_lib: Library) -> None:
+    hits = topic_lib.recommend("new", limit=3)
+    assert {h.paper.status for h in hits} == {"Oral"}
+    assert "no likes yet" in hits[0].reason
+
+
+def test_explanations_name_a_liked_paper_and_a_phrase(topic_lib: Library) -> None:
+    topic_lib.set_feedback("a", ["graphs-1", "graphs-2"], "like")
+    why = topic_lib.recommend("a", limit=1)[0].reason
+    liked_titles = {topic_lib.get(i).title for i in ("graphs-1", "graphs-2")}
+    assert "because you liked" in why and any(t[:30] in why for t in liked_titles)
+    assert "matches '" in why
+
+
+def test_svm_ignores_dislikes_like_arxiv_sanity(topic_lib: Library) -> None:
+    corpus = library_corpus(topic_lib)
+    svm = RECOMMENDERS.create("svm")
+    a = svm.fit(corpus, Signals(likes=["graphs-1", "graphs-2"])).scores
+    b = svm.fit(corpus, Signals(likes=["graphs-1", "graphs-2"], dislikes=["graphs-5", "graphs-6"])).scores
+    assert np.allclose(a, b)
+
+
+def test_dislikes_push_similar_papers_down(topic_lib: Library) -> None:
+    corpus = library_corpus(topic_lib)
+    rec = RECOMMENDERS.create("default")
+    likes = ["graphs-1", "diffusion-1"]
+    base = rec.fit(corpus, Signals(likes=likes)).scores
+    neg = rec.fit(corpus, Signals(likes=likes, dislikes=["diffusion-2", "diffusion-3"])).scores
+    d = np.array([_topic(i) == "diffusion" for i in corpus.ids])
+    g = np.array([_topic(i) == "graphs" for i in corpus.ids])
+    # relative to graph papers, diffusion papers lose ground
+    assert (neg[d].mean() - neg[g].mean()) < (base[d].mean() - base[g].mean()) - 0.5
+
+
+def test_preferences_text_steers_the_ranking(topic_lib: Library) -> None:
+    topic_lib.set_feedback("p", ["diffusion-1", "diffusion-2"], "like")
+    before = [h.paper.id for h in topic_lib.recommend("p", limit=6)]
+    topic_lib.edit_profile("p", preferences="fewer benchmark papers")
+    after = topic_lib.recommend("p", limit=6)
+    bench = lambda pid: "benchmark" in topic_lib.get(pid).abstract  # noqa: E731
+    assert sum(map(bench, [h.paper.id for h in after])) < sum(map(bench, before))
+    assert sum(map(bench, before)) >= 1
+
+
+# -- the profile is what ranks --------------------------------------------------------------------
+def test_profile_has_labelled_interests_and_removing_one_changes_the_ranking(topic_lib: Library) -> None:
+    topic_lib.set_feedback("r", ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"], "like")
+    prof = topic_lib.profile("r")
+    assert len(prof["interests"]) >= 2
+    for it in prof["interests"]:
+        assert it["label"] and it["phrases"] and it["examples"]
+    graph_interest = next(it for it in prof["interests"] if _topic(it["examples"][0]["id"]) == "graphs")
+    assert any(w in " ".join(graph_interest["phrases"]) for w in TOPICS["graphs"])
+    before = [_topic(h.paper.id) for h in topic_lib.recommend("r", limit=10)]
+    assert "graphs" in before
+    topic_lib.edit_profile("r", remove=graph_interest["id"])
+    after = [_topic(h.paper.id) for h in topic_lib.recommend("r", limit=10)]
+    assert after.count("graphs") < before.count("graphs") and after.count("bandits") >= 8
+    topic_lib.edit_profile("r", restore=graph_interest["id"])
+    assert [_topic(h.paper.id) for h in topic_lib.recommend("r", limit=10)] == before
+
+
+def test_adding_a_phrase_creates_an_interest_that_ranks(topic_lib: Library) -> None:
+    topic_lib.set_feedback("s", ["bandits-1", "bandits-2"], "like")
+    assert "diffusion" not in [_topic(h.paper.id) for h in topic_lib.recommend("s", limit=5)]
+    prof = topic_lib.edit_profile("s", add_phrase="denoising diffusion sampler")
+    assert any(it["added"] == ["denoising diffusion sampler"] for it in prof["interests"])
+    hits = topic_lib.recommend("s", limit=10)
+    assert "diffusion" in [_topic(h.paper.id) for h in hits]
+    assert any("denoising diffusion sampler" in h.reason for h in hits)
+
+
+def test_profile_updates_incrementally_and_keeps_edits(topic_lib: Library) -> None:
+    corpus = library_corpus(topic_lib)
+    likes = ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"]
+    prof, changed = interests.sync(None, corpus, likes)
+    assert changed and prof["clustered_at"] == 6
+    ids_before = [it["id"] for it in prof["interests"]]
+    prof = interests.add_phrase(prof, corpus, "regret bounds", prof["interests"][0]["id"])
+    # one more like near an interest: assigned in place, no re-clustering
+    prof2, changed = interests.sync(prof, corpus, likes + ["graphs-4"])
+    assert changed and [it["id"] for it in prof2["interests"]] == ids_before
+    assert sum("graphs-4" in it["papers"] for it in prof2["interests"]) == 1
+    # a like far from every interest starts a new one
+    prof3, _ = interests.sync(prof2, corpus, likes + ["graphs-4", "diffusion-1"])
+    assert any(it["papers"] == ["diffusion-1"] for it in prof3["interests"])
+    # the history doubled: re-clustered, and the added phrase survived
+    more = likes + [f"graphs-{i}" for i in range(4, 10)] + ["diffusion-1"]
+    prof4, _ = interests.sync(prof3, corpus, more)
+    assert prof4["clustered_at"] == len(more)
+    assert any("regret bounds" in it["added"] for it in prof4["interests"])
+    # an unliked paper leaves the profile
+    prof5, _ = interests.sync(prof4, corpus, more[1:])
+    assert more[0] not in interests.liked_in_profile(prof5)
+
+
+# -- triage ---------------------------------------------------------------------------------------
+def test_triage_pairs_are_distinct_new_and_answers_personalise(topic_lib: Library) -> None:
+    seen = set()
+    for _ in range(8):
+        a, b = topic_lib.triage_pair("t")
+        assert a.id != b.id and not {a.id, b.id} & seen
+        assert topic_lib.triage_pair("t")[0].id == a.id  # same history, same pair
+        seen |= {a.id, b.id}
+        # this reader prefers graph papers, else anything
+        win, lose = (b, a) if _topic(b.id) == "graphs" and _topic(a.id) != "graphs" else (a, b)
+        topic_lib.triage_choose("t", win.id, lose.id)
+    corpus = library_corpus(topic_lib)
+    choices = [(w, lo) for w, lo, _ in topic_lib.store.choices(topic_lib.reader("t").id)]
+    if any(_topic(w) == "graphs" for w, _ in choices):
+        hits = topic_lib.recommend("t", limit=5)
+        assert [_topic(h.paper.id) for h in hits].count("graphs") >= 3
+    assert triage.utility(corpus, choices) is not None
+    with pytest.raises(Exception):
+        topic_lib.triage_choose("t", "graphs-1", "graphs-1")
+
+
+# -- groups, digest, import ------------------------------------------------------------------------
+def test_group_list_serves_every_member(topic_lib: Library) -> None:
+    topic_lib.set_feedback("g1", ["graphs-1", "graphs-2"], "like")
+    topic_lib.set_feedback("g2", ["graphs-3", "graphs-4"], "like")
+    topic_lib.set_feedback("g3", ["bandits-1", "bandits-2"], "like")
+    res = topic_lib.group_list(["g1", "g2", "g3"], n=6)
+    assert len(res["papers"]) == 6
+    topics = [_topic(h.paper.id) for h in res["papers"]]
+    assert "bandits" in topics and "graphs" in topics
+    assert {m["reader"] for m in res["members"]} == {"g1", "g2", "g3"}
+    assert all(m["satisfaction"] > 0 for m in res["members"])
+    assert "sum" in res["compare"]
+    with pytest.raises(Exception):
+        topic_lib.group_list(["g1"], n=3)
+
+
+def test_digest_formats_list_only_unjudged_papers(topic_lib: Library) -> None:
+    topic_lib.set_feedback("d", ["graphs-1"], "like")
+    topic_lib.set_feedback("d", ["graphs-2"], "seen")
+    md = topic_lib.digest("d", limit=5, format="markdown")
+    assert md.startswith("# paperatlas digest for d") and "Why:" in md
+    assert "`graphs-2`" not in md and "`graphs-1`" not in md
+    html = topic_lib.digest("d", limit=5, format="html")
+    assert "<ol>" in html and "&lt;" not in html.split("<body>")[0]
+    feed = ET.fromstring(topic_lib.digest("d", limit=5, format="atom"))
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    entries = feed.findall("a:entry", ns)
+    assert len(entries) == 5
+    assert all(e.find("a:id", ns).text.startswith("urn:paperatlas:paper:") for e in entries)
+    assert "graphs-2" not in {e.find("a:id", ns).text.rsplit(":", 1)[1] for e in entries}
+    assert topic_lib.digest("d", since="2999-01-01", format="markdown").count("\n1. ") == 0
+
+
+def test_saved_search_feed(topic_lib: Library) -> None:
+    r = topic_lib.reader("f")
+    topic_lib.store.save_search(r.id, "bandits", "regret bandit", {})
+    feed = ET.fromstring(topic_lib.saved_search_feed("f", "bandits", limit=3))
+    assert len(feed.findall("{http://www.w3.org/2005/Atom}entry")) == 3
+
+
+def test_import_reader_matches_ids_titles_and_reports_the_rest(topic_lib: Library, tmp_path: Path) -> None:
+    t1 = topic_lib.get("graphs-1").title
+    t2 = topic_lib.get("bandits-2").title
+    bib = tmp_path / "me.bib"
+    bib.write_text(
+        "@inproceedings{a, title={" + t1.upper() + "}, year={2026}}\n"
+        "@article{b, title={" + t2[:-1] + "}, year={2026}}\n"
+        "@article{c, title={A Paper That Is Not In The Library At All}, year={2020}}\n",
+        encoding="utf-8")
+    rep = topic_lib.import_reader("imp", bib)
+    assert {pid for _, pid, _ in rep.matched} == {"graphs-1", "bandits-2"}
+    assert rep.unmatched == ["A Paper That Is Not In The Library At All"]
+    assert {p.id for p in topic_lib.liked("imp")} == {"graphs-1", "bandits-2"}
+    lst = tmp_path / "list.txt"
+    lst.write_text("diffusion-3\nno such paper anywhere here\n", encoding="utf-8")
+    rep = topic_lib.import_reader("imp2", lst)
+    assert [m[1] for m in rep.matched] == ["diffusion-3"] and len(rep.unmatched) == 1
+
+
+# -- CLI ------------------------------------------------------------------------------------------
+def test_cli_reader_commands(topic_lib: Library, runner) -> None:
+    db = topic_lib.path
+    topic_lib.close()
+
+    def run(*args: str, code: int = 0):
+        res = runner.invoke(cli, ["--db", db, *args])
+        assert res.exit_code == code, res.output
+        return res.output
+
+    assert "API token" in run("readers", "add", "cl")
+    run("like", "graphs-1", "graphs-2", "--reader", "cl")
+    run("dislike", "bandits-1", "--reader", "cl")
+    recs = json.loads(run("recommend", "--reader", "cl", "--limit", "5", "--json"))
+    assert len(recs) == 5 and all(r["reason"] for r in recs)
+    assert json.loads(run("recommend", "--reader", "cl", "--method", "svm", "--json"))
+    prof = json.loads(run("profile", "--reader", "cl", "--json"))
+    iid = prof["interests"][0]["id"]
+    run("profile", "--reader", "cl", "add-phrase", "regret bounds")
+    out = json.loads(run("profile", "remove", iid, "--reader", "cl", "--json"))
+    assert next(i for i in out["interests"] if i["id"] == iid)["removed"]
+    run("profile", "preferences", "more theory", "--reader", "cl")
+    assert json.loads(run("profile", "--reader", "cl", "--json"))["preferences"] == "more theory"
+    run("profile", "remove", "nope", "--reader", "cl", code=1)
+    pair = json.loads(run("triage", "--reader", "cl", "--json"))
+    run("triage", "choose", pair[0]["id"], pair[1]["id"], "--reader", "cl")
+    run("tag", "to-read", "graphs-3", "--reader", "cl")
+    assert "graphs-3" in run("tag", "to-read", "--reader", "cl")
+    run("note", "graphs-3", "check the proof", "--reader", "cl")
+    assert "check the proof" in run("note", "graphs-3", "--reader", "cl")
+    run("like", "bandits-4", "--reader", "cl2")
+    grp = json.loads(run("group", "--readers", "cl,cl2", "--n", "4", "--json"))
+    assert len(grp["papers"]) == 4 and len(grp["members"]) == 2
+    assert "<feed" in run("digest", "--reader", "cl", "--format", "atom", "--limit", "3")
+    assert [r["name"] for r in json.loads(run("readers", "--json"))] == ["cl", "cl2"]
+
+
+# -- evaluation harness on a miniature ACM-CR -------------------------------------------------------
+def test_acm_eval_runs_every_recommender_on_a_fixed_pool(tmp_path: Path) -> None:
+    papers = _papers(per_topic=15)
+    data = tmp_path / "acm"
+    data.mkdir()
+    with gzip.open(data / "corpus.jsonl.gz", "wt", encoding="utf-8") as f:
+        for p in papers:
+            f.write(json.dumps({"_id": p["id"], "title": p["title"], "text": p["abstract"], "keywords": "",
+                                "year": "2020", "venue": "X"}) + "\n")
+    cites = [{"paper_doi": f"c{t}", "title": t, "cited_in_collection": [f"{t}-{i}" for i in range(8)]}
+             for t in TOPICS]
+    (data / "citations.jsonl").write_text("\n".join(json.dumps(c) for c in cites), encoding="utf-8")
+    pool = ev.acm_pool(data, size=30)
+    assert len(pool) == 30 and pool == ev.acm_pool(data, size=30)  # fixed for every run
+    assert {f"{t}-{i}" for t in TOPICS for i in range(8)} <= {r["id"] for r in pool}
+    rep = ev.run_acm(data, embedder="hashing", seeds=[0, 1], pool_size=30)
+    res = rep["results"]
+    assert set(res) == {"tune", "test", "all"}
+    assert set(res["all"]) == set(RECOMMENDERS.names())
+    for m in res["all"].values():
+        assert 0 <= m["ndcg@10"] <= 1 and 0 <= m["mrr"] <= 1
+        assert m["recall@100"] == 1.0  # the pool has only 30 papers: everything is in the top 100
+    assert "ACM-CR" in ev.format_report(rep)
+
+
+def test_simulated_readers_and_groups_harness(topic_lib: Library) -> None:
+    corpus = library_corpus(topic_lib)
+    areas = np.array([_topic(i) for i in corpus.ids], dtype=object)
+    monkeypatch_min = ev.SIM_MIN_AREA
+    try:
+        ev.SIM_MIN_AREA = 10
+        res = ev.evaluate_simulated(corpus, areas, seeds=[0, 1], events=(0, 5))
+        assert set(res) == set(ev.simulated_variants())
+        for m in res.values():
+            assert set(m) == {"p@10 after 0", "p@10 after 5"}
+        grp = ev.evaluate_groups(corpus, areas, seeds=[0, 1], n=4)
+        assert set(grp) == {"nash", "sum"}
+        assert grp["nash"]["min satisfaction"] >= 0
+    finally:
+        ev.SIM_MIN_AREA = monkeypatch_min
+
+
+def test_make_reader_is_independent_of_recommenders() -> None:
+    areas = np.array(["a"] * 50 + ["b"] * 50 + ["c"] * 50, dtype=object)
+    r1 = ev.make_reader(3, areas, ["a", "b", "c"])
+    r2 = ev.make_reader(3, areas, ["a", "b", "c"])
+    assert r1.liked_areas == r2.liked_areas and np.array_equal(r1.utility, r2.utility)
+    assert not set(r1.liked_areas) & set(r1.disliked_areas)
+
+
+def test_rank_respects_exclude_and_allowed() -> None:
+    class S:
+        scores = np.array([5.0, 4.0, 3.0, 2.0])
+
+    assert rank(S(), 3, exclude=np.array([True, False, False, False])) == [1, 2, 3]
+    assert rank(S(), 3, allowed=np.array([False, False, True, True])) == [2, 3]

@@ -1,0 +1,32 @@
+"""`paperatlas bench http` end to end on a tiny library (a second per measurement)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import EXAMPLES
+
+from paperatlas import Library
+from paperatlas.bench.http import bench_http, make_queries
+
+
+def test_make_queries_are_distinct_title_spans() -> None:
+    titles = ["Low-rank adapters for protein language models", "Diffusion models for protein design", "x"]
+    qs = make_queries(titles, 30, seed=1)
+    assert len(qs) == len(set(qs)) and qs
+    assert all(2 <= len(q.split()) <= 4 and any(q in t.lower() for t in titles) for q in qs)
+    assert make_queries(titles, 30, seed=1) == qs
+
+
+def test_bench_http_measures_search_and_baselines(tmp_path: Path) -> None:
+    db = tmp_path / "bench.db"
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(EXAMPLES)
+        lib.embed()
+    out = bench_http(str(db), clients=2, seconds=1.0, n_queries=200)
+    names = [r["name"] for r in out["results"]]
+    assert names[0].startswith("Library.search") and "healthz" in names[1] and "search.json" in names[2]
+    for r in out["results"]:
+        assert r["requests"] > 0 and r["errors"] == 0, r
+        assert r["p50_ms"] <= r["p99_ms"] <= r["max_ms"]
+    assert out["library"]["papers"] == 29
