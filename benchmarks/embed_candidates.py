@@ -253,14 +253,24 @@ def evaluate(name: str, max_length: int, splits: list[str]) -> dict:
     return res
 
 
-def speed(name: str, max_length: int, n: int) -> float:
-    emb = CANDIDATES[name](max_length).load()
+def speed(name: str, max_length: int, n: int, threads: int | None = None) -> dict:
+    """Time `n` fresh abstracts: wall docs/s, and docs per CPU-second of this process.
+
+    With threads=1 the CPU-time rate is the speed of one core and barely moves
+    when other jobs share the machine; the wall rate does.
+    """
+    emb = CANDIDATES[name](max_length)
+    if threads:
+        emb.threads = threads
+    emb.load()
     _, docs, _, _ = load_scifact("train")
     docs = docs[:n]
     emb.embed(docs[:32])  # warm-up
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     emb.embed(docs, batch_size=32)
-    return n / (time.perf_counter() - t0)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"n": n, "threads": emb.threads, "wall_docs_per_s": round(n / wall, 2),
+            "cpu_docs_per_s": round(n / cpu, 2), "load_avg_1m": round(os.getloadavg()[0], 2)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -268,6 +278,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("configs", nargs="*", default=["minilm@256", "minilm@128"], help="NAME@MAX_LENGTH")
     ap.add_argument("--splits", default="train", help="comma list of train,test (default train)")
     ap.add_argument("--speed", type=int, default=0, help="also time N fresh abstracts (no cache)")
+    ap.add_argument("--speed-only", action="store_true", help="only the --speed timing, no nDCG")
+    ap.add_argument("--threads", type=int, default=0, help="ONNX intra-op threads for --speed (default: all cores)")
     ap.add_argument("--list", action="store_true", help="list candidate names")
     args = ap.parse_args(argv)
     if args.list:
@@ -276,9 +288,12 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for cfg in args.configs:
         name, _, ml = cfg.partition("@")
-        r = evaluate(name, int(ml or 256), args.splits.split(","))
-        if args.speed:
-            r[f"docs_per_s_{args.speed}"] = round(speed(name, int(ml or 256), args.speed), 2)
+        if args.speed_only:
+            r = {"config": cfg, **speed(name, int(ml or 256), args.speed or 256, args.threads)}
+        else:
+            r = evaluate(name, int(ml or 256), args.splits.split(","))
+            if args.speed:
+                r["speed"] = speed(name, int(ml or 256), args.speed, args.threads)
         print(json.dumps(r), flush=True)
         rows.append(r)
     print("\n| config | " + " | ".join(k for k in rows[0] if k not in ("config",)) + " |")

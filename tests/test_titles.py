@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
+from conftest import SHARED, need
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paperatlas.ingest.titles import MAX_TITLE_CHARS, derive_title, gerund, split_sentences, trim_phrase
 
-SEEDS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "seeds"
+SEEDS = SHARED / "seeds"
 
 
 def seed_paragraphs() -> list[str]:
     """Every abstract of every seed list: skip the header line, split on blank lines."""
     out: list[str] = []
-    for path in sorted(SEEDS.glob("*.txt")):
+    for path in sorted(need(SEEDS).glob("*.txt")):
         lines = path.read_text(encoding="utf-8").splitlines()
         first = next(i for i, line in enumerate(lines) if line.strip())
         body = "\n".join(lines[first + 1 :])
@@ -28,8 +28,6 @@ def seed_paragraphs() -> list[str]:
 
 def seed_abstract(marker: str) -> str:
     """The one seed abstract containing `marker` (so the tests do not depend on file order)."""
-    if not SEEDS.exists():
-        pytest.skip(f"{SEEDS} not available")
     hits = [p for p in seed_paragraphs() if marker in p]
     assert len(hits) == 1, f"{marker!r} matches {len(hits)} seed abstracts"
     return hits[0]
@@ -117,8 +115,6 @@ def test_seed_titles_avoid_incidental_names() -> None:
 
 
 def test_all_seed_titles_are_short_and_clean() -> None:
-    if not SEEDS.exists():
-        pytest.skip(f"{SEEDS} not available")
     paragraphs = seed_paragraphs()
     assert len(paragraphs) == 29
     for abstract in paragraphs:

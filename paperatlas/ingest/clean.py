@@ -520,13 +520,20 @@ def clean_text(raw: str) -> str:
         return _collapse(raw) if isinstance(raw, str) else ""
 
 
-def normalize_key(text: str) -> str:
+def normalize_key(text: str, clean: bool = True) -> str:
     """A comparison key for duplicate detection.
 
     Cleans the text, applies NFKC (so full-width and ligature forms match their
     plain forms), case-folds, and drops punctuation, whitespace and invisible
     format characters entirely, so "Deep-Learning:  a survey" and
-    "deep learning a survey" share a key.
+    "deep learning a survey" share a key. `clean=False` skips clean_text for
+    text that is already clean.
     """
-    cleaned = unicodedata.normalize("NFKC", clean_text(text)).casefold()
-    return "".join(ch for ch in cleaned if unicodedata.category(ch)[0] not in "PZC" and not ch.isspace())
+    if clean:
+        text = clean_text(text)
+    # one regex pass, not a per-character category lookup: this runs twice per ingested record
+    return _NON_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+# punctuation, symbols, whitespace and control/format characters (and "_")
+_NON_WORD = re.compile(r"[\W_]+")

@@ -135,8 +135,10 @@ def _status_from(text: str) -> str:
 
 
 def dedup_key(title: str, abstract: str) -> str:
-    """Same normalised title + abstract -> same key: duplicates across files merge."""
-    blob = normalize_key(title) + "\x1f" + normalize_key(abstract)
+    """Same normalised title + abstract -> same key: duplicates across files merge.
+
+    Takes text that to_paper has already cleaned."""
+    blob = normalize_key(title, clean=False) + "\x1f" + normalize_key(abstract, clean=False)
     return hashlib.sha1(blob.encode("utf-8")).hexdigest()
 
 

@@ -61,8 +61,8 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     real_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     mode = " (read-only)" if read_only else ""
-    click.echo(f"paperatlas: serving {library.path} ({library.count()} papers){mode} at http://{shown}:{real_port}/",
-               err=False)
+    click.echo(f"paperatlas: serving {library.path} ({library.count()} papers){mode} at http://{shown}:{real_port}/"
+               "  (Ctrl+C to stop)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo("warning: listening beyond this machine; anyone who can reach it can read the library"
                    + ("" if read_only else " and change stars and tags (add --read-only)"), err=True)

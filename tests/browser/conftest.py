@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -70,8 +71,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             line = proc.stdout.readline()
             if not line:
                 break
-            if " at http://" in line:
-                url = line.rsplit(" at ", 1)[1].strip().rstrip("/")
+            m = re.search(r" at (http://\S+?)/?(\s|$)", line)
+            if m:
+                url = m.group(1)
                 break
         if not url:
             proc.kill()
