@@ -15,6 +15,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -211,7 +212,14 @@ def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hy
                                  proc.pid)
             return [health, search]
 
-        health, search = asyncio.run(run())
+        # in a thread of its own: works even when the caller already runs an event loop
+        box: list[list[Result]] = []
+        t = threading.Thread(target=lambda: box.append(asyncio.run(run())))
+        t.start()
+        t.join()
+        if not box:
+            raise RuntimeError("the load generator failed; see the traceback above")
+        health, search = box[0]
     finally:
         proc.terminate()
         try:

@@ -187,7 +187,7 @@ SIM_VENUE = "ICLR"
 SIM_MIN_AREA = 40
 SIM_SKIP_AREAS = ("general machine learning",)  # a catch-all, not an interest
 SIM_EVENTS = (0, 5, 10, 20)
-SIM_TUNE_SEEDS = tuple(range(0, 20))
+SIM_TUNE_SEEDS = tuple(range(0, 30))
 SIM_TEST_SEEDS = tuple(range(100, 150))
 # response probabilities: (like, not interested) for a paper of a liked / disliked / other area
 RESPONSES = {1: (0.85, 0.0), -1: (0.0, 0.6), 0: (0.05, 0.15)}
@@ -460,7 +460,7 @@ def _recommend_cmd() -> Any:
     @click.option("--embedder", default="minilm", show_default=True,
                   help="Embedding model (vectors come from $PAPERATLAS_VECTOR_CACHE when already computed).")
     @click.option("--split", type=click.Choice(["test", "tune"]), default="test", show_default=True,
-                  help="simulated/groups: report readers (seeds 100-149) or tuning readers (0-19).")
+                  help="simulated/groups: report readers (seeds 100-149) or tuning readers (0-29).")
     @click.option("--seeds", default="0,1,2,3,4", show_default=True, help="acm-cr: hide-half seeds.")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON: each recommender's metrics.")
     def recommend_cmd(task: str, data_path: str, embedder: str, split: str, seeds: str, as_json: bool) -> None:

@@ -10,6 +10,7 @@ the whole 8k-paper budget), deterministic for a seed, and linear in the number o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -94,7 +95,7 @@ def fuzzy_graph(idx: np.ndarray, dist: np.ndarray, n_iter: int = 48) -> tuple[np
     return sym.row.astype(np.int32), sym.col.astype(np.int32), sym.data.astype(np.float32)
 
 
-def _init(x: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray, seed: int) -> np.ndarray:
+def _init(x: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray, seed: int, dims: int = 2) -> np.ndarray:
     """Spectral embedding of the graph (UMAP's default), or PCA when that does not converge."""
     from scipy import sparse
     from scipy.sparse.linalg import eigsh
@@ -110,14 +111,14 @@ def _init(x: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray, se
             # the largest eigenvectors of D^-1/2 W D^-1/2 are the smallest of the normalised Laplacian
             m = dinv @ g @ dinv
             v0 = rng.uniform(-1, 1, n)
-            vals, vecs = eigsh(m, k=3, which="LA", v0=v0, tol=1e-4, maxiter=n * 5)
+            vals, vecs = eigsh(m, k=dims + 1, which="LA", v0=v0, tol=1e-4, maxiter=n * 5)
             order = np.argsort(-vals)
-            y = vecs[:, order[1:3]]
-            y = y * np.sign(y[np.argmax(np.abs(y), axis=0), [0, 1]])  # fixed sign per axis
+            y = vecs[:, order[1 : dims + 1]]
+            y = y * np.sign(y[np.argmax(np.abs(y), axis=0), np.arange(dims)])  # fixed sign per axis
         except Exception:  # ARPACK may fail on a disconnected graph: fall back to PCA
             y = None
     if y is None or not np.all(np.isfinite(y)):
-        y = pca(x, 2, seed).astype(np.float64)
+        y = pca(x, dims, seed).astype(np.float64)
     y = y - y.mean(axis=0)
     y = 10.0 * y / max(float(np.abs(y).max()), 1e-12)
     return (y + rng.normal(scale=1e-4, size=y.shape)).astype(np.float32)
@@ -146,7 +147,7 @@ def _optimize(y: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray
         src = np.concatenate([h, hn])
         dst = np.concatenate([t, tn])
         diff = y[src] - y[dst]
-        d2 = diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1]
+        d2 = np.einsum("ij,ij->i", diff, diff)
         m = len(h)
         pb = np.power(np.maximum(d2, np.float32(1e-12)), b32 - 1)  # d2^(b-1)
         den = a32 * pb * d2 + 1  # 1 + a d2^b
@@ -156,10 +157,35 @@ def _optimize(y: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray
         g = np.clip(coef[:, None] * diff, -4, 4)
         g *= alpha
         idx = np.concatenate([src, t])
-        for dim in range(2):
+        for dim in range(y.shape[1]):
             wts = np.concatenate([g[:, dim], -g[:m, dim]])
             y[:, dim] += np.bincount(idx, wts, minlength=n).astype(np.float32)
     return y
+
+
+@dataclass
+class NeighborGraph:
+    """The fuzzy k-NN graph of a set of vectors; build once, embed in several dimensions."""
+
+    z: np.ndarray  # the PCA-reduced vectors the graph was built on
+    heads: np.ndarray
+    tails: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def build(cls, x: np.ndarray, n_neighbors: int = 15, pca_dims: int = 50, seed: int = 0) -> NeighborGraph:
+        x = np.asarray(x, dtype=np.float32)
+        z = pca(x, pca_dims, seed) if x.shape[1] > pca_dims else x
+        idx, dist = knn(z, n_neighbors)
+        return cls(z, *fuzzy_graph(idx, dist))
+
+    def embed(self, dims: int = 2, min_dist: float = 0.1, n_epochs: int | None = None, seed: int = 0) -> np.ndarray:
+        """A `dims`-dimensional embedding that keeps the graph's neighbours close."""
+        n = self.z.shape[0]
+        y = _init(self.z, self.heads, self.tails, self.weights, seed, dims)
+        epochs = n_epochs or (500 if n <= 10_000 else 200)
+        a, b = _ab(min_dist)
+        return _optimize(y, self.heads, self.tails, self.weights, epochs, seed, a, b)
 
 
 @REDUCERS.register("neighbors")
@@ -167,30 +193,28 @@ class NeighborLayout:
     """UMAP-style layout in numpy: k-NN graph on PCA-50, fuzzy weights, force layout."""
 
     def __init__(self, n_neighbors: int = 15, n_epochs: int | None = None, pca_dims: int = 50,
-                 min_dist: float = 0.1, seed: int = 0) -> None:
+                 min_dist: float = 0.1, seed: int = 0, n_components: int = 2) -> None:
+        self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.n_epochs = n_epochs
         self.pca_dims = pca_dims
         self.min_dist = min_dist
         self.seed = seed
 
-    def fit_transform(self, x: np.ndarray) -> np.ndarray:
+    def fit_transform(self, x: np.ndarray, graph: NeighborGraph | None = None) -> np.ndarray:
         n = x.shape[0]
         if n < 4:
-            return _tiny(n)
-        z = pca(x, self.pca_dims, self.seed) if x.shape[1] > self.pca_dims else np.asarray(x, np.float32)
-        idx, dist = knn(z, self.n_neighbors)
-        heads, tails, w = fuzzy_graph(idx, dist)
-        y = _init(z, heads, tails, w, self.seed)
-        epochs = self.n_epochs or (500 if n <= 10_000 else 200)
-        a, b = _ab(self.min_dist)
-        return _optimize(y, heads, tails, w, epochs, self.seed, a, b)
+            return _tiny(n, self.n_components)
+        g = graph or NeighborGraph.build(x, self.n_neighbors, self.pca_dims, self.seed)
+        return g.embed(self.n_components, self.min_dist, self.n_epochs, self.seed)
 
 
 def _ab(min_dist: float, spread: float = 1.0) -> tuple[float, float]:
     """The a, b of UMAP's 1 / (1 + a d^2b) curve for this min_dist (least squares, as UMAP)."""
     if abs(min_dist - 0.1) < 1e-9 and spread == 1.0:
         return 1.577, 0.895
+    if min_dist == 0.0 and spread == 1.0:
+        return 1.933, 0.7905
     from scipy.optimize import curve_fit
 
     xv = np.linspace(0, spread * 3, 300)
@@ -199,10 +223,13 @@ def _ab(min_dist: float, spread: float = 1.0) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def _tiny(n: int) -> np.ndarray:
+def _tiny(n: int, dims: int = 2) -> np.ndarray:
     """Too few papers to lay out: put them on a circle."""
     ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    return np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32) if n else np.zeros((0, 2), np.float32)
+    y = np.zeros((n, dims), dtype=np.float32)
+    if n:
+        y[:, 0], y[:, 1 % dims] = np.cos(ang), np.sin(ang)
+    return y
 
 
 @REDUCERS.register("umap")

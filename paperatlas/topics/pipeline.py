@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import PaperatlasError
 from .cluster import CLUSTERERS, Clustering, split_fine, unit
 from .labels import ClassLabel, PhraseMatrix, label_classes, paper_phrases, phrase_matrix
-from .layout import REDUCERS
+from .layout import REDUCERS, NeighborGraph, NeighborLayout
 
 LEVELS = ("coarse", "fine")
 Progress = Callable[[str], None]
@@ -92,8 +92,9 @@ class TopicPipeline:
     """
 
     def __init__(self, layout: str = "neighbors", clusterer: str = "kmeans", seed: int = 0, k: int | None = None,
-                 k_min: int = 8, k_max: int = 40, fine_k_max: int = 8, n_central: int = 5,
-                 layout_options: dict[str, Any] | None = None) -> None:
+                 k_min: int = 6, k_max: int = 40, fine_k_max: int = 8, n_central: int = 5,
+                 n_neighbors: int = 15, cluster_dims: int = 5, layout_options: dict[str, Any] | None = None) -> None:
+        self.n_neighbors, self.cluster_dims = n_neighbors, cluster_dims
         self.layout = layout
         self.clusterer = clusterer
         self.seed = seed
@@ -118,16 +119,26 @@ class TopicPipeline:
         x = unit(vectors)
 
         t = time.perf_counter()
+        say("neighbour graph")
+        graph = NeighborGraph.build(x, self.n_neighbors, seed=self.seed) if n >= 4 else None
+        seconds["graph"] = time.perf_counter() - t
+
+        t = time.perf_counter()
         say("clustering")
-        coarse_cl = self.cluster(x)
+        space = graph.embed(self.cluster_dims, min_dist=0.0, seed=self.seed) if graph is not None else x
+        coarse_cl = self.cluster(space)
         coarse = coarse_cl.labels
-        fine, parents, fine_centers = split_fine(x, coarse, self.seed, self.fine_k_max)
+        fine, parents = split_fine(space, coarse, self.seed, self.fine_k_max)
         seconds["cluster"] = time.perf_counter() - t
 
         t = time.perf_counter()
         say("layout")
-        reducer = REDUCERS.create(self.layout, seed=self.seed, **self.layout_options)
-        xy = _normalise_xy(reducer.fit_transform(x))
+        if self.layout == "neighbors":
+            reducer = NeighborLayout(seed=self.seed, **self.layout_options)
+            xy = reducer.fit_transform(x, graph=graph)
+        else:
+            xy = REDUCERS.create(self.layout, seed=self.seed, **self.layout_options).fit_transform(x)
+        xy = _normalise_xy(xy)
         seconds["layout"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -139,18 +150,19 @@ class TopicPipeline:
         seconds["labels"] = time.perf_counter() - t
 
         topics: list[Topic] = []
-        for level, labels, names, centers, parent_of in (
-            ("coarse", coarse, coarse_labels, coarse_cl.centers, None),
-            ("fine", fine, fine_labels, fine_centers, parents),
+        for level, labels, names, parent_of in (
+            ("coarse", coarse, coarse_labels, None),
+            ("fine", fine, fine_labels, parents),
         ):
             for c, lab in enumerate(names):
                 rows = np.flatnonzero(labels == c)
                 if not len(rows):
                     continue
                 ax, ay = _anchor(xy, rows)
+                center = unit(x[rows].mean(axis=0, keepdims=True))[0]
                 topics.append(Topic(
                     level=level, topic=c, size=len(rows), label=_label_text(lab, c), phrases=lab.phrases,
-                    central=_central(x, rows, centers[c], ids, self.n_central),
+                    central=_central(x, rows, center, ids, self.n_central),
                     parent=None if parent_of is None else int(parent_of[c]), x=ax, y=ay,
                 ))
         keep = pm.df >= 3

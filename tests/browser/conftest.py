@@ -48,7 +48,7 @@ def _require_browser() -> None:
         pytest.skip(missing)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `paperatlas serve` on a free loopback port, over the 29 examples + an XSS paper."""
     _require_browser()
@@ -88,7 +88,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed after this module: Playwright's loop must not outlive it
 def browser(server: str):  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
@@ -106,6 +106,8 @@ def page(browser, server: str):  # type: ignore[no-untyped-def]
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    # our own pages must live within our Content-Security-Policy (no inline scripts or styles)
+    pg.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     pg.set_default_timeout(10_000)
     yield pg
     ctx.close()

@@ -8,6 +8,11 @@ import re
 
 import pytest
 
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `server` fixture skips (or fails in CI) with the reason
+    expect = None
+
 from .conftest import SHOTS, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -20,19 +25,21 @@ def test_search_as_you_type(page) -> None:  # type: ignore[no-untyped-def]
     first = page.locator("#results .paper-item").first
     first.wait_for()
     # the query is in the URL, so the search can be shared
-    page.wait_for_function("location.search.includes('q=user+simul')")
+    page.wait_for_url(re.compile(r"/search\?q=user\+simul"))
     assert page.locator("#results .paper-item mark").count() > 0
     assert page.locator("#results .paper-item .derived").count() > 0  # the examples' titles are derived
     shot(page, "search")
     # switch to keyword mode: results and URL follow without pressing Enter
     page.locator('input[name="mode"][value="keyword"]').check()
-    page.wait_for_function("location.search.includes('mode=keyword')")
-    page.wait_for_function("document.querySelector('#results .count').textContent.includes('keyword')")
+    page.wait_for_url(re.compile(r"mode=keyword"))
+    expect(page.locator("#results .count")).to_contain_text("keyword")
     # a venue filter
     page.locator('select[name="venue"]').select_option("NeurIPS")
-    page.wait_for_function("location.search.includes('venue=NeurIPS')")
-    page.wait_for_function(
-        "[...document.querySelectorAll('#results .paper-item .meta')].every(m => m.textContent.includes('NeurIPS'))")
+    page.wait_for_url(re.compile(r"venue=NeurIPS"))
+    expect(page.locator("#results .count")).to_contain_text("Results")
+    metas = page.locator("#results .paper-item .meta")
+    expect(metas.first).to_contain_text("NeurIPS")
+    assert all("NeurIPS" in m for m in metas.all_inner_texts())
     # reloading the shared URL gives the same page
     page.reload()
     assert page.locator("#q").input_value() == "user simul"
@@ -52,7 +59,7 @@ def test_open_star_and_export(page) -> None:  # type: ignore[no-untyped-def]
     star = page.locator(".paper-head button.star")
     assert star.get_attribute("aria-pressed") == "false"
     star.click()
-    page.wait_for_function("document.querySelector('.paper-head button.star').getAttribute('aria-pressed') === 'true'")
+    expect(star).to_have_attribute("aria-pressed", "true")
     # the star lives in the library, not in the browser: a reload and the API agree
     page.reload()
     assert page.locator(".paper-head button.star").get_attribute("aria-pressed") == "true"
@@ -91,7 +98,7 @@ def test_keyboard(page) -> None:  # type: ignore[no-untyped-def]
     page.keyboard.press("k")
     assert "selected" in (items.nth(0).get_attribute("class") or "")
     page.keyboard.press("s")
-    page.wait_for_function("document.querySelector('.paper-item.selected button.star').getAttribute('aria-pressed') === 'true'")
+    expect(page.locator(".paper-item.selected button.star")).to_have_attribute("aria-pressed", "true")
     first_id = items.nth(0).get_attribute("data-id")
     assert first_id in [p["id"] for p in page.request.get("/saved.json").json()["papers"]]
     page.keyboard.press("/")
