@@ -409,9 +409,12 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
 @click.option("--read-only", is_flag=True, help="Refuse every change (stars, tags, readers) with 403.")
 @click.option("--get", "get_path", metavar="PATH", help="Run one GET request, print the body and exit (no server).")
 @click.option("--token", help="With --get: send `Authorization: Bearer TOKEN` (a reader's API token).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes (one per core serves the most searches per second).")
 @click.pass_context
 @handle_errors
-def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: str | None, token: str | None) -> None:
+def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: str | None, token: str | None,
+          workers: int) -> None:
     """Serve the web UI and the HTTP API (every page has a .json twin; docs at /docs).
 
     Example:
@@ -422,7 +425,7 @@ def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: s
     """
     from .web.cli import run_serve
 
-    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token))
+    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers))
 
 
 def _register_subcommands() -> None:

@@ -370,3 +370,13 @@ def test_browser_tests_skip_or_fail_without_chromium(require: str, outcome: str,
     assert "chromium not found, browser tests skipped" in r.stdout, r.stdout
     assert f"1 {outcome if outcome == 'skipped' else 'error'}" in r.stdout, r.stdout
     assert (r.returncode == 0) == (outcome == "skipped")
+
+
+def test_inline_app_for_worker_processes(web_lib: Library) -> None:
+    """`serve --workers N` runs views on the event loop; pages, API and writes behave the same."""
+    with TestClient(create_app(web_lib, inline=True)) as c:
+        assert c.get("/search.json", params={"q": "protein"}).json()["hits"][0]["venue"] == "NeurIPS"
+        assert c.get("/paper/neurips2023/abc123").status_code == 200
+        token = csrf_of(c)
+        r = c.post("/paper/xss/1/star", data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
+        assert r.json()["starred"] is True and [p.id for p in web_lib.liked("me")] == ["xss/1"]

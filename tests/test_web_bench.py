@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import EXAMPLES
 
 from paperatlas import Library
@@ -18,15 +20,17 @@ def test_make_queries_are_distinct_title_spans() -> None:
     assert make_queries(titles, 30, seed=1) == qs
 
 
-def test_bench_http_measures_search_and_baselines(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])  # 2: `serve --workers 2`, one process per core
+def test_bench_http_measures_search_and_baselines(tmp_path: Path, workers: int) -> None:
     db = tmp_path / "bench.db"
     with Library(db, embedder="hashing") as lib:
         lib.ingest(EXAMPLES)
         lib.embed()
-    out = bench_http(str(db), clients=2, seconds=1.0, n_queries=200)
+    out = bench_http(str(db), clients=2, seconds=1.0, n_queries=200, workers=workers)
     names = [r["name"] for r in out["results"]]
     assert names[0].startswith("Library.search") and "healthz" in names[1] and "search.json" in names[2]
     for r in out["results"]:
         assert r["requests"] > 0 and r["errors"] == 0, r
         assert r["p50_ms"] <= r["p99_ms"] <= r["max_ms"]
-    assert out["library"]["papers"] == 29
+    assert out["library"]["papers"] == 29 and out["server_processes"] == workers
+    assert out["results"][2]["server_cpu_ms"] > 0  # the server's (and its workers') CPU was measured

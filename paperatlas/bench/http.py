@@ -99,13 +99,31 @@ async def _request(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, p
     return status
 
 
+def _stat(pid: int | str) -> list[str]:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def _proc_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of a process (Linux /proc; None elsewhere)."""
+    """User + system CPU seconds of a process and its children (`--workers`); Linux /proc, else None."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+        pids = {pid}
+        for p in os.listdir("/proc"):
+            if p.isdigit():
+                try:
+                    if int(_stat(p)[1]) == pid:
+                        pids.add(int(p))
+                except (OSError, IndexError, ValueError):
+                    continue
+        ticks = 0
+        for p in pids:
+            try:
+                fields = _stat(p)
+                ticks += int(fields[11]) + int(fields[12])
+            except (OSError, IndexError, ValueError):
+                continue
+        return ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
         return None
 
 
@@ -175,8 +193,9 @@ def _in_process(db: str, queries: list[str], mode: str, per_page: int, seconds: 
     return res
 
 
-def _start_server(db: str) -> tuple[subprocess.Popen[str], int]:
-    cmd = [sys.executable, "-m", "paperatlas", "--db", db, "serve", "--host", "127.0.0.1", "--port", "0", "--read-only"]
+def _start_server(db: str, workers: int = 1) -> tuple[subprocess.Popen[str], int]:
+    cmd = [sys.executable, "-m", "paperatlas", "--db", db, "serve", "--host", "127.0.0.1", "--port", "0", "--read-only",
+           "--workers", str(workers)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + 120
@@ -192,21 +211,23 @@ def _start_server(db: str) -> tuple[subprocess.Popen[str], int]:
 
 
 def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hybrid", per_page: int = 10,
-               n_queries: int = 20000, seed: int = 0) -> dict[str, Any]:
+               n_queries: int = 20000, seed: int = 0, workers: int = 1) -> dict[str, Any]:
     """Run the three measurements; returns their summaries (and prints nothing)."""
     from ..library import Library
 
+    # other work on the machine skews every figure; say how busy it was
+    load_before = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     with Library(db) as lib:
         titles = [p.title for p in lib.papers()]
         papers = lib.count()
     queries = make_queries(titles, n_queries, seed)
     search_paths = ["/search.json?" + urlencode({"q": q, "mode": mode, "per_page": per_page}) for q in queries]
     base = _in_process(db, queries, mode, per_page, seconds)
-    proc, port = _start_server(db)
+    proc, port = _start_server(db, workers)
     try:
         async def run() -> list[Result]:
-            # a short warm-up, so connection set-up and first-query costs are not measured
-            await _load(port, "warm-up", search_paths[-200:], clients, 1.0)
+            # a warm-up, so process start, connection set-up and first-query costs are not measured
+            await _load(port, "warm-up", search_paths[-400:], clients, 3.0)
             health = await _load(port, "GET /healthz (HTTP stack only)", ["/healthz"], clients, seconds, proc.pid)
             search = await _load(port, f"GET /search.json ({mode}, {per_page} hits)", search_paths, clients, seconds,
                                  proc.pid)
@@ -229,7 +250,8 @@ def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hy
     return {
         "library": {"papers": papers, "path": db},
         "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "server_processes": workers,
+        "load_average": load_before,
         "queries": f"{len(queries)} distinct 2-4 word spans of random titles (seed {seed}); "
                    "each request takes the next one, so the query-embedding cache rarely helps",
         "results": [r.summary() for r in (base, health, search)],

@@ -23,3 +23,7 @@ eval_.add_command(paraphrase_cmd)
 from .recommend import recommend_cmd  # noqa: E402
 
 eval_.add_command(recommend_cmd)
+
+from .topics import topics_cmd  # noqa: E402
+
+eval_.add_command(topics_cmd)

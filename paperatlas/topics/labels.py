@@ -106,9 +106,15 @@ def label_classes(
     should not just repeat its parent's label)."""
     w, counts = class_tfidf(pm, labels, n_classes)
     sizes = np.bincount(np.asarray(labels)[np.asarray(labels) >= 0], minlength=n_classes)
-    picked: list[list[str]] = []
-    for c in range(n_classes):
-        row = w[c]
+    col = {k: j for j, k in enumerate(pm.keys)}
+
+    def pick(c: int, shared: dict[str, int]) -> list[str]:
+        row = w[c].copy()
+        # a phrase that heads the labels of several classes belongs to the one where it weighs
+        # most; elsewhere it is halved, so each label says what sets its class apart
+        for key, owner in shared.items():
+            if owner != c:
+                row[col[key]] *= 0.5
         # a label phrase must occur in a few of the class's papers, not in one outlier
         floor = max(2.0, min_support * sizes[c]) if sizes[c] >= 10 else 1.0
         order = np.argsort(-row, kind="stable")[:200]
@@ -117,7 +123,19 @@ def label_classes(
             av = set(avoid[c])
             ranked = [r for r in ranked if r[0] not in av] + [r for r in ranked if r[0] in av]
         cnt = {pm.keys[j]: float(counts[c, j]) for j in order}
-        picked.append(pick_diverse(ranked, n_phrases, cnt))
+        keys = pick_diverse(ranked, n_phrases, cnt)
+        if avoid is not None and c < len(avoid) and avoid[c]:
+            keys = [k for k in keys if k not in avoid[c]] + [k for k in keys if k in avoid[c]]
+        return keys
+
+    picked = [pick(c, {}) for c in range(n_classes)]
+    users: dict[str, list[int]] = {}
+    for c, ks in enumerate(picked):
+        for key in ks[:2]:
+            users.setdefault(key, []).append(c)
+    shared = {key: max(cs, key=lambda c: (w[c, col[key]], -c)) for key, cs in users.items() if len(cs) > 1}
+    if shared:
+        picked = [pick(c, shared) for c in range(n_classes)]
     # one pass over the texts finds how each chosen key is usually written
     wanted = {k for ks in picked for k in ks}
     forms = surface_forms(texts, wanted) if wanted else {}

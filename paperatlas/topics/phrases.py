@@ -161,7 +161,7 @@ def is_label_worthy(key: str) -> bool:
     words = key.split()
     if len(words) == 1 and len(key) < 3:
         return False
-    if len(words) > 1 and words[-1] in _DANGLING:
+    if len(words) > 1 and (words[-1] in _DANGLING or key.endswith("large language")):
         return False  # "spiking neural", "large language": the noun is missing
     # "training data", "neural network": every word vague -> the phrase is vague too
     return not all(w in VAGUE_ALONE for w in words)

@@ -6,8 +6,10 @@ Route modules (`ROUTE_MODULES`, or `modules=` / `extra_routes=` of create_app) e
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
+import inspect
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -201,12 +203,25 @@ def _load(module: str | ModuleType) -> ModuleType:
     return importlib.import_module(module) if isinstance(module, str) else module
 
 
-def build_routes(endpoints: Sequence[Endpoint]) -> list[BaseRoute]:
+def _run_inline(view: Any) -> Any:
+    """A sync view called on the event loop itself, not in a worker thread."""
+    if inspect.iscoroutinefunction(view):
+        return view
+
+    @functools.wraps(view)
+    async def inline(request: Request) -> Any:
+        return view(request)
+
+    return inline
+
+
+def build_routes(endpoints: Sequence[Endpoint], inline: bool = False) -> list[BaseRoute]:
     routes: list[BaseRoute] = []
     for e in endpoints:
+        view = _run_inline(e.view) if inline else e.view
         if e.json_twin:  # first: `/paper/{id:path}` would otherwise take "x.json" as an id
-            routes.append(Route(e.path + ".json", e.view, methods=list(e.methods)))
-        routes.append(Route(e.path, e.view, methods=list(e.methods)))
+            routes.append(Route(e.path + ".json", view, methods=list(e.methods)))
+        routes.append(Route(e.path, view, methods=list(e.methods)))
     return routes
 
 
@@ -218,6 +233,7 @@ def create_app(
     template_dirs: Sequence[str | Path] = (),
     max_body: int = MAX_BODY,
     max_url: int = MAX_URL,
+    inline: bool = False,
 ) -> Starlette:
     """The web UI and HTTP API over `library`.
 
@@ -229,6 +245,8 @@ def create_app(
         template_dirs: folders searched for templates before the built-in ones.
         max_body: largest request body in bytes (413 above).
         max_url: longest path + query string (414 above).
+        inline: run sync views on the event loop instead of a thread pool; for one-process-
+            per-core serving (`serve --workers N`), where thread hand-offs only cost CPU.
 
     Example:
         >>> app = create_app(Library("demo.db"))  # doctest: +SKIP
@@ -251,7 +269,7 @@ def create_app(
     endpoints.extend(openapi.ENDPOINTS)
     # a pattern ending in a greedy `{x:path}` goes last: it would swallow "/paper/a/b/extra"
     endpoints.sort(key=lambda e: e.path.endswith(":path}"))
-    routes = build_routes(endpoints)
+    routes = build_routes(endpoints, inline)
     routes.append(Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"))
 
     handlers: dict[Any, Any] = {HTTPException: _http_error, PaperatlasError: _http_error, Exception: _http_error}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
@@ -26,8 +28,19 @@ def tune_for_serving() -> None:
         pass
 
 
+def app_from_env() -> Any:
+    """The app of one `serve --workers N` process: each opens the library itself."""
+    from .app import create_app, warm
+
+    tune_for_serving()
+    library = Library(os.environ["PAPERATLAS_SERVE_DB"])
+    app = create_app(library, read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1", inline=True)
+    warm(library)
+    return app
+
+
 def run_serve(library: Library, host: str, port: int, read_only: bool, get_path: str | None,
-              token: str | None = None) -> int:
+              token: str | None = None, workers: int = 1) -> int:
     """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not."""
     from .app import create_app, request_once, warm
 
@@ -45,8 +58,9 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
 
     import uvicorn
 
-    tune_for_serving()
-    warm(library)
+    if workers <= 1:
+        tune_for_serving()
+        warm(library)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # accepted connections inherit this; without it a keep-alive response written in two parts
@@ -61,8 +75,9 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     real_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     mode = " (read-only)" if read_only else ""
-    click.echo(f"paperatlas: serving {library.path} ({library.count()} papers){mode} at http://{shown}:{real_port}/"
-               "  (Ctrl+C to stop)")
+    procs = f", {workers} processes" if workers > 1 else ""
+    click.echo(f"paperatlas: serving {library.path} ({library.count()} papers){mode}{procs} at "
+               f"http://{shown}:{real_port}/  (Ctrl+C to stop)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo("warning: listening beyond this machine; anyone who can reach it can read the library"
                    + ("" if read_only else " and change stars and tags (add --read-only)"), err=True)
@@ -73,6 +88,18 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
         http = "httptools"  # about twice h11's throughput for small responses
     except ImportError:  # pragma: no cover
         http = "h11"
+    if workers > 1:
+        from uvicorn.supervisors import Multiprocess
+
+        os.environ["PAPERATLAS_SERVE_DB"] = str(Path(library.path).resolve())
+        os.environ["PAPERATLAS_SERVE_READ_ONLY"] = "1" if read_only else "0"
+        config = uvicorn.Config("paperatlas.web.cli:app_from_env", factory=True, workers=workers,
+                                log_level="warning", access_log=False, http=http, lifespan="off")
+        try:
+            Multiprocess(config, sockets=[sock]).run()
+        except TypeError:  # uvicorn < 0.30 took the target explicitly
+            Multiprocess(config, target=uvicorn.Server(config).run, sockets=[sock]).run()  # type: ignore[call-arg]
+        return 0
     config = uvicorn.Config(app, log_level="warning", access_log=False, http=http, lifespan="off")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
