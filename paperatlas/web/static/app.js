@@ -75,6 +75,7 @@
         g.querySelector('input[name="on"]').value = on ? "0" : "1";
       });
       toast(on ? "Saved ★" : "Removed from saved");
+      document.dispatchEvent(new CustomEvent("pa:feedback", { detail: { kind: "like", on, action: f.action } }));
     } catch (err) { toast("Could not save"); }
   });
 
