@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -116,7 +117,7 @@ def field_text(title: str, derived: bool, abstract: str, title_weight: int) -> s
 class Bm25Index:
     """BM25 over title (repeated `title_weight` times) + abstract; see the module docstring."""
 
-    FILES = ("indptr.npy", "indices.npy", "data.npy")
+    FILES = ("indptr.npy", "indices.npy", "data.npy", "maxs.npy")
 
     def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: int = 3, stem: bool = True) -> None:
         self.k1, self.b, self.title_weight, self.stem = float(k1), float(b), int(title_weight), stem
@@ -126,11 +127,13 @@ class Bm25Index:
         self.indptr = np.zeros(1, np.int64)
         self.indices = np.zeros(0, np.int32)
         self.data = np.zeros(0, np.float32)
+        self.maxs = np.zeros(0, np.float32)  # each term's highest score: the bound MaxScore prunes with
+        self._buffers = threading.local()
 
     @property
     def signature(self) -> str:
         """What the saved arrays depend on besides the documents."""
-        return f"bm25-lucene k1={self.k1} b={self.b} tw={self.title_weight} stem={int(self.stem)} v1"
+        return f"bm25-lucene k1={self.k1} b={self.b} tw={self.title_weight} stem={int(self.stem)} v2"
 
     def __len__(self) -> int:
         return self.n
@@ -165,6 +168,7 @@ class Bm25Index:
         self.n = n
         if n == 0 or len(terms) == 0:
             self.indptr, self.indices, self.data = np.zeros(v + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32)
+            self.maxs = np.zeros(v, np.float32)
             return
         docs = np.repeat(np.arange(n, dtype=np.int32), uniq)
         df = np.bincount(terms, minlength=v).astype(np.float64)
@@ -177,11 +181,12 @@ class Bm25Index:
         self.data = scores[order].astype(np.float32)
         self.indptr = np.zeros(v + 1, np.int64)
         np.cumsum(np.bincount(terms, minlength=v), out=self.indptr[1:])
+        self.maxs = np.maximum.reduceat(self.data, self.indptr[:-1]) if v else np.zeros(0, np.float32)
 
     # -- persistence --------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        for name, arr in zip(self.FILES, (self.indptr, self.indices, self.data)):
+        for name, arr in zip(self.FILES, (self.indptr, self.indices, self.data, self.maxs)):
             np.save(folder / name, arr)
         (folder / "vocab.json").write_text(json.dumps(self.analyzer.vocab, ensure_ascii=False), encoding="utf-8")
         (folder / "meta.json").write_text(json.dumps({"n": self.n, "signature": self.signature}), encoding="utf-8")
@@ -197,7 +202,7 @@ class Bm25Index:
             vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
-        self.indptr, self.indices, self.data = arrays
+        self.indptr, self.indices, self.data, self.maxs = arrays
         self.analyzer.vocab = vocab
         self.analyzer._word = {}
         self.n = int(meta["n"])
@@ -208,27 +213,83 @@ class Bm25Index:
     def query_terms(self, q: Query) -> list[int]:
         return list(dict.fromkeys(self.analyzer.ids(" ".join(q.terms), grow=False)))
 
-    def scores(self, q: Query) -> tuple[np.ndarray, np.ndarray]:
-        """(doc positions that match any term, their BM25 scores)."""
+    def _postings(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        s, e = int(self.indptr[t]), int(self.indptr[t + 1])
+        return self.indices[s:e], self.data[s:e]
+
+    def _buffer(self) -> tuple[np.ndarray, np.ndarray]:
+        """A zeroed score accumulator and seen-mask over all documents, one pair per thread
+        (reset after each query by touching only what the query touched)."""
+        b = self._buffers
+        if getattr(b, "n", -1) != self.n:
+            b.acc, b.seen, b.n = np.zeros(self.n, np.float32), np.zeros(self.n, bool), self.n
+        return b.acc, b.seen
+
+    def scores(self, q: Query, k: int | None = None,
+               allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(doc positions, BM25 scores) of the documents matching the query (and `allowed`).
+
+        With `k`, MaxScore pruning: terms are taken rarest-impact first; once the best
+        score a new document could still reach from the remaining terms (the sum of their
+        highest scores) is below the k-th best score so far, the remaining terms only
+        add to documents already found (looked up by binary search in their postings)
+        instead of streaming postings that can hold most of the library ("learning",
+        "model"). The top k are exactly those of a full evaluation."""
         tids = self.query_terms(q)
         if not tids or self.n == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         if len(tids) == 1:
-            s, e = self.indptr[tids[0]], self.indptr[tids[0] + 1]
-            return np.asarray(self.indices[s:e], np.int64), np.asarray(self.data[s:e], np.float32)
-        acc = np.zeros(self.n, np.float32)
-        for t in tids:
-            s, e = self.indptr[t], self.indptr[t + 1]
-            acc[self.indices[s:e]] += self.data[s:e]  # a term's postings hold distinct docs
-        hit = np.flatnonzero(acc)
-        return hit, acc[hit]
+            idx, dat = self._postings(tids[0])
+            pos, sc = np.asarray(idx, np.int64), np.asarray(dat, np.float32)
+            if allowed is not None:
+                keep = allowed[pos]
+                pos, sc = pos[keep], sc[keep]
+            return pos, sc
+        order = sorted(tids, key=lambda t: -float(self.maxs[t]))
+        rest = np.cumsum([float(self.maxs[t]) for t in order][::-1])[::-1]  # bound from terms i..end
+        acc, seen = self._buffer()
+        touched: list[np.ndarray] = []  # posting slices added into acc (to reset)
+        found: list[np.ndarray] = []  # new candidate docs, unique across the list
+        theta, i = 0.0, 0
+        try:
+            for i, t in enumerate(order):
+                if k is not None and found and rest[i] < theta:
+                    break
+                idx, dat = self._postings(t)
+                acc[idx] += dat  # a term's postings hold distinct docs
+                touched.append(idx)
+                new = idx[~seen[idx]]
+                if allowed is not None:
+                    new = new[allowed[new]]
+                seen[new] = True
+                found.append(np.asarray(new, np.int64))
+                if k is not None and i + 1 < len(order):
+                    cand = np.concatenate(found)
+                    if len(cand) >= k:
+                        theta = float(np.partition(acc[cand], len(cand) - k)[len(cand) - k])
+            else:
+                i = len(order)
+            cand = np.concatenate(found) if found else np.zeros(0, np.int64)
+            out = acc[cand].astype(np.float32)
+            if i < len(order) and len(cand):
+                srt = np.argsort(cand)
+                cs = cand[srt]
+                for t in order[i:]:  # non-essential terms: score the candidates only
+                    idx, dat = self._postings(t)
+                    if not len(idx):
+                        continue
+                    j = np.minimum(np.searchsorted(idx, cs), len(idx) - 1)
+                    hit = np.asarray(idx[j]) == cs
+                    out[srt[hit]] += np.asarray(dat[j[hit]])
+        finally:
+            for idx in touched:
+                acc[idx] = 0.0
+                seen[idx] = False
+        return cand, out
 
     def search(self, q: Query, k: int, allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
         """Top-k (id, score); `allowed` is a bool mask over build order."""
-        pos, sc = self.scores(q)
-        if allowed is not None and len(pos):
-            keep = allowed[pos]
-            pos, sc = pos[keep], sc[keep]
+        pos, sc = self.scores(q, k, allowed)
         best = top_k(sc, k)
         return [(self.ids[pos[i]], float(sc[i])) for i in best]
 

@@ -1,0 +1,2 @@
+import createScatterplot from 'regl-scatterplot';
+globalThis.createScatterplot = createScatterplot;
