@@ -438,6 +438,10 @@ def _register_subcommands() -> None:
     from .recommend.cli import register as register_recommend
 
     register_recommend(cli)
+    from .topics.cli import map_cmd, topics
+
+    cli.add_command(topics)
+    cli.add_command(map_cmd)
 
 
 _register_subcommands()

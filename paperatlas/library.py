@@ -231,11 +231,14 @@ class Library(RecommendMixin):
         return self.engine.search(query, mode, limit, max(0, int(offset)), self._allowed(venue, year, status), exclude)
 
     def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
-        """Papers nearest to `paper_id` by embedding."""
-        real = self.get(paper_id).id
-        ranked = self.engine.similar(real, limit, self._allowed(venue, year, None))
+        """Papers nearest to `paper_id` by embedding, each with a reason ("shares: ...")."""
+        from .topics.related import add_reasons
+
+        me = self.get(paper_id)
+        ranked = self.engine.similar(me.id, limit, self._allowed(venue, year, None))
         papers = self.store.get_papers([pid for pid, _ in ranked])
-        return [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
+        hits = [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
+        return add_reasons(self.store, me, hits)
 
     # -- readers and feedback --------------------------------------------------------------
     def reader(self, name: str | None = None, create: bool = True) -> Reader:

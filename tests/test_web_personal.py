@@ -395,3 +395,10 @@ def test_nav_and_openapi_list_the_personal_pages(client: TestClient) -> None:
               "/paper/{paper_id}/dismiss"):
         assert p in paths, p
     assert "post" in paths["/triage"] and "get" in paths["/triage.json"]
+
+
+def test_feed_of_a_reader_whose_name_has_a_slash(client: TestClient, web_lib: Library) -> None:
+    web_lib.set_feedback("lab/ana", ["graph/0"], "like")
+    r = client.get("/feeds/reader/lab%2Fana.atom")
+    assert r.status_code == 200 and "paperatlas digest for lab/ana" in r.text
+    assert "urn:paperatlas:paper:graph/0<" not in r.text  # liked: never in the feed

@@ -245,6 +245,8 @@ class Bm25Index:
                 keep = allowed[pos]
                 pos, sc = pos[keep], sc[keep]
             return pos, sc
+        if self.n < 20_000:
+            k = None  # small library: streaming every posting is already cheap
         order = sorted(tids, key=lambda t: -float(self.maxs[t]))
         rest = np.cumsum([float(self.maxs[t]) for t in order][::-1])[::-1]  # bound from terms i..end
         acc, seen = self._buffer()

@@ -108,7 +108,7 @@ def _script_json(data: Any) -> str:
 
 def render_map_html(library: Library | None = None, data: dict[str, Any] | None = None, title: str = "paperatlas map",
                     inline: bool = True, asset_base: str = "/map/assets/", data_url: str = "/map.json",
-                    paper_url: str = "", search_url: str = "", reader: str | None = None) -> str:
+                    paper_url: str = "", search_url: str = "", reader: str | None = None, home_url: str = "") -> str:
     """The map page.
 
     Args:
@@ -121,6 +121,7 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
         search_url: a search API ("/search.json") whose hits the search box highlights; by
             default the box matches titles, authors and key phrases in the page itself.
         reader: include this reader's saved papers (inline pages only).
+        home_url: make the title a link to this page (the web app's home).
 
     Example:
         >>> Path("atlas.html").write_text(render_map_html(lib), encoding="utf-8")  # doctest: +SKIP
@@ -145,6 +146,10 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
                 f'<script src="{base}atlas.js"></script>')
     attr_html = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items() if v)
     page = (STATIC / "atlas.html").read_text(encoding="utf-8")
+    title_html = html.escape(title)
+    if home_url:
+        title_html = f'<a href="{html.escape(home_url, quote=True)}">{title_html}</a>'
+    page = page.replace("{{TITLE_HTML}}", title_html)
     return (page.replace("{{TITLE}}", html.escape(title)).replace("{{HEAD}}", head)
             .replace("{{ATTRS}}", attr_html).replace("{{SCRIPTS}}", tail))
 

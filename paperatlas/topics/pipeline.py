@@ -92,7 +92,7 @@ class TopicPipeline:
     """
 
     def __init__(self, layout: str = "neighbors", clusterer: str = "kmeans", seed: int = 0, k: int | None = None,
-                 k_min: int = 6, k_max: int = 40, fine_k_max: int = 8, n_central: int = 5,
+                 k_min: int = 10, k_max: int = 40, fine_k_max: int = 8, n_central: int = 5,
                  n_neighbors: int = 15, cluster_dims: int = 5, layout_options: dict[str, Any] | None = None) -> None:
         self.n_neighbors, self.cluster_dims = n_neighbors, cluster_dims
         self.layout = layout

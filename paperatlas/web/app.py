@@ -48,7 +48,7 @@ TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 
 # Route modules registered by every app; another module adds itself here (or passes modules=).
-ROUTE_MODULES: list[str] = ["paperatlas.web.views", "paperatlas.web.personal"]
+ROUTE_MODULES: list[str] = ["paperatlas.web.views", "paperatlas.web.personal", "paperatlas.web.map_views"]
 
 MAX_BODY = 64 * 1024  # bytes of a POST body: forms and small JSON, never uploads
 MAX_URL = 4096  # characters of path + query string
@@ -120,7 +120,9 @@ class Guard:
             if msg["type"] == "http.response.start":
                 started = True
                 headers = list(msg.get("headers", []))
-                headers += SECURITY_HEADERS
+                # a view may set its own policy (the map page needs 'unsafe-eval' for WebGL code)
+                have = {k.lower() for k, _ in headers}
+                headers += [h for h in SECURITY_HEADERS if h[0] not in have]
                 if fresh:
                     c: SimpleCookie = SimpleCookie()
                     c[CSRF_COOKIE] = scope["pa.csrf"]

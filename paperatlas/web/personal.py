@@ -465,7 +465,7 @@ ENDPOINTS = [
              summary="Recommended papers the reader has not seen or judged; also as Markdown, HTML or Atom."),
     Endpoint("/digest/seen", mark_seen, methods=("POST",), params=SEEN_PARAMS, writes=True, tags=["recommend"],
              summary="Mark papers as seen (they leave the digest and the feeds)."),
-    Endpoint("/feeds/reader/{name}.atom", reader_feed, params=FEED_PARAMS, api_only=True, tags=["feeds"],
+    Endpoint("/feeds/reader/{name:path}.atom", reader_feed, params=FEED_PARAMS, api_only=True, tags=["feeds"],
              response={"type": "string"}, summary="Atom feed of a reader's unseen, unjudged recommendations."),
     Endpoint("/feeds/search/{search_id:int}.atom", search_feed, params=FEED_PARAMS, api_only=True,
              tags=["feeds"], response={"type": "string"},

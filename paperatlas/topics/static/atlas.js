@@ -374,7 +374,7 @@
           setHighlight(hits, hits.size + " match" + (hits.size === 1 ? "" : "es"));
           return;
         }
-        fetch(searchUrl + (searchUrl.indexOf("?") < 0 ? "?" : "&") + "limit=200&q=" + encodeURIComponent(q), { credentials: "same-origin" })
+        fetch(searchUrl + (searchUrl.indexOf("?") < 0 ? "?" : "&") + "per_page=100&q=" + encodeURIComponent(q), { credentials: "same-origin" })
           .then(function (r) { return r.json(); })
           .then(function (res) {
             if (seq !== searchSeq) return;

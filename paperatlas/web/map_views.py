@@ -1,0 +1,82 @@
+"""The paper map in the web UI: /map (the page), /map.json (its data), /map/assets/* (its code).
+
+The page is the same one `paperatlas map --out` writes, with assets and data served
+instead of inlined. It carries its own Content-Security-Policy: regl (under
+regl-scatterplot) compiles its draw calls with Function() and builds its point index
+in a blob: worker, which the site-wide policy forbids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from ..topics.map import ASSETS, MAP_CSP, asset, map_data, render_map_html
+from .common import Endpoint, HTTPError, Param, json_response, lib, query, reader_name, wants_json, web
+
+NAV = [("Map", "/map")]
+
+MAP_PARAMS = [
+    Param("venue", str, None, "only papers of this venue", max_length=200),
+    Param("year", int, None, "only papers of this year"),
+]
+
+
+def _payload(request: Request, venue: str | None, year: int | None) -> dict[str, Any]:
+    """map_data, cached until the topics are rebuilt or the papers change."""
+    library = lib(request)
+    meta = library.store.topics_meta() or {}
+    key = ("map", meta.get("built_at"), tuple(library.store.data_version()), venue, year)
+    cache = web(request).cache
+    if cache.get("map_key") != key:
+        cache["map_data"] = map_data(library, venue=venue, year=year)
+        cache["map_key"] = key
+    data = dict(cache["map_data"])
+    reader = library.store.get_reader(reader_name(request))
+    if reader is not None:
+        pos = {pid: i for i, pid in enumerate(data["ids"])}
+        data["saved"] = [pos[f.paper_id] for f in library.store.feedback(reader.id, "like") if f.paper_id in pos]
+    return data
+
+
+def map_page(request: Request) -> Response:
+    a = query(request, MAP_PARAMS)
+    if wants_json(request):  # no topics yet: map_data raises, the app answers 400 with the fix
+        return json_response(_payload(request, a["venue"], a["year"]))
+    if not (lib(request).store.topics_meta() or {}):
+        raise HTTPError(404, "this library has no topics yet, so there is no map",
+                        "run `paperatlas topics build`, then reload")
+    qs = request.url.query
+    page = render_map_html(title="paperatlas map", inline=False, asset_base="/map/assets/",
+                           data_url="/map.json" + (f"?{qs}" if qs else ""), paper_url="/paper/{id}",
+                           search_url="/search.json", home_url="/")
+    return HTMLResponse(page, headers={"content-security-policy": MAP_CSP, "cache-control": "no-cache"})
+
+
+def map_asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in ASSETS:
+        raise HTTPError(404, f"no map asset {name!r}", "see /map")
+    body, ctype = asset(name)
+    return Response(body, media_type=ctype, headers={"cache-control": "public, max-age=3600"})
+
+
+MAP_RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "description": "Column-oriented: entry i of ids, title, venue, year, url, authors, x, y, coarse, fine and "
+                   "phrases describes paper i; topics.coarse / topics.fine list the labelled topics.",
+    "properties": {
+        "ids": {"type": "array", "items": {"type": "string"}},
+        "x": {"type": "array", "items": {"type": "number"}},
+        "y": {"type": "array", "items": {"type": "number"}},
+        "topics": {"type": "object"},
+    },
+}
+
+ENDPOINTS = [
+    Endpoint("/map", map_page, params=MAP_PARAMS, json_twin=True, tags=["topics"], response=MAP_RESPONSE,
+             summary="The paper map: every paper placed by meaning, coloured and labelled by topic."),
+    Endpoint("/map/assets/{name}", map_asset, tags=["topics"], summary="Scripts and styles of the map page."),
+]
