@@ -154,6 +154,18 @@ def wants_json(request: Request) -> bool:
     return accept.split(",")[0].strip().startswith("application/json")
 
 
+# The filters and paging that list pages share (search, For you): one definition, one OpenAPI text.
+FILTER_PARAMS = [
+    Param("venue", str, None, "only this venue (case-insensitive)", max_length=200),
+    Param("year", int, None, "only this year"),
+    Param("status", str, None, "only this status, e.g. Oral", max_length=100),
+]
+PAGING_PARAMS = [
+    Param("page", int, 1, "page number, from 1", minimum=1, maximum=1000),
+    Param("per_page", int, 20, "results per page", minimum=1, maximum=100),
+]
+
+
 def query(request: Request, params: Sequence[Param]) -> dict[str, Any]:
     """Parse and validate the query parameters named in `params`."""
     qp = request.query_params

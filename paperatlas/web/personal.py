@@ -22,6 +22,8 @@ from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
 from ..recommend.groups import METHODS as GROUP_METHODS
 from ..store.personal import Reader
 from .common import (
+    FILTER_PARAMS,
+    PAGING_PARAMS,
     Endpoint,
     HTTPError,
     Param,
@@ -107,11 +109,8 @@ def _feed_url(name: str) -> str:
 # -- for you ---------------------------------------------------------------------------------
 FORYOU_PARAMS = [
     Param("method", str, DEFAULT_RECOMMENDER, "the recommender: " + ", ".join(METHODS), choices=METHODS),
-    Param("venue", str, None, "only this venue", max_length=200),
-    Param("year", int, None, "only this year"),
-    Param("status", str, None, "only this status, e.g. Oral", max_length=100),
-    Param("page", int, 1, "page number, from 1", minimum=1, maximum=1000),
-    Param("per_page", int, 20, "papers per page", minimum=1, maximum=100),
+    *FILTER_PARAMS,
+    *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: just the list (refreshed after a like)"),
 ]
 

@@ -15,6 +15,8 @@ from ..search.engine import MODES
 from ..store.personal import FEEDBACK_KINDS
 from ..store.sqlite import SORTABLE
 from .common import (
+    FILTER_PARAMS,
+    PAGING_PARAMS,
     READER_COOKIE,
     Endpoint,
     HTTPError,
@@ -105,11 +107,8 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
 SEARCH_PARAMS = [
     Param("q", str, "", "the query: words, or \"quoted phrases\" that must appear", max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
-    Param("venue", str, None, "only this venue (case-insensitive)", max_length=200),
-    Param("year", int, None, "only this year"),
-    Param("status", str, None, "only this status, e.g. Oral", max_length=100),
-    Param("page", int, 1, "page number, from 1", minimum=1, maximum=1000),
-    Param("per_page", int, 20, "results per page", minimum=1, maximum=100),
+    *FILTER_PARAMS,
+    *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
 ]
 
