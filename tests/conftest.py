@@ -14,7 +14,18 @@ from paperatlas import Library
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = sorted((ROOT / "examples").glob("*.txt"))
-SHARED = ROOT.parent / "shared" / "data"
+
+
+def _shared_data() -> Path:
+    """The read-only evaluation data: $PAPERATLAS_SHARED_DATA, ../shared/data beside the clone,
+    or the workplace's /work/shared/data (CI clones may live elsewhere)."""
+    for cand in (os.environ.get("PAPERATLAS_SHARED_DATA"), ROOT.parent / "shared" / "data", "/work/shared/data"):
+        if cand and Path(cand).is_dir():
+            return Path(cand)
+    return ROOT.parent / "shared" / "data"
+
+
+SHARED = _shared_data()
 VENUE_PAPERS = SHARED / "ml_venue_papers" / "papers.jsonl.gz"
 SCIFACT = SHARED / "scifact"
 

@@ -107,3 +107,31 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
     res = bench_search(Path(db_path), wanted, Path(workdir), n_queries, embed_papers,
                        log=lambda m: click.echo(m, err=True))
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
+
+
+@bench.command("topics")
+@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
+              help="An embedded library (its topics are not touched: the real size runs on a copy).")
+@click.option("--sizes", default="real,100k", show_default=True,
+              help="Comma-separated: real (the library itself), or synthetic sizes such as 100k.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--no-baseline", is_flag=True, help="Skip the TF-IDF k-means and PCA baselines.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bench_topics_cmd(db_path: str, sizes: str, seed: int, no_baseline: bool, as_json: bool) -> None:
+    """Seconds to build topics + map layout: the real library and synthetic larger ones,
+    beside TF-IDF k-means and PCA baselines measured in the same run.
+
+    Example:
+
+        paperatlas bench topics --db venue.db --sizes real,100k
+    """
+    from .topics import bench_topics, parse_size, table
+
+    wanted = [s.strip() for s in sizes.split(",") if s.strip()]
+    for s in wanted:
+        try:
+            parse_size(s)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--sizes") from None
+    res = bench_topics(Path(db_path), wanted, seed, not no_baseline, log=lambda m: click.echo(m, err=True))
+    click.echo(json.dumps(res, indent=2) if as_json else table(res))

@@ -30,17 +30,21 @@ import numpy as np
 
 from . import interests as interests_mod
 from . import preferences, triage
+from ..index.numpy import top_k
 from .base import RECOMMENDERS, Corpus, PriorScored, Scored, Signals, zscore
 
 
 @dataclass
 class Weights:
+    learned: float = 2.0  # the classifier over TF-IDF + embeddings (likes vs. hard and random negatives)
+    interests: float = 0.0  # the best interest's score (below); 0 on the tuning data, which still
+    # leaves interests deciding the positives, the phrases, the labels and the explanations
     knn_emb: float = 0.5  # per interest: nearest member, embeddings
     knn_kw: float = 0.5  # per interest: nearest member, TF-IDF
     cent_emb: float = 0.5  # per interest: centroid, embeddings
     cent_kw: float = 0.5  # per interest: centroid, TF-IDF
-    all_emb: float = 0.5  # all likes' centroid, embeddings
-    all_kw: float = 1.0  # all likes' centroid, TF-IDF
+    all_emb: float = 0.75  # all likes' centroid, embeddings
+    all_kw: float = 0.5  # all likes' centroid, TF-IDF
     phrase: float = 1.0  # added phrases, relative to a full interest
     neg: float = 0.5
     triage: float = 1.0
@@ -48,7 +52,11 @@ class Weights:
     half_life_pos: float = 200.0  # events; older likes fade slowly
     half_life_neg: float = 30.0  # dismissals fade faster: tastes change
     recency_penalty: float = 0.1  # a fully faded memory loses this much cosine
-    choice_weight: float = 0.5  # a triage winner counts as this much of a like
+    choice_weight: float = 0.0  # a triage winner counts as this much of a like (0: only the BT utility)
+    hard_negatives: int = 1000  # unlabelled papers the profile scores highest, as negatives
+    random_negatives: int = 1000  # plus this many random unlabelled papers
+    dislike_weight: float = 3.0  # an explicit "not interested" outweighs an unlabelled negative
+    svm_c: float = 0.01
 
 
 def recency(n: int, half_life: float) -> np.ndarray:
@@ -59,6 +67,17 @@ def recency(n: int, half_life: float) -> np.ndarray:
 
 def _dense(m: Any) -> np.ndarray:
     return np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=np.float32)
+
+
+def _svm_features(corpus: Corpus) -> Any:
+    """[TF-IDF | embeddings] as one sparse matrix (cached on the corpus)."""
+    f = corpus.cache.get("svm_features")
+    if f is None:
+        import scipy.sparse as sp
+
+        f = corpus.tfidf if corpus.emb is None else sp.hstack([corpus.tfidf, sp.csr_matrix(corpus.emb)]).tocsr()
+        corpus.cache["svm_features"] = f
+    return f
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -207,7 +226,7 @@ class DefaultRecommender:
         pen = w.recency_penalty * (1.0 - pos_w)[None, :]
         ke, kk = (se[:, :P] - pen if se is not None else None), sk[:, :P] - pen
 
-        per_group, kw_cents, ci = [], [], 0
+        paper_part, phrase_part, kw_cents, ci = [], [], [], 0
         for (it, cols), cent in zip(groups, cents):
             comp = np.zeros(n, np.float32)
             if len(cols):
@@ -218,27 +237,34 @@ class DefaultRecommender:
                 ci += 1
             else:
                 kw_cents.append(np.zeros(x.shape[1], np.float32))
+            phr = None
             if it.get("added"):
                 sims = [self._phrase_sims(corpus, p) for p in it["added"]]
                 res.phrase_sims.update(zip(it["added"], sims))
                 phr = np.max(np.stack(sims), axis=0)
-                full = w.knn_kw + w.cent_kw + w.all_kw
-                if se is not None:
-                    full += w.knn_emb + w.cent_emb + w.all_emb
                 # a phrase-only interest ranks by its phrases as strongly as liked papers rank their
-                # neighbours (interest + all-likes terms); on an interest with papers, phrases refine it
-                comp = comp + 0.5 * w.phrase * phr if len(cols) else w.phrase * full * phr
-            per_group.append(comp)
-        if per_group:
-            stack = np.stack(per_group)
-            res.interest_best = np.argmax(stack, axis=0)
+                # neighbours (classifier + all-likes terms); on an interest with papers, phrases refine it
+                full = w.all_kw + w.learned + (w.all_emb if se is not None else 0.0)
+                phr = (0.5 if len(cols) else full) * w.phrase * phr
+            paper_part.append(comp)
+            phrase_part.append(phr)
+        if paper_part:
+            papers_ = np.stack(paper_part)
+            phrases_ = np.stack([p if p is not None else np.full(n, -np.inf, np.float32) for p in phrase_part])
+            res.interest_best = np.argmax(papers_ + np.where(np.isfinite(phrases_), phrases_, 0.0), axis=0)
             res.kw_cents = np.stack(kw_cents)
-            parts["interests"] = stack.max(0)
+            if w.interests:
+                parts["interests"] = w.interests * papers_.max(0)
+            if any(p is not None for p in phrase_part):
+                parts["phrases"] = phrases_.max(0)
         if all_cent is not None:
             parts["all"] = w.all_kw * zscore(sk[:, P + N + C - 1])
             if se is not None:
                 parts["all"] += w.all_emb * zscore(se[:, P + N + C - 1])
 
+        if len(likes) and w.learned > 0:
+            parts["learned"] = w.learned * self._learned(corpus, prow[: len(likes)], corpus.rows(dis),
+                                                         sum(parts.values()) if parts else np.zeros(n, np.float32))
         if N:
             npen = w.recency_penalty * (1.0 - neg_w)[None, :]
             negz = zscore((sk[:, P:P + N] - npen).max(1))
@@ -258,6 +284,33 @@ class DefaultRecommender:
 
         res.scores = np.sum(np.stack(list(parts.values())), axis=0) if parts else np.zeros(n, np.float32)
         return res
+
+    def _learned(self, corpus: Corpus, pos: np.ndarray, dis: np.ndarray, prelim: np.ndarray) -> np.ndarray:
+        """A linear SVM over [TF-IDF, embeddings]: likes against explicit dislikes (weighted up),
+        the unlabelled papers the rest of the profile already ranks high (hard negatives) and a
+        random sample. arxiv-sanity uses every other paper as a negative; the far ones are never
+        support vectors, so sampling keeps its quality (better, on the ACM-CR tuning readers)
+        at a fraction of the cost."""
+        from sklearn import svm
+
+        w, n = self.w, len(corpus)
+        feats = _svm_features(corpus)
+        taken = np.zeros(n, dtype=bool)
+        taken[pos] = True
+        s = prelim.astype(np.float64, copy=True)
+        s[taken] = -np.inf
+        hard = top_k(s, w.hard_negatives) if w.hard_negatives else np.zeros(0, np.int64)
+        rng = np.random.default_rng(len(pos))  # deterministic for a given history
+        rnd = rng.choice(n, min(n, w.random_negatives), replace=False)
+        neg = np.setdiff1d(np.unique(np.concatenate([hard, rnd, dis]).astype(np.int64)), pos)
+        if not len(neg):
+            return np.zeros(n, np.float32)
+        rows = np.concatenate([pos, neg])
+        y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
+        sw = np.where(np.isin(neg, dis), w.dislike_weight, 1.0)
+        clf = svm.LinearSVC(class_weight="balanced", C=w.svm_c, max_iter=10000, tol=1e-4)
+        clf.fit(feats[rows], y, sample_weight=np.r_[np.ones(len(pos)), sw])
+        return zscore(clf.decision_function(feats).astype(np.float32))
 
     @staticmethod
     def _phrase_sims(corpus: Corpus, phrase: str) -> np.ndarray:

@@ -26,9 +26,10 @@ PRIOR_VAR = 1.0
 ALPHA = 1.0
 
 
-def projection(corpus: Corpus, dim: int = DIM) -> np.ndarray:
+def projection(corpus: Corpus, dim: int | None = None) -> np.ndarray:
     """(n, dim) PCA coordinates of the corpus, scaled to unit mean norm; cached on the corpus."""
-    z = corpus.cache.get("triage_z")
+    dim = dim or DIM
+    z = corpus.cache.get(f"triage_z{dim}")
     if z is not None:
         return z
     n = len(corpus)
@@ -47,13 +48,14 @@ def projection(corpus: Corpus, dim: int = DIM) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
     scale = float(np.linalg.norm(z, axis=1).mean()) or 1.0
     z = z / scale
-    corpus.cache["triage_z"] = z
+    corpus.cache[f"triage_z{dim}"] = z
     return z
 
 
-def posterior(z: np.ndarray, choices: Sequence[tuple[int, int]], prior_var: float = PRIOR_VAR,
+def posterior(z: np.ndarray, choices: Sequence[tuple[int, int]], prior_var: float | None = None,
               iters: int = 20) -> tuple[np.ndarray, np.ndarray]:
     """(mean, covariance) of the utility weights after the answers (winner row, loser row)."""
+    prior_var = prior_var or PRIOR_VAR
     d = z.shape[1]
     prec0 = np.eye(d) / prior_var
     if not choices:
@@ -84,13 +86,14 @@ def utility(corpus: Corpus, choices: Sequence[tuple[str, str]]) -> np.ndarray | 
 
 
 def select_pair(corpus: Corpus, choices: Sequence[tuple[str, str]], candidates: np.ndarray,
-                rng: np.random.Generator, base: np.ndarray | None = None, alpha: float = ALPHA,
+                rng: np.random.Generator, base: np.ndarray | None = None, alpha: float | None = None,
                 base_weight: float = 1.0) -> tuple[int, int] | None:
     """The next pair (row A, row B) among `candidates` (bool mask), or None if fewer than two.
 
     `base` is an optional current score per paper (e.g. the reader's recommendation scores),
     standardised and added to the sampled utility, so triage refines what likes already say.
     """
+    alpha = ALPHA if alpha is None else alpha
     idx = np.flatnonzero(candidates)
     if len(idx) < 2:
         return None

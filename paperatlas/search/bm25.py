@@ -265,7 +265,9 @@ class Bm25Index:
                     new = new[allowed[new]]
                 seen[new] = True
                 found.append(np.asarray(new, np.int64))
-                if k is not None and i + 1 < len(order):
+                # the k-th best can only allow a stop if it can exceed the next terms' bound,
+                # and no score so far exceeds the sum of the processed terms' highest scores
+                if k is not None and i + 1 < len(order) and rest[0] - rest[i + 1] >= rest[i + 1]:
                     cand = np.concatenate(found)
                     if len(cand) >= k:
                         theta = float(np.partition(acc[cand], len(cand) - k)[len(cand) - k])
@@ -274,15 +276,19 @@ class Bm25Index:
             cand = np.concatenate(found) if found else np.zeros(0, np.int64)
             out = acc[cand].astype(np.float32)
             if i < len(order) and len(cand):
+                # non-essential terms: only candidates that can still reach the k-th best
+                # score get their remaining terms looked up
+                keep = out + np.float32(rest[i]) >= theta
+                cand, out = cand[keep], out[keep]
                 srt = np.argsort(cand)
-                cs = cand[srt]
-                for t in order[i:]:  # non-essential terms: score the candidates only
+                cand, out = cand[srt], out[srt]
+                for t in order[i:]:
                     idx, dat = self._postings(t)
-                    if not len(idx):
+                    if not len(idx) or not len(cand):
                         continue
-                    j = np.minimum(np.searchsorted(idx, cs), len(idx) - 1)
-                    hit = np.asarray(idx[j]) == cs
-                    out[srt[hit]] += np.asarray(dat[j[hit]])
+                    j = np.minimum(np.searchsorted(idx, cand), len(idx) - 1)
+                    hit = np.asarray(idx[j]) == cand
+                    out[hit] += np.asarray(dat[j[hit]])
         finally:
             for idx in touched:
                 acc[idx] = 0.0

@@ -44,7 +44,11 @@ def unit(x: np.ndarray) -> np.ndarray:
 
 
 def _sqdist(x: np.ndarray, c: np.ndarray, xx: np.ndarray) -> np.ndarray:
-    return np.maximum(xx[:, None] - 2.0 * (x @ c.T) + np.einsum("ij,ij->i", c, c)[None, :], 0.0)
+    d = x @ c.T
+    d *= -2.0
+    d += xx[:, None]
+    d += np.einsum("ij,ij->i", c, c)[None, :]
+    return np.maximum(d, 0.0, out=d)
 
 
 def _kmeans_once(x: np.ndarray, k: int, rng: np.random.Generator, max_iter: int) -> tuple[np.ndarray, float]:
@@ -67,20 +71,23 @@ def _kmeans_once(x: np.ndarray, k: int, rng: np.random.Generator, max_iter: int)
         closest = d[:, best]
     labels = np.full(n, -1, dtype=np.int64)
     for _ in range(max_iter):
-        d = _sqdist(x, centers, xx)
-        new = np.argmin(d, axis=1)
-        if np.array_equal(new, labels):
-            break
+        # argmin over centres of |c|^2 - 2 x.c: the same order as the distances, |x|^2 dropped
+        scores = x @ (-2.0 * centers.T)
+        scores += np.einsum("ij,ij->i", centers, centers)[None, :]
+        new = np.argmin(scores, axis=1)
+        moved = int(np.count_nonzero(new != labels))
         labels = new
+        if moved <= n // 2000:  # (nearly) converged: the last few moves change nothing visible
+            break
         counts = np.bincount(labels, minlength=k)
         for j in range(x.shape[1]):
             centers[:, j] = np.bincount(labels, x[:, j], minlength=k) / np.maximum(counts, 1)
         empty = np.flatnonzero(counts == 0)
         if len(empty):  # restart an empty cluster at the worst-served point
-            far = np.argsort(-d[np.arange(n), labels])[: len(empty)]
+            far = np.argsort(-scores[np.arange(n), labels])[: len(empty)]
             centers[empty] = x[far]
-    inertia = float(_sqdist(x, centers, xx)[np.arange(n), labels].sum())
-    return labels.astype(np.int32), inertia
+    diff = x - centers[labels]
+    return labels.astype(np.int32), float(np.einsum("ij,ij->", diff, diff))
 
 
 def kmeans(x: np.ndarray, k: int, seed: int, n_init: int = 3, max_iter: int = 100) -> np.ndarray:
@@ -88,7 +95,7 @@ def kmeans(x: np.ndarray, k: int, seed: int, n_init: int = 3, max_iter: int = 10
 
     A small numpy Lloyd loop: the pipeline clusters a 5-D embedding, where this is faster
     than scikit-learn's per-call thread-pool overhead across the ~500 small fits of a build."""
-    x = np.asarray(x, dtype=np.float64)
+    x = np.ascontiguousarray(x, dtype=np.float32)
     k = max(1, min(k, x.shape[0]))
     rng = np.random.default_rng(seed)
     best: tuple[np.ndarray, float] | None = None

@@ -183,7 +183,9 @@ class NeighborGraph:
         """A `dims`-dimensional embedding that keeps the graph's neighbours close."""
         n = self.z.shape[0]
         y = _init(self.z, self.heads, self.tails, self.weights, seed, dims)
-        epochs = n_epochs or (500 if n <= 10_000 else 200)
+        # UMAP uses 500 epochs below 10k points; 300 measured the same here (ICLR half A: k-means
+        # NMI 0.379 vs 0.380, 10-NN preservation 0.347 vs 0.350) at 60% of the time
+        epochs = n_epochs or (300 if n <= 10_000 else 200)
         a, b = _ab(min_dist)
         return _optimize(y, self.heads, self.tails, self.weights, epochs, seed, a, b)
 

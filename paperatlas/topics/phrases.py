@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 # English function words (a compact list; phrases break at them).
 STOP_WORDS = frozenset("""
@@ -33,7 +34,7 @@ i ii iii iv
 
 # Academic boilerplate: words that never start, end or join a topic phrase.
 GENERIC_WORDS = frozenset("""
-future futures et al give gives giving able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
+future futures et al give gives giving see seen able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
 adopts advance advances advantage advantages aim aimed aims allow allowing allows alternative analyse analyze
 analyzes applicable applied applies apply applying approach approaches appropriate approximately arbitrary art
 assume assumed assumes attain attains attempt available based benchmark-based benefit benefits best better
@@ -102,9 +103,9 @@ standard long short low global local new high human real step type class result 
 machine example
 """.split())
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
-# Punctuation that ends a phrase (a phrase never spans a comma or a sentence end).
-_BREAK = re.compile(r"[.,;:!?()\[\]{}\"/|=+*<>$%&#@^~`\\]|\s[-\u2013\u2014]\s")
+# One pass finds words and the punctuation that ends a phrase (a phrase never spans a comma
+# or a sentence end); group 1 is a word, anything else a break.
+_SCAN = re.compile(r"([A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|[0-9]+[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)|[0-9]+|[.,;:!?()\[\]{}\"/|=+*<>$%&#@^~`\\]|\s[-\u2013\u2014]\s")
 _URLISH = re.compile(r"https?://\S+|www\.\S+|\S+@\S+")
 
 
@@ -114,6 +115,7 @@ def _singular(w: str) -> str:
     return w
 
 
+@lru_cache(maxsize=200_000)
 def word_key(w: str) -> str:
     """The matching key of one word: lower case, plural -s removed."""
     return _singular(w.lower())
@@ -124,7 +126,9 @@ _LY_NOUNS = frozenset({"anomaly", "family", "assembly", "supply", "monopoly", "b
                        "homophily", "heterophily", "poly"})
 
 
-def _is_break(low: str) -> bool:
+@lru_cache(maxsize=200_000)
+def _is_break(tok: str) -> bool:
+    low = tok.lower()
     if low in STOP_WORDS or low in GENERIC_WORDS or len(low) < 2 or low.isdigit():
         return True
     # adverbs (automatically, significantly...) never belong to a topic phrase
@@ -133,20 +137,22 @@ def _is_break(low: str) -> bool:
 
 def runs(text: str) -> list[list[str]]:
     """Maximal runs of topic words (original case), split at punctuation and stop words."""
+    if "://" in text or "www." in text or "@" in text:
+        text = _URLISH.sub(" . ", text)
     out: list[list[str]] = []
-    for chunk in _BREAK.split(_URLISH.sub(" . ", text)):
-        run: list[str] = []
-        for tok in _TOKEN.findall(chunk):
-            tok = tok.removesuffix("'s")
-            low = tok.lower()
-            if _is_break(low):
-                if run:
-                    out.append(run)
+    run: list[str] = []
+    for m in _SCAN.finditer(text):
+        tok = m.group(1)
+        if tok is not None and tok.endswith("'s"):
+            tok = tok[:-2]
+        if tok is None or _is_break(tok):
+            if run:
+                out.append(run)
                 run = []
-            else:
-                run.append(tok)
-        if run:
-            out.append(run)
+        else:
+            run.append(tok)
+    if run:
+        out.append(run)
     return out
 
 
