@@ -163,3 +163,25 @@ def test_engine_picks_the_ann_index_above_the_threshold(tmp_path: Path) -> None:
     small.embed()
     assert type(small.engine.vector_index()).__name__ == "NumpyIndex"
     small.close()
+
+
+def test_bm25_maxscore_pruning_is_exact() -> None:
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(400)]
+    p = 1 / np.arange(1, 401)  # Zipf: a few words in most documents, most words rare
+    p /= p.sum()
+    words = rng.choice(vocab, (2000, 40), p=p)
+    docs = [(f"d{i}", " ".join(words[i, :4]), False, " ".join(words[i, 4 : 4 + rng.integers(5, 36)]))
+            for i in range(len(words))]
+    idx = Bm25Index()
+    idx.prune_min_docs = 0
+    idx.build(docs)
+    allowed = rng.random(len(docs)) < 0.3
+    for _ in range(80):
+        q = parse(" ".join(rng.choice(vocab, rng.integers(2, 7), p=p)))
+        pos, sc = idx.scores(q)  # no k: every matching document
+        full = sorted(zip((-sc).tolist(), [idx.ids[i] for i in pos]))[:20]
+        assert [round(-s, 5) for s, _ in full] == [round(s, 5) for _, s in idx.search(q, 20)]
+        keep = allowed[pos]
+        full_f = sorted((-sc[keep]).tolist())[:20]
+        assert [round(-s, 5) for s in full_f] == [round(s, 5) for _, s in idx.search(q, 20, allowed)]

@@ -56,7 +56,7 @@ def synthetic_papers(per_theme: int = 24, seed: int = 0) -> list[dict]:
             body = " ".join(f"We study {p} and its relation to {q}." for p, q in zip(picks[:2], picks[2:]))
             boiler = " ".join(rng.choice(BOILERPLATE, size=2, replace=False))
             out.append({"id": f"{theme}/{i}", "title": f"On {picks[0]} with {picks[1]}",
-                        "abstract": f"{boiler} {body} {picks[0].capitalize()} matters.",
+                        "abstract": f"{boiler} {body} Finally, {picks[0]} again.",
                         "venue": "SynthConf" if i % 2 else "OtherConf", "year": 2024 + i % 2, "theme": theme})
     return out
 

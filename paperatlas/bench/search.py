@@ -156,14 +156,16 @@ def measure(db: str, queries: list[str], modes: tuple[str, ...] = MODES) -> dict
         emb.embed_query(q + " (warm)")
         qe.append(1000 * (time.perf_counter() - s))
     res["embed_query_ms_p50"] = _pct(qe, 50)
-    for i, mode in enumerate(modes):
-        lat = []
-        for q in queries:
+    res["index_source"] = dict(lib.engine.index_source)
+    lat: dict[str, list[float]] = {m: [] for m in modes}
+    for q in queries:  # modes interleaved, so all three see the same machine load
+        for i, mode in enumerate(modes):
             text = q if i == 0 else f"{q} {mode}"  # distinct per mode: no cached query vectors
             s = time.perf_counter()
             lib.search(text, mode=mode, limit=10)
-            lat.append(1000 * (time.perf_counter() - s))
-        res[mode] = {"p50_ms": _pct(lat, 50), "p95_ms": _pct(lat, 95)}
+            lat[mode].append(1000 * (time.perf_counter() - s))
+    for mode in modes:
+        res[mode] = {"p50_ms": _pct(lat[mode], 50), "p95_ms": _pct(lat[mode], 95)}
     res.update(_rss())
     if vec is not None and type(vec).__name__ != "NumpyIndex":
         res["ann_recall@10"] = ann_recall(lib, vec, queries[:50])
@@ -289,17 +291,19 @@ def bench_search(db: Path, sizes: list[str], workdir: Path, n_queries: int = 100
 def table(res: dict[str, Any]) -> str:
     lines = [f"{res['cpus']} CPUs, load average {res['load_avg_at_start']} -> {res['load_avg_at_end']}, "
              f"{res['queries']} distinct queries per mode, query embedding included"]
-    head = f"{'size':>5} {'papers':>8} {'start':>8} {'hybrid p50/p95':>15} {'keyword p50/p95':>16} " \
+    head = f"{'size':>5} {'papers':>8} {'start':>12} {'hybrid p50/p95':>15} {'keyword p50/p95':>16} " \
            f"{'semantic p50/p95':>17} {'q-embed':>8} {'RSS MiB':>8} {'peak':>6} {'index s':>8} {'vectors':>15}"
     lines.append(head)
     for row in res["rows"]:
         for kind in ("first_start", "restart"):
             r = row[kind]
+            built = "built" in r.get("index_source", {}).values()
             lines.append(
-                f"{row['size']:>5} {r['papers']:>8} {'build' if kind == 'first_start' else 'restart':>8} "
+                f"{row['size']:>5} {r['papers']:>8} {('first/built' if built else 'first/loaded') if kind == 'first_start' else 'restart':>12} "
                 + " ".join(f"{r[m]['p50_ms']:>7.1f}/{r[m]['p95_ms']:<7.1f}" for m in MODES)
                 + f" {r['embed_query_ms_p50']:>8.1f} {r['rss_mib']:>8.0f} {r['peak_rss_mib']:>6.0f}"
-                f" {r['keyword_index_s'] + r['vector_index_s']:>8.1f} {r['vector_backend']:>15}")
+                f" {r['keyword_index_s'] + r['vector_index_s']:>8.1f} {r['vector_backend']:>15}"
+                + (f" recall@10 {r['ann_recall@10']}" if "ann_recall@10" in r else ""))
     for row in res["rows"]:
         if row["data"] != "real":
             lines.append(f"{row['size']}: {row['data']}")

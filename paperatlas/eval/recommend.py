@@ -288,7 +288,7 @@ def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
                        events: Sequence[int] = SIM_EVENTS, recommenders: dict[str, Any] | None = None,
                        progress: Progress | None = None) -> dict[str, dict[str, float]]:
     """{variant: {"p@10 after k": mean}} over the readers `seeds`."""
-    counts = Counter_(areas)
+    counts = _area_counts(areas)
     eligible = sorted(a for a, c in counts.items() if c >= SIM_MIN_AREA
                       and not any(a.startswith(s) for s in SIM_SKIP_AREAS))
     recs = recommenders or {name: RECOMMENDERS.create(name) for name in RECOMMENDERS.names()}
@@ -324,7 +324,7 @@ def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
     return {name: {k: round(_mean(v), 4) for k, v in m.items()} for name, m in out.items()}
 
 
-def Counter_(xs: Any) -> dict[str, int]:
+def _area_counts(xs: Any) -> dict[str, int]:
     from collections import Counter
 
     return dict(Counter(xs.tolist() if hasattr(xs, "tolist") else xs))
@@ -374,7 +374,7 @@ def evaluate_groups(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int], n: 
     Satisfaction of a member = fraction of the group list in their liked areas."""
     from ..recommend import groups
 
-    counts = Counter_(areas)
+    counts = _area_counts(areas)
     eligible = sorted(a for a, c in counts.items() if c >= SIM_MIN_AREA
                       and not any(a.startswith(s) for s in SIM_SKIP_AREAS))
     rec = RECOMMENDERS.create("default")

@@ -106,8 +106,8 @@ class DefaultScored:
             it, cols = ({}, np.arange(len(self.pos_rows)))
             if self.interest_best is not None:
                 it, cols = self.groups[int(self.interest_best[r])]
-            if self.pos_sims is not None and len(cols):
-                j = int(cols[int(np.argmax(self.pos_sims[r, cols]))])
+            if len(cols):
+                j = int(cols[int(np.argmax(self._pos_sims_row(r)[cols]))])
                 why.append(f"because you liked {_short(c.titles[self.pos_rows[j]])!r}")
             phrase = max(it.get("added", []), key=lambda p: self.phrase_sims[p][r], default=None)
             if phrase is not None and self.phrase_sims[phrase][r] > 1.0:
@@ -124,6 +124,15 @@ class DefaultScored:
                 why.append("fits your A/B choices")
             out.append("; ".join(why) or "close to your profile")
         return out
+
+    def _pos_sims_row(self, r: int) -> np.ndarray:
+        """Similarity of row r to every positive (computed here when fit() skipped the full matrix)."""
+        if self.pos_sims is not None:
+            return self.pos_sims[r]
+        c = self.corpus
+        if c.emb is not None:
+            return c.emb[self.pos_rows] @ c.emb[r]
+        return _dense(c.tfidf[self.pos_rows] @ c.tfidf[r].T).ravel()
 
     def _matching_term(self, r: int, k: int) -> str:
         if self.kw_cents is None:
@@ -210,29 +219,37 @@ class DefaultRecommender:
         qk = [c[1] for c in cents if c is not None] + ([all_cent[1]] if all_cent else [])
         qe = [c[0] for c in cents if c is not None] + ([all_cent[0]] if all_cent else [])
 
-        # one pass over each matrix: similarity to every positive, negative and centroid at once
+        # one pass over each matrix: similarity to every negative and centroid at once, and to every
+        # positive when the per-interest nearest-neighbour term is used (else explain() computes the
+        # few rows it shows: the full (n, P) product is the costliest step for a long history)
         P, N, C = len(prow), len(nrow), len(qk)
-        sk = np.empty((n, P + N + C), np.float32)
-        if P + N:
-            sk[:, : P + N] = _dense(x @ x[np.concatenate([prow, nrow])].T.toarray())
+        Pk = P if w.interests > 0 else 0
+        sk = np.empty((n, Pk + N + C), np.float32)
+        if Pk + N:
+            sk[:, : Pk + N] = _dense(x @ x[np.concatenate([prow[:Pk], nrow])].T.toarray())
         if C:
-            sk[:, P + N:] = _dense(x @ np.stack(qk).T)
+            sk[:, Pk + N:] = _dense(x @ np.stack(qk).T)
         se = None
-        if emb is not None and P + N + C:
-            se = emb @ np.concatenate([emb[prow], emb[nrow]] + ([np.stack(qe)] if C else [])).T
+        if emb is not None and Pk + N + C:
+            se = emb @ np.concatenate([emb[prow[:Pk]], emb[nrow]] + ([np.stack(qe)] if C else [])).T
 
         res.pos_rows, res.groups = prow, groups
-        res.pos_sims = se[:, :P] if se is not None else sk[:, :P]
+        if Pk:
+            res.pos_sims = se[:, :P] if se is not None else sk[:, :P]
         pen = w.recency_penalty * (1.0 - pos_w)[None, :]
-        ke, kk = (se[:, :P] - pen if se is not None else None), sk[:, :P] - pen
+        ke, kk = (se[:, :Pk] - pen if se is not None and Pk else None), (sk[:, :Pk] - pen if Pk else None)
 
         paper_part, phrase_part, kw_cents, ci = [], [], [], 0
         for (it, cols), cent in zip(groups, cents):
             comp = np.zeros(n, np.float32)
             if len(cols):
-                comp += w.knn_kw * zscore(kk[:, cols].max(1)) + w.cent_kw * zscore(sk[:, P + N + ci])
-                if ke is not None and se is not None:
-                    comp += w.knn_emb * zscore(ke[:, cols].max(1)) + w.cent_emb * zscore(se[:, P + N + ci])
+                comp += w.cent_kw * zscore(sk[:, Pk + N + ci])
+                if se is not None:
+                    comp += w.cent_emb * zscore(se[:, Pk + N + ci])
+                if kk is not None:
+                    comp += w.knn_kw * zscore(kk[:, cols].max(1))
+                if ke is not None:
+                    comp += w.knn_emb * zscore(ke[:, cols].max(1))
                 kw_cents.append(qk[ci])
                 ci += 1
             else:
@@ -258,18 +275,18 @@ class DefaultRecommender:
             if any(p is not None for p in phrase_part):
                 parts["phrases"] = phrases_.max(0)
         if all_cent is not None:
-            parts["all"] = w.all_kw * zscore(sk[:, P + N + C - 1])
+            parts["all"] = w.all_kw * zscore(sk[:, Pk + N + C - 1])
             if se is not None:
-                parts["all"] += w.all_emb * zscore(se[:, P + N + C - 1])
+                parts["all"] += w.all_emb * zscore(se[:, Pk + N + C - 1])
 
         if len(likes) and w.learned > 0:
             parts["learned"] = w.learned * self._learned(corpus, prow[: len(likes)], corpus.rows(dis),
                                                          sum(parts.values()) if parts else np.zeros(n, np.float32))
         if N:
             npen = w.recency_penalty * (1.0 - neg_w)[None, :]
-            negz = zscore((sk[:, P:P + N] - npen).max(1))
+            negz = zscore((sk[:, Pk:Pk + N] - npen).max(1))
             if se is not None:
-                negz = 0.5 * negz + 0.5 * zscore((se[:, P:P + N] - npen).max(1))
+                negz = 0.5 * negz + 0.5 * zscore((se[:, Pk:Pk + N] - npen).max(1))
             parts["neg"] = -w.neg * negz
 
         if signals.choices:  # A/B choices: the Bradley-Terry utility

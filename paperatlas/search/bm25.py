@@ -118,6 +118,7 @@ class Bm25Index:
     """BM25 over title (repeated `title_weight` times) + abstract; see the module docstring."""
 
     FILES = ("indptr.npy", "indices.npy", "data.npy", "maxs.npy")
+    prune_min_docs = 20_000  # MaxScore pruning from this many documents on
 
     def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: int = 3, stem: bool = True) -> None:
         self.k1, self.b, self.title_weight, self.stem = float(k1), float(b), int(title_weight), stem
@@ -245,7 +246,7 @@ class Bm25Index:
                 keep = allowed[pos]
                 pos, sc = pos[keep], sc[keep]
             return pos, sc
-        if self.n < 20_000:
+        if self.n < self.prune_min_docs:
             k = None  # small library: streaming every posting is already cheap
         order = sorted(tids, key=lambda t: -float(self.maxs[t]))
         rest = np.cumsum([float(self.maxs[t]) for t in order][::-1])[::-1]  # bound from terms i..end

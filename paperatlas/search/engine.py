@@ -82,19 +82,20 @@ class SearchEngine:
         self._vec_version: Any = None
         self._vec_pos: dict[str, int] = {}
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._token: Any = None
-        self._versions: dict[str, Any] = {}
+        self._vstate = threading.local()
+        self.index_source: dict[str, str] = {}  # "keyword"/"vectors" -> "built" or "loaded" (from disk)
 
     def _version(self, what: str, model: str = "") -> Any:
         """data_version / vector_count, re-read only when the file changed: both scan a
         table (tens of ms at a million papers), the change token is O(1)."""
         token = self.store.change_token()
-        if token != self._token:
-            self._token, self._versions = token, {}
+        st = self._vstate  # per thread: each thread has its own connection and token
+        if getattr(st, "token", None) != token:
+            st.token, st.versions = token, {}
         key = what + model
-        if key not in self._versions:
-            self._versions[key] = (self.store.data_version() if what == "data" else self.store.vector_count(model))
-        return self._versions[key]
+        if key not in st.versions:
+            st.versions[key] = (self.store.data_version() if what == "data" else self.store.vector_count(model))
+        return st.versions[key]
 
     # -- saved indexes -------------------------------------------------------------------
     def _folder(self, name: str) -> Path | None:
@@ -145,12 +146,14 @@ class SearchEngine:
                     kw = KEYWORD_INDEXES.create(name, **self._keyword_options())
                     folder = self._folder(f"keyword-{name}")
                     key = {"version": list(version), "signature": getattr(kw, "signature", name)}
+                    self.index_source["keyword"] = "loaded"
                     if not (self._saved(folder, key) and kw.load(folder, self.store.paper_ids())):
                         if hasattr(kw, "build_batches"):
                             kw.build_batches(self.store.iter_texts())
                         else:
                             kw.build(self.store.all_texts())
                         self._save(kw, folder, key)
+                        self.index_source["keyword"] = "built"
                     self._kw_pos_map = None
                     self._kw, self._kw_version = kw, version
         return self._kw
@@ -180,8 +183,11 @@ class SearchEngine:
                     idx = VECTOR_INDEXES.create(name)
                     folder = self._folder(f"vectors-{name}-{model.replace('/', '_')}")
                     key = {"version": [model, n, *version[2]], "signature": getattr(idx, "signature", name)}
+                    self.index_source["vectors"] = "built"
                     if hasattr(idx, "build_batches"):  # large: stream from the store, save the result
-                        if not (self._saved(folder, key) and idx.load(folder, self.store.vector_ids(model))):
+                        if self._saved(folder, key) and idx.load(folder, self.store.vector_ids(model)):
+                            self.index_source["vectors"] = "loaded"
+                        else:
                             idx.build_batches(lambda: self.store.iter_vectors(model), n)
                             self._save(idx, folder, key)
                     else:

@@ -163,7 +163,11 @@ class AutoKMeans:
     def fit(self, x: np.ndarray) -> Clustering:
         if self.k:
             return Clustering(relabel(kmeans(x, self.k, self.seed)), min(self.k, x.shape[0]))
-        return auto_kmeans(x, candidate_ks(x.shape[0], self.k_min, self.k_max), self.seed, self.repeats)
+        n = x.shape[0]
+        # a small library gets fewer topics: about 40-15 papers per topic at the ends of the range
+        lo = min(self.k_min, max(2, n // 40))
+        hi = min(self.k_max, max(lo, n // 15))
+        return auto_kmeans(x, candidate_ks(n, lo, hi), self.seed, self.repeats)
 
 
 def split_fine(x: np.ndarray, coarse: np.ndarray, seed: int = 0, k_max: int = 8,

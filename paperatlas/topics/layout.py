@@ -11,6 +11,7 @@ the whole 8k-paper budget), deterministic for a seed, and linear in the number o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -179,7 +180,8 @@ class NeighborGraph:
         idx, dist = knn(z, n_neighbors)
         return cls(z, *fuzzy_graph(idx, dist))
 
-    def embed(self, dims: int = 2, min_dist: float = 0.1, n_epochs: int | None = None, seed: int = 0) -> np.ndarray:
+    def embed(self, dims: int = 2, min_dist: float = 0.1, n_epochs: int | None = None, seed: int = 0,
+              negative: int = 5, learning_rate: float = 1.0) -> np.ndarray:
         """A `dims`-dimensional embedding that keeps the graph's neighbours close."""
         n = self.z.shape[0]
         y = _init(self.z, self.heads, self.tails, self.weights, seed, dims)
@@ -187,15 +189,20 @@ class NeighborGraph:
         # NMI 0.379 vs 0.380, 10-NN preservation 0.347 vs 0.350) at 60% of the time
         epochs = n_epochs or (300 if n <= 10_000 else 200)
         a, b = _ab(min_dist)
-        return _optimize(y, self.heads, self.tails, self.weights, epochs, seed, a, b)
+        return _optimize(y, self.heads, self.tails, self.weights, epochs, seed, a, b, negative, learning_rate)
 
 
 @REDUCERS.register("neighbors")
 class NeighborLayout:
     """UMAP-style layout in numpy: k-NN graph on PCA-50, fuzzy weights, force layout."""
 
+    # Map defaults chosen on the 8,117 venue papers by 10-NN preservation (no labels involved):
+    # min_dist 0.1 / 5 negatives / rate 1.0 (UMAP's) kept 0.176 of each paper's 10 nearest
+    # neighbours, umap-learn itself 0.193, these 0.220 (openTSNE: 0.322 at 5x the CPU).
     def __init__(self, n_neighbors: int = 15, n_epochs: int | None = None, pca_dims: int = 50,
-                 min_dist: float = 0.1, seed: int = 0, n_components: int = 2) -> None:
+                 min_dist: float = 0.05, seed: int = 0, n_components: int = 2, negative: int = 8,
+                 learning_rate: float = 0.5) -> None:
+        self.negative, self.learning_rate = negative, learning_rate
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.n_epochs = n_epochs
@@ -208,9 +215,11 @@ class NeighborLayout:
         if n < 4:
             return _tiny(n, self.n_components)
         g = graph or NeighborGraph.build(x, self.n_neighbors, self.pca_dims, self.seed)
-        return g.embed(self.n_components, self.min_dist, self.n_epochs, self.seed)
+        return g.embed(self.n_components, self.min_dist, self.n_epochs, self.seed, self.negative,
+                       self.learning_rate)
 
 
+@lru_cache(maxsize=16)
 def _ab(min_dist: float, spread: float = 1.0) -> tuple[float, float]:
     """The a, b of UMAP's 1 / (1 + a d^2b) curve for this min_dist (least squares, as UMAP)."""
     if abs(min_dist - 0.1) < 1e-9 and spread == 1.0:

@@ -34,7 +34,7 @@ i ii iii iv
 
 # Academic boilerplate: words that never start, end or join a topic phrase.
 GENERIC_WORDS = frozenset("""
-future futures et al give gives giving see seen able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
+future futures et al give gives giving see seen reduce reduces reduced reducing able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
 adopts advance advances advantage advantages aim aimed aims allow allowing allows alternative analyse analyze
 analyzes applicable applied applies apply applying approach approaches appropriate approximately arbitrary art
 assume assumed assumes attain attains attempt available based benchmark-based benefit benefits best better
@@ -100,7 +100,7 @@ accuracy parameter feature input output sample quality error bound prediction ob
 signal knowledge scale state understanding design evaluation code problem method task approach generation
 large deep neural small multiple single specific general robust complex efficient effective adaptive unified
 standard long short low global local new high human real step type class result application
-machine example
+machine example set guarantee optimal
 """.split())
 
 # One pass finds words and the punctuation that ends a phrase (a phrase never spans a comma

@@ -65,8 +65,8 @@ def _normalise_xy(xy: np.ndarray) -> np.ndarray:
     lo, hi = np.percentile(xy, 0.5, axis=0), np.percentile(xy, 99.5, axis=0)
     mid = (lo + hi) / 2
     half = max(float(np.max(hi - lo)) / 2, 1e-9)
-    # 99% of the papers fill [-0.95, 0.95]; the few outliers are clipped to the border
-    return np.clip((xy - mid) / half * 0.95, -1.0, 1.0).astype(np.float32)
+    # 99% of the papers fill [-0.9, 0.9] (a margin for labels); outliers are clipped to the border
+    return np.clip((xy - mid) / half * 0.9, -1.0, 1.0).astype(np.float32)
 
 
 def _central(x: np.ndarray, rows: np.ndarray, center: np.ndarray, ids: Sequence[str], n: int) -> list[str]:

@@ -156,12 +156,21 @@
         var key = lv + t.id;
         if (!sizes[key]) { el.hidden = false; sizes[key] = [el.offsetWidth, el.offsetHeight]; }
         var sw = sizes[key][0], sh = sizes[key][1];
-        var box = [px - sw / 2 - 2, py - sh / 2 - 1, px + sw / 2 + 2, py + sh / 2 + 1];
-        if (!fits(box)) { el.hidden = true; return; }
-        taken.push(box);
-        el.style.left = px + "px";
-        el.style.top = py + "px";
-        el.hidden = false;
+        // keep the whole label inside the plot, even for a topic at the border
+        px = Math.max(sw / 2 + 2, Math.min(w - sw / 2 - 2, px));
+        // on the anchor, else just above or below it; hidden when all three collide
+        var tries = [0, -(sh + 2), sh + 2];
+        for (var k = 0; k < tries.length; k++) {
+          var qy = Math.max(sh / 2 + 1, Math.min(h - sh / 2 - 1, py + tries[k]));
+          var box = [px - sw / 2 - 2, qy - sh / 2 - 1, px + sw / 2 + 2, qy + sh / 2 + 1];
+          if (!fits(box)) continue;
+          taken.push(box);
+          el.style.left = px + "px";
+          el.style.top = qy + "px";
+          el.hidden = false;
+          return;
+        }
+        el.hidden = true;
       });
     }
 

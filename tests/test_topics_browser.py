@@ -1,0 +1,244 @@
+"""The map in a real browser: Chromium (Debian's) driven by Playwright.
+
+Opens the self-contained atlas.html from disk (offline) and the web app's /map, and
+checks what a reader does: labels on the map, hover for a title, click for the paper,
+box selection listing papers and key phrases, search highlighting, venue filter.
+Screenshots go to test-output/screenshots/. Skips without /usr/bin/chromium unless
+PAPERATLAS_REQUIRE_BROWSER=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from paperatlas import Library
+from paperatlas.topics import build_topics
+from paperatlas.topics.map import write_map
+from test_topics import synthetic_papers
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("PAPERATLAS_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+        "--disable-component-update", "--disable-sync"]
+SHOTS = ROOT / "test-output" / "screenshots"
+
+pytestmark = pytest.mark.browser
+
+
+def require_browser() -> None:
+    missing = ""
+    if not Path(CHROMIUM).exists():
+        missing = "chromium not found, browser tests skipped"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "the playwright package is not installed, browser tests skipped"
+    if missing:
+        if os.environ.get("PAPERATLAS_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{missing}, but PAPERATLAS_REQUIRE_BROWSER=1 requires them", pytrace=False)
+        pytest.skip(missing)
+
+
+@pytest.fixture(scope="module")
+def atlas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(db, atlas.html) of the synthetic five-theme library."""
+    require_browser()
+    tmp = tmp_path_factory.mktemp("atlas")
+    src = tmp / "papers.jsonl"
+    rows = synthetic_papers()
+    for r in rows:
+        r["url"] = f"https://example.org/{r['id']}"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    db = tmp / "lib.db"
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest([src])
+        lib.embed()
+        build_topics(lib, seed=0)
+        out = tmp / "atlas.html"
+        write_map(lib, out, title="Synthetic atlas")
+    yield db, out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_map(browser, url: str, offline: bool = True):  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, offline=offline)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("#atlas[data-ready='1'], #atlas[data-error]", timeout=30_000)
+    assert page.get_attribute("#atlas", "data-error") is None, page.get_attribute("#atlas", "data-error")
+    assert page.locator("#atlas-msg").is_hidden(), page.locator("#atlas-msg").text_content()
+    return page, errors
+
+
+def point_xy(page, i: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    box = page.locator("#atlas-canvas").bounding_box()
+    x, y = page.evaluate(f"window.paperatlasMap.screenPosition({i})")
+    return box["x"] + x, box["y"] + y
+
+
+def isolated_point(page) -> int:  # type: ignore[no-untyped-def]
+    """The point on screen farthest from its nearest neighbour (the mouse finds it, or one
+    drawn right on top of it)."""
+    return int(page.evaluate("""() => {
+        const m = window.paperatlasMap, n = m.data.ids.length, c = document.getElementById('atlas-canvas');
+        const p = [...Array(n).keys()].map(i => m.screenPosition(i));
+        let best = -1, far = 0;
+        for (let i = 0; i < n; i++) {
+            const [x, y] = p[i];
+            if (x < 20 || y < 20 || x > c.clientWidth - 60 || y > c.clientHeight - 20) continue;
+            let near = Infinity;
+            for (let j = 0; j < n; j++) if (j !== i) near = Math.min(near, Math.hypot(p[j][0] - x, p[j][1] - y));
+            if (near > far) { far = near; best = i; }
+        }
+        return best;
+    }"""))
+
+
+def near(page, i: int, px: float = 10) -> set[int]:  # type: ignore[no-untyped-def]
+    """Points drawn within px pixels of point i (i included)."""
+    return set(page.evaluate(f"""() => {{
+        const m = window.paperatlasMap, [x, y] = m.screenPosition({i});
+        return m.data.ids.map((_, j) => j).filter(j => {{
+            const [a, b] = m.screenPosition(j); return Math.hypot(a - x, b - y) <= {px};
+        }});
+    }}"""))
+
+
+def hover(page, i: int) -> None:  # type: ignore[no-untyped-def]
+    """Move onto point i until its tooltip shows (the point index is built in a worker)."""
+    x, y = point_xy(page, i)
+    for _ in range(20):
+        page.mouse.move(x - 15, y - 15)
+        page.mouse.move(x, y, steps=4)
+        page.wait_for_timeout(150)
+        if page.locator("#atlas-tip").is_visible():
+            return
+    raise AssertionError("no tooltip over the point")
+
+
+def test_offline_map_draws_labels_hover_click_select_search_filter(atlas, browser) -> None:
+    _, html_path = atlas
+    page, errors = open_map(browser, html_path.as_uri())
+    data = page.evaluate("window.paperatlasMap.data")
+    n = len(data["ids"])
+    assert n == 120
+
+    # labels: the coarse topics are written on the map
+    labels = page.evaluate("window.paperatlasMap.visibleLabels()")
+    assert len(labels) >= 2, labels
+    assert page.locator("#atlas-topic-list li").count() == len(data["topics"]["coarse"])
+
+    # pixels: the canvas is not blank (WebGL drew the points)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot = page.locator("#atlas-plot").screenshot(path=str(SHOTS / "map.png"))
+    assert len(set(shot[i : i + 3] for i in range(0, len(shot) - 3, 997))) > 20
+
+    # hover: the title of the paper under the mouse
+    i = isolated_point(page)
+    hover(page, i)
+    close = near(page, i)
+    assert any(data["title"][j] in page.text_content("#atlas-tip") for j in close)
+
+    # click: the paper's panel, with its link
+    page.mouse.down()
+    page.mouse.up()
+    page.wait_for_selector("#atlas-info[data-paper]", timeout=5_000)
+    j = data["ids"].index(page.get_attribute("#atlas-info", "data-paper"))
+    assert j in close
+    assert page.locator("#atlas-info a", has_text="Open paper").get_attribute("href") == data["url"][j]
+
+    # box selection over the middle of the map lists papers and their key phrases
+    page.click("[data-mode=box]")
+    box = page.locator("#atlas-canvas").bounding_box()
+    page.mouse.move(box["x"] + 5, box["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.7, steps=12)
+    page.mouse.move(box["x"] + box["width"] - 5, box["y"] + box["height"] - 5, steps=12)
+    page.mouse.up()
+    page.wait_for_selector("#atlas-info h3:has-text('papers selected')", timeout=5_000)
+    selected = int(re.match(r"(\d+)", page.text_content("#atlas-info h3")).group(1))
+    assert selected > 20
+    assert page.locator("#atlas-info li").count() == min(selected, 300)
+    assert page.locator("#atlas-info .atlas-chip").count() >= 3
+    page.screenshot(path=str(SHOTS / "map-selection.png"))
+
+    # search highlights matching papers; the venue filter hides the others
+    page.fill("#atlas-search", "message passing")
+    page.wait_for_function("document.getElementById('atlas').dataset.highlighted > 0", timeout=5_000)
+    hits = int(page.get_attribute("#atlas", "data-highlighted"))
+    expected = sum(1 for t, a in zip(data["title"], data["phrases"])
+                   if "message passing" in (t + " " + " ".join(data["vocab"][j] for j in a)).lower())
+    assert 0 < hits and hits >= expected
+    page.screenshot(path=str(SHOTS / "map-search.png"))
+    page.select_option("#atlas-venue", label="SynthConf")
+    page.wait_for_function("document.getElementById('atlas').dataset.visible === '60'", timeout=5_000)
+
+    # zooming in reveals subtopic labels
+    page.click("#atlas-reset")
+    page.click("[data-level=fine]")
+    page.wait_for_timeout(300)
+    assert len(page.evaluate("window.paperatlasMap.visibleLabels()")) >= len(labels)
+    assert errors == [], errors
+
+
+@pytest.fixture(scope="module")
+def server(atlas) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    db, _ = atlas
+    env = {**os.environ}
+    env.pop("PAPERATLAS_DB", None)
+    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", "0"], env=env,
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = ""
+    deadline = time.monotonic() + 60
+    assert proc.stdout is not None
+    while time.monotonic() < deadline and not url:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        m = re.search(r" at (http://\S+?)/?(\s|$)", line)
+        url = m.group(1) if m else ""
+    if not url:
+        proc.kill()
+        pytest.fail("paperatlas serve did not start")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_web_map_page_draws_under_its_csp(server, browser) -> None:
+    page, errors = open_map(browser, server + "/map", offline=False)
+    assert page.evaluate("window.paperatlasMap.data.ids.length") == 120
+    assert len(page.evaluate("window.paperatlasMap.visibleLabels()")) >= 2
+    data = page.evaluate("window.paperatlasMap.data")
+    i = isolated_point(page)
+    hover(page, i)
+    page.mouse.down()
+    page.mouse.up()
+    page.wait_for_selector("#atlas-info[data-paper]", timeout=5_000)
+    pid = page.get_attribute("#atlas-info", "data-paper")
+    assert data["ids"].index(pid) in near(page, i)
+    assert page.locator("#atlas-info a", has_text="Open paper").get_attribute("href") == "/paper/" + pid
+    page.screenshot(path=str(SHOTS / "map-web.png"))
+    assert errors == [], errors
