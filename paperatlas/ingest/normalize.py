@@ -104,6 +104,8 @@ def _year(v: Any) -> int | None:
     if v is None or v == "":
         return None
     if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if v != v or v in (float("inf"), float("-inf")):
+            return None
         n = int(v)
         if n > 10**11:  # OpenReview epoch milliseconds
             try:
