@@ -306,3 +306,24 @@ def test_map_html_escapes_hostile_titles(tmp_path: Path) -> None:
     web_page = render_map_html(lib, inline=False)
     assert 'src="/map/assets/atlas.js"' in web_page and "atlas-data" not in web_page
     lib.close()
+
+
+def test_web_map_routes(synth_lib) -> None:
+    pytest.importorskip("starlette")
+    from paperatlas.web.app import create_app, request_once
+
+    lib, _ = synth_lib
+    app = create_app(lib)
+    status, headers, body = request_once(app, "/map")
+    assert status == 200, body[:300]
+    csp = [v for k, v in headers if k.lower() == "content-security-policy"]
+    assert len(csp) == 1 and "'unsafe-eval'" in csp[0] and "blob:" in csp[0]
+    assert b'data-src="/map.json"' in body and b"/map/assets/regl-scatterplot.min.js" in body
+    status, _, body = request_once(app, "/map.json?venue=SynthConf")
+    assert status == 200 and len(json.loads(body)["ids"]) == 60
+    status, headers, body = request_once(app, "/map/assets/atlas.js")
+    assert status == 200 and b"paperatlasMap" in body
+    assert request_once(app, "/map/assets/secrets.txt")[0] == 404
+    # other pages keep the strict site-wide policy
+    _, headers, _ = request_once(app, "/stats")
+    assert all("'unsafe-eval'" not in v for k, v in headers if k.lower() == "content-security-policy")

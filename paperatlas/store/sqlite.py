@@ -327,17 +327,6 @@ class SQLiteStore(PersonalStore, TopicStore):
             mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
             yield [r[0] for r in rows], mat
 
-    def vectors_for(self, model: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of these papers (those that have one)."""
-        out: dict[str, np.ndarray] = {}
-        ids = list(ids)
-        for i in range(0, len(ids), 900):
-            chunk = ids[i : i + 900]
-            q = f"SELECT paper_id, vec FROM vectors WHERE model=? AND paper_id IN ({','.join('?' * len(chunk))})"
-            for pid, blob in self.conn.execute(q, [model, *chunk]):
-                out[pid] = np.frombuffer(blob, dtype=np.float32)
-        return out
-
     def vector_count(self, model: str) -> int:
         return self.conn.execute("SELECT count(*) FROM vectors WHERE model=?", (model,)).fetchone()[0]
 
