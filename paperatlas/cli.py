@@ -291,11 +291,15 @@ def export_(
     """
     lib = get_library(ctx)
     papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
-    text = export(papers, fmt)
+    write_output(export(papers, fmt), output, f"{len(papers)} papers")
+
+
+def write_output(text: str, output: str | None, what: str = "") -> None:
+    """Write `text` to the file `output`, or to stdout when there is none."""
     if output:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
-        click.echo(f"wrote {len(papers)} papers to {output}", err=True)
+        click.echo(f"wrote {what + ' to ' if what else ''}{output}", err=True)
     else:
         sys.stdout.write(text)
 

@@ -3,12 +3,22 @@ group, digest. Each parses input, calls Library, prints the result."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
-from ..cli import EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, hit_rows, json_option, out, print_hits
+from ..cli import (
+    EXIT_EMPTY,
+    Fail,
+    echo_json,
+    get_library,
+    handle_errors,
+    hit_rows,
+    json_option,
+    out,
+    print_hits,
+    write_output,
+)
 from .base import RECOMMENDERS
 from .digest import FORMATS
 from .groups import METHODS
@@ -413,13 +423,7 @@ def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int
 
         paperatlas digest --reader alice --since 2026-11-01 --format atom -o alice.xml
     """
-    text = get_library(ctx).digest(reader, since, limit, fmt)
-    if output:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
-        click.echo(f"wrote {output}", err=True)
-    else:
-        sys.stdout.write(text)
+    write_output(get_library(ctx).digest(reader, since, limit, fmt), output)
 
 
 COMMANDS = [readers, like, dislike, tag, note, import_reader, recommend, profile, triage, group, digest]

@@ -82,6 +82,7 @@ class SearchEngine:
         self._vec_version: Any = None
         self._vec_pos: dict[str, int] = {}
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._qlock = threading.Lock()
         self._vstate = threading.local()
         self.index_source: dict[str, str] = {}  # "keyword"/"vectors" -> "built" or "loaded" (from disk)
 
@@ -198,14 +199,17 @@ class SearchEngine:
         return self._vec if len(self._vec) else None
 
     def query_vector(self, text: str) -> np.ndarray:
-        v = self._qcache.get(text)
-        if v is None:
-            v = self._embedder().embed_query(text)
+        """The query's embedding, from a small LRU (search-as-you-type and paging repeat queries)."""
+        with self._qlock:  # the web server calls this from several threads
+            v = self._qcache.get(text)
+            if v is not None:
+                self._qcache.move_to_end(text)
+                return v
+        v = self._embedder().embed_query(text)
+        with self._qlock:
             self._qcache[text] = v
-            if len(self._qcache) > 512:
+            while len(self._qcache) > 512:
                 self._qcache.popitem(last=False)
-        else:
-            self._qcache.move_to_end(text)
         return v
 
     @staticmethod
