@@ -170,12 +170,27 @@ class AutoKMeans:
         return auto_kmeans(x, candidate_ks(n, lo, hi), self.seed, self.repeats)
 
 
+def _absorb_small(x: np.ndarray, labels: np.ndarray, min_part: int) -> np.ndarray:
+    """Move the papers of parts smaller than min_part to the nearest larger part."""
+    sizes = np.bincount(labels)
+    big = np.flatnonzero(sizes >= min_part)
+    if len(big) == len(sizes) or not len(big):
+        return labels
+    centers = np.stack([x[labels == c].mean(axis=0) for c in big])
+    out = labels.copy()
+    small = ~np.isin(labels, big)
+    d = ((x[small, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+    out[small] = big[np.argmin(d, axis=1)]
+    return relabel(out)
+
+
 def split_fine(x: np.ndarray, coarse: np.ndarray, seed: int = 0, k_max: int = 8,
-               min_size: int = 20) -> tuple[np.ndarray, np.ndarray]:
+               min_size: int = 20, min_part: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Fine topics inside each coarse topic: (fine label of each row, parent of each fine topic).
 
     A coarse topic of at least `min_size` papers is split by `auto_kmeans` with k from 2
-    to k_max (parts of >= 5 papers); a smaller one stays whole."""
+    to k_max; parts under `min_part` papers join their nearest sibling; a smaller topic
+    stays whole."""
     fine = np.zeros(x.shape[0], dtype=np.int32)
     parents: list[int] = []
     for c in range(int(coarse.max()) + 1 if len(coarse) else 0):
@@ -184,8 +199,9 @@ def split_fine(x: np.ndarray, coarse: np.ndarray, seed: int = 0, k_max: int = 8,
             continue
         if len(rows) >= min_size:
             cl = auto_kmeans(x[rows], candidate_ks(len(rows), 2, k_max, steps=k_max), seed + c + 1)
+            labels = _absorb_small(x[rows], cl.labels, min_part)
         else:
-            cl = Clustering(np.zeros(len(rows), np.int32), 1)
-        fine[rows] = cl.labels + len(parents)
-        parents.extend([c] * (int(cl.labels.max()) + 1))
+            labels = np.zeros(len(rows), np.int32)
+        fine[rows] = labels + len(parents)
+        parents.extend([c] * (int(labels.max()) + 1))
     return fine, np.asarray(parents, dtype=np.int32)

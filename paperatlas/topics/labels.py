@@ -91,19 +91,23 @@ class ClassLabel:
     keys: list[str]  # their matching keys
 
 
-def label_classes(
+def _subphrases(key: str) -> set[str]:
+    w = key.split()
+    return {" ".join(w[i:j]) for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
+
+
+def label_keys(
     pm: PhraseMatrix,
-    texts: Sequence[str],
     labels: np.ndarray,
     n_classes: int,
     n_phrases: int = 4,
     min_support: float = 0.04,
     avoid: Sequence[Sequence[str]] | None = None,
-) -> list[ClassLabel]:
-    """2-4 readable phrases per class (fewer only when the class has too few words).
+) -> list[list[str]]:
+    """The phrase keys of each class's label, best first (2-4 unless the class is tiny).
 
-    `avoid[c]` lists keys to use for class c only when nothing else fits (a fine topic
-    should not just repeat its parent's label)."""
+    `avoid[c]`: keys (and their parts) that class c uses only when nothing else fits; a
+    subtopic should say what sets it apart, not repeat its parent's label."""
     w, counts = class_tfidf(pm, labels, n_classes)
     sizes = np.bincount(np.asarray(labels)[np.asarray(labels) >= 0], minlength=n_classes)
     col = {k: j for j, k in enumerate(pm.keys)}
@@ -119,14 +123,13 @@ def label_classes(
         floor = max(2.0, min_support * sizes[c]) if sizes[c] >= 10 else 1.0
         order = np.argsort(-row, kind="stable")[:200]
         ranked = [(pm.keys[j], float(row[j])) for j in order if row[j] > 0 and counts[c, j] >= floor]
-        if avoid is not None and c < len(avoid) and avoid[c]:
-            av = set(avoid[c])
-            ranked = [r for r in ranked if r[0] not in av] + [r for r in ranked if r[0] in av]
         cnt = {pm.keys[j]: float(counts[c, j]) for j in order}
-        keys = pick_diverse(ranked, n_phrases, cnt)
         if avoid is not None and c < len(avoid) and avoid[c]:
-            keys = [k for k in keys if k not in avoid[c]] + [k for k in keys if k in avoid[c]]
-        return keys
+            av = set().union(*(_subphrases(k) for k in avoid[c]))
+            keys = pick_diverse([r for r in ranked if r[0] not in av], n_phrases, cnt)
+            if len(keys) >= 2:
+                return keys
+        return pick_diverse(ranked, n_phrases, cnt)
 
     picked = [pick(c, {}) for c in range(n_classes)]
     users: dict[str, list[int]] = {}
@@ -136,12 +139,31 @@ def label_classes(
     shared = {key: max(cs, key=lambda c: (w[c, col[key]], -c)) for key, cs in users.items() if len(cs) > 1}
     if shared:
         picked = [pick(c, shared) for c in range(n_classes)]
-    # one pass over the texts finds how each chosen key is usually written
-    wanted = {k for ks in picked for k in ks}
-    # how a phrase is written is clear from a sample; a full pass costs ~40 s at 100k papers
-    sample = texts if len(texts) <= 20_000 else [texts[i] for i in np.random.default_rng(0).choice(
-        len(texts), 20_000, replace=False)]
-    forms = surface_forms(sample, wanted) if wanted else {}
+    return picked
+
+
+def written_forms(texts: Sequence[str], keys: set[str], sample: int = 20_000) -> dict[str, str]:
+    """How each key is usually written (see `surface_forms`), from up to `sample` texts:
+    that is clear from a sample, and a full pass costs ~40 s at 100k papers."""
+    if not keys:
+        return {}
+    if len(texts) > sample:
+        texts = [texts[i] for i in np.random.default_rng(0).choice(len(texts), sample, replace=False)]
+    return surface_forms(texts, keys)
+
+
+def label_classes(
+    pm: PhraseMatrix,
+    texts: Sequence[str],
+    labels: np.ndarray,
+    n_classes: int,
+    n_phrases: int = 4,
+    min_support: float = 0.04,
+    avoid: Sequence[Sequence[str]] | None = None,
+) -> list[ClassLabel]:
+    """2-4 readable phrases per class, as written in the texts (see `label_keys`)."""
+    picked = label_keys(pm, labels, n_classes, n_phrases, min_support, avoid)
+    forms = written_forms(texts, {k for ks in picked for k in ks})
     return [ClassLabel([forms.get(k, k) for k in ks], ks) for ks in picked]
 
 

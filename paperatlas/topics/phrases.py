@@ -34,7 +34,7 @@ i ii iii iv
 
 # Academic boilerplate: words that never start, end or join a topic phrase.
 GENERIC_WORDS = frozenset("""
-future futures et al give gives giving see seen reduce reduces reduced reducing able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
+overlooked concern concerns largest smallest larger smaller higher lower future futures et al give gives giving see seen reduce reduces reduced reducing log able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
 adopts advance advances advantage advantages aim aimed aims allow allowing allows alternative analyse analyze
 analyzes applicable applied applies apply applying approach approaches appropriate approximately arbitrary art
 assume assumed assumes attain attains attempt available based benchmark-based benefit benefits best better
@@ -109,10 +109,21 @@ _SCAN = re.compile(r"([A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|[0-9]+[A-Za-z][A
 _URLISH = re.compile(r"https?://\S+|www\.\S+|\S+@\S+")
 
 
+_PLURAL_EXCEPTIONS = frozenset({"series", "species", "physics", "dynamics", "robotics", "statistics", "mathematics",
+                                 "economics", "graphics", "analytics", "semantics", "genomics", "kinetics"})
+
+
 def _singular(w: str) -> str:
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "'s")):
-        return w[:-1]
-    return w
+    """policies -> policy, processes -> process, approaches -> approach, models -> model."""
+    if len(w) <= 3 or not w.endswith("s") or w in _PLURAL_EXCEPTIONS:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "xes", "ches", "shes", "zzes")):
+        return w[:-2]
+    if w.endswith(("ss", "us", "is", "ias", "'s")):
+        return w
+    return w[:-1]
 
 
 @lru_cache(maxsize=200_000)
@@ -204,7 +215,8 @@ def surface_forms(texts: Iterable[str], keys: set[str], max_n: int = 3) -> dict[
         total = sum(forms.values())
         # words with an upper-case letter after the first (LLMs, GFlowNets, BERT) keep their case
         def marked(f: str) -> bool:
-            return any(any(ch.isupper() for ch in w[1:]) for w in f.split())
+            # "LLMs", "GFlowNets", "ReLU" keep their case; "Out-of-Distribution" does not
+            return any(any(ch.isupper() for ch in part[1:]) for w in f.split() for part in w.split("-"))
 
         acr = Counter({f: c for f, c in forms.items() if marked(f)})
         if acr and sum(acr.values()) * 2 >= total:

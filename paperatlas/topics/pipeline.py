@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import PaperatlasError
 from .cluster import CLUSTERERS, Clustering, split_fine, unit
-from .labels import ClassLabel, PhraseMatrix, label_classes, paper_phrases, phrase_matrix
+from .labels import ClassLabel, PhraseMatrix, label_keys, paper_phrases, phrase_matrix, written_forms
 from .layout import REDUCERS, NeighborGraph, NeighborLayout
 
 LEVELS = ("coarse", "fine")
@@ -50,7 +50,7 @@ class TopicModel:
     fine: np.ndarray
     xy: np.ndarray
     topics: list[Topic]
-    paper_phrases: list[list[str]]  # each paper's own key phrases (matching keys)
+    paper_phrases: list[list[str]]  # each paper's own key phrases, as usually written
     phrase_df: list[tuple[str, int]]
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -144,9 +144,14 @@ class TopicPipeline:
         t = time.perf_counter()
         say("labels")
         pm = phrase_matrix(texts, min_df=2 if n < 2000 else 3)
-        coarse_labels = label_classes(pm, texts, coarse, coarse_cl.k)
-        fine_labels = label_classes(pm, texts, fine, len(parents), avoid=[coarse_labels[p].keys for p in parents])
-        own = paper_phrases(pm)
+        coarse_keys = label_keys(pm, coarse, coarse_cl.k)
+        fine_keys = label_keys(pm, fine, len(parents), avoid=[coarse_keys[p] for p in parents])
+        own = [[pm.keys[j] for j in ph] for ph in paper_phrases(pm)]
+        # one pass over the texts finds how every chosen phrase is usually written
+        forms = written_forms(texts, {k for ks in (*coarse_keys, *fine_keys, *own) for k in ks})
+        coarse_labels = [ClassLabel([forms.get(k, k) for k in ks], ks) for ks in coarse_keys]
+        fine_labels = [ClassLabel([forms.get(k, k) for k in ks], ks) for ks in fine_keys]
+        own_forms = [[forms.get(k, k) for k in ks] for ks in own]
         seconds["labels"] = time.perf_counter() - t
 
         topics: list[Topic] = []
@@ -173,8 +178,7 @@ class TopicPipeline:
             "silhouette": {str(k): round(v, 5) for k, v in coarse_cl.scores.items()},
             "seconds": {k: round(v, 3) for k, v in seconds.items()},
         }
-        return TopicModel(list(ids), coarse, fine, xy, topics, [[pm.keys[j] for j in ph] for ph in own],
-                          phrase_df, meta)
+        return TopicModel(list(ids), coarse, fine, xy, topics, own_forms, phrase_df, meta)
 
 
 def _label_text(lab: ClassLabel, c: int) -> str:
