@@ -167,7 +167,7 @@ class Library(RecommendMixin):
             m = next(iter(other))
             raise ModelMismatch(
                 f"this library holds {other[m]} vectors made by {m!r}, not by {self.embedder.id!r}",
-                f"use the embedder that made them, or re-embed everything: `paperatlas embed --rebuild`",
+                "use the embedder that made them, or re-embed everything: `paperatlas embed --rebuild`",
             )
 
     def embed(self, progress: Progress | None = None, rebuild: bool = False, batch_size: int = 64) -> int:

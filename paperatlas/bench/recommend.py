@@ -9,7 +9,6 @@ measured in the same run.
 from __future__ import annotations
 
 import os
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -23,11 +22,10 @@ DEFAULT_DB = "../scratch/dbs/venue.db"
 
 
 def _copy(src: str, dst: str) -> None:
-    s, d = sqlite3.connect(src), sqlite3.connect(dst)
-    with d:
-        s.backup(d)
-    s.close()
-    d.close()
+    from ..library import Library
+
+    with Library(src) as lib:
+        lib.store.copy_to(dst)
 
 
 def bench_recommend(db: str | Path, likes: int = 100, dislikes: int = 20, repeats: int = 20,

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -24,16 +23,7 @@ from typing import Any
 
 import numpy as np
 
-
-def parse_size(size: str) -> int:
-    """"real": the --db library itself (0); "100k", "1m", "25000": a synthetic one."""
-    s = size.strip().lower()
-    if s in ("real", "8k"):
-        return 0
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([km]?)", s)
-    if not m:
-        raise ValueError(f"bad size {size!r}: use real, 100k, 1m or a number")
-    return int(float(m.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2)])
+from .search import parse_size  # one size syntax for every bench: real, 100k, 1m
 
 
 def synthesize(vectors: np.ndarray, texts: list[str], n: int, seed: int = 0) -> tuple[np.ndarray, list[str]]:
@@ -81,7 +71,7 @@ def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = Tru
                 with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp:
                     # build on a copy, so the benchmark never replaces the library's own topics
                     copy = Path(tmp) / "copy.db"
-                    lib.store.conn.execute("VACUUM INTO ?", (str(copy),))
+                    lib.store.copy_to(copy)
                     with Library(copy) as c:
                         cpu, wall = time.process_time(), time.perf_counter()
                         model = build_topics(c, seed=seed)

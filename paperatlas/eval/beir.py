@@ -16,7 +16,6 @@ one paper are scored as that paper (their qrels grades merged by max).
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import tempfile

@@ -387,6 +387,15 @@ class SQLiteStore(PersonalStore, TopicStore):
                 return c.execute("DELETE FROM vectors").rowcount
             return c.execute("DELETE FROM vectors WHERE model=?", (model,)).rowcount
 
+    def copy_to(self, path: str | Path) -> None:
+        """A consistent copy of the whole library file (SQLite's online backup), e.g. for benchmarks."""
+        dst = sqlite3.connect(str(path))
+        try:
+            with dst:
+                self.conn.backup(dst)
+        finally:
+            dst.close()
+
     def file_size(self) -> int:
         if self.path == ":memory:":
             return 0
