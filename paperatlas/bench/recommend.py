@@ -18,7 +18,6 @@ from typing import Any
 import click
 import numpy as np
 
-DEFAULT_DB = "../scratch/dbs/venue.db"
 
 
 def _copy(src: str, dst: str) -> None:
@@ -66,7 +65,7 @@ def bench_recommend(db: str | Path, likes: int = 100, dislikes: int = 20, repeat
 
 
 @click.command("recommend")
-@click.argument("db", default=DEFAULT_DB, type=click.Path(exists=True, dir_okay=False))
+@click.argument("db", type=click.Path(exists=True, dir_okay=False))
 @click.option("--likes", default=100, show_default=True)
 @click.option("--repeats", default=20, show_default=True, help="Warm calls; the median is reported.")
 def bench_recommend_cmd(db: str, likes: int, repeats: int) -> None:
@@ -76,7 +75,7 @@ def bench_recommend_cmd(db: str, likes: int, repeats: int) -> None:
 
     Example:
 
-        paperatlas bench recommend ../scratch/dbs/venue.db --repeats 30
+        paperatlas bench recommend venue-copy.db --repeats 30
     """
     import json
 
