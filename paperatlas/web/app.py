@@ -10,6 +10,7 @@ import functools
 import hashlib
 import importlib
 import inspect
+import threading
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -298,6 +299,18 @@ def warm(library: Library) -> None:
         if library.engine.vector_index() is not None:
             library.search("warm up", limit=1)
     except PaperatlasError:
+        pass
+    # The recommendation features take seconds on a large library (15 s at 8k papers); build them
+    # in the background so the server starts at once and the first "For you" visit is fast.
+    threading.Thread(target=_warm_recommend, args=(library,), name="warm-recommend", daemon=True).start()
+
+
+def _warm_recommend(library: Library) -> None:
+    from ..recommend.features import library_corpus
+
+    try:
+        library_corpus(library)
+    except Exception:  # noqa: BLE001 - warming is an optimisation; a real request reports errors
         pass
 
 
