@@ -333,6 +333,16 @@ def hit_rows(hits: list[Any]) -> list[dict[str, Any]]:
     return [h.to_dict() for h in hits]
 
 
+def show_hits(ctx: click.Context, hits: list[Any], as_json: bool) -> None:
+    """Print hits as JSON or a numbered list; exit 4 (nothing found) when there are none."""
+    if as_json:
+        echo_json(hit_rows(hits))
+    else:
+        print_hits(hits)
+    if not hits:
+        ctx.exit(EXIT_EMPTY)
+
+
 def print_hits(hits: list[Any]) -> None:
     for i, h in enumerate(hits, start=1):
         p = h.paper
@@ -378,13 +388,7 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         return
     if query is None:
         raise click.UsageError("give a QUERY or --queries FILE")
-    hits = lib.search(query, mode, limit, offset, venue, year, status)
-    if as_json:
-        echo_json(hit_rows(hits))
-    else:
-        print_hits(hits)
-    if not hits:
-        ctx.exit(EXIT_EMPTY)
+    show_hits(ctx, lib.search(query, mode, limit, offset, venue, year, status), as_json)
 
 
 @cli.command()

@@ -17,6 +17,7 @@ from ..cli import (
     json_option,
     out,
     print_hits,
+    show_hits,
     write_output,
 )
 from .base import RECOMMENDERS
@@ -207,13 +208,7 @@ def recommend(ctx: click.Context, reader: str | None, method: str, limit: int, o
 
         paperatlas recommend --reader alice --limit 5 --json
     """
-    hits = get_library(ctx).recommend(reader, limit, method, offset, venue, year, since=since)
-    if as_json:
-        echo_json(hit_rows(hits))
-    else:
-        print_hits(hits)
-    if not hits:
-        ctx.exit(EXIT_EMPTY)
+    show_hits(ctx, get_library(ctx).recommend(reader, limit, method, offset, venue, year, since=since), as_json)
 
 
 def _print_profile(p: dict[str, Any]) -> None:
