@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -39,6 +40,17 @@ def need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not available")
     return path
+
+
+def web_library(tmp_path: Path, papers: list[dict]) -> Library:
+    """A hashing-embedder library of the examples plus `papers` (JSONL records): web tests' data."""
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
+    lib = Library(tmp_path / "web.db", embedder="hashing")
+    lib.ingest(EXAMPLES)
+    lib.ingest([f])
+    lib.embed()
+    return lib
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from paperatlas import Library
 from paperatlas.web import create_app
 from paperatlas.web.common import CSRF_COOKIE, Endpoint, json_response, render
 
-from conftest import EXAMPLES
+from conftest import web_library
 
 XSS_ABSTRACT = "<script>window.__x=1</script> We study escaping of abstracts & titles in web pages."
 XSS_TITLE = '<img src=x onerror="window.__y=1">Escaping titles'
@@ -33,12 +33,7 @@ PAPERS = [
 
 @pytest.fixture
 def web_lib(tmp_path: Path):
-    f = tmp_path / "papers.jsonl"
-    f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
-    lib = Library(tmp_path / "web.db", embedder="hashing")
-    lib.ingest(EXAMPLES)
-    lib.ingest([f])
-    lib.embed()
+    lib = web_library(tmp_path, PAPERS)
     yield lib
     lib.close()
 

@@ -3,7 +3,6 @@ editable profile, triage, reading groups, digest, Atom feeds and saved searches.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from paperatlas import Library
 from paperatlas.web import create_app
 from paperatlas.web.common import CSRF_COOKIE
 
-from conftest import EXAMPLES
+from conftest import web_library
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -35,12 +34,7 @@ PAPERS = [{"id": f"{topic}/{i}", "title": title, "venue": "TestConf", "year": 20
 
 @pytest.fixture
 def web_lib(tmp_path: Path):
-    f = tmp_path / "papers.jsonl"
-    f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
-    lib = Library(tmp_path / "web.db", embedder="hashing")
-    lib.ingest(EXAMPLES)
-    lib.ingest([f])
-    lib.embed()
+    lib = web_library(tmp_path, PAPERS)
     yield lib
     lib.close()
 

@@ -21,6 +21,19 @@ def bench() -> None:
     """
 
 
+def _sizes(text: str) -> list[str]:
+    """--sizes "real,100k,1m" -> the sizes, each checked before any slow work starts."""
+    from .search import parse_size
+
+    wanted = [s.strip() for s in text.split(",") if s.strip()]
+    for s in wanted:
+        try:
+            parse_size(s)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--sizes") from None
+    return wanted
+
+
 @bench.command("ingest")
 @click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
 @click.option("--repeats", default=3, show_default=True, help="Runs; the median is reported.")
@@ -96,14 +109,9 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 
         paperatlas bench search --db venue.db --sizes 8k,100k
     """
-    from .search import bench_search, parse_size, table
+    from .search import bench_search, table
 
-    wanted = [s.strip() for s in sizes.split(",") if s.strip()]
-    for s in wanted:
-        try:
-            parse_size(s)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--sizes") from None
+    wanted = _sizes(sizes)
     res = bench_search(Path(db_path), wanted, Path(workdir), n_queries, embed_papers,
                        log=lambda m: click.echo(m, err=True))
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
@@ -125,13 +133,8 @@ def bench_topics_cmd(db_path: str, sizes: str, seed: int, no_baseline: bool, as_
 
         paperatlas bench topics --db venue.db --sizes real,100k
     """
-    from .topics import bench_topics, parse_size, table
+    from .topics import bench_topics, table
 
-    wanted = [s.strip() for s in sizes.split(",") if s.strip()]
-    for s in wanted:
-        try:
-            parse_size(s)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--sizes") from None
+    wanted = _sizes(sizes)
     res = bench_topics(Path(db_path), wanted, seed, not no_baseline, log=lambda m: click.echo(m, err=True))
     click.echo(json.dumps(res, indent=2) if as_json else table(res))

@@ -10,6 +10,8 @@
     document.body.appendChild(t);
     setTimeout(() => t.remove(), 1600);
   }
+  // shared with personal.js (loaded after this file, both deferred)
+  window.paperatlas = { csrf, toast };
 
   // -- search as you type -----------------------------------------------------------
   const form = document.getElementById("search-form");

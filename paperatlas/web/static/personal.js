@@ -4,14 +4,7 @@
 "use strict";
 (function () {
   document.documentElement.classList.add("js");
-  const csrf = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
-
-  function toast(msg) {
-    const t = document.createElement("div");
-    t.className = "toast"; t.setAttribute("role", "status"); t.textContent = msg;
-    document.body.appendChild(t);
-    setTimeout(() => t.remove(), 1600);
-  }
+  const { csrf, toast } = window.paperatlas;  // from app.js
 
   // getAttribute: a form with an <input name="action"> shadows the form.action property
   const target = (form) => form.getAttribute("action");
