@@ -17,9 +17,10 @@ install: $(BIN)/python
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 
-## make demo: install, ingest the bundled example lists, show them, then serve them in a browser
+## make demo: install, ingest the bundled example lists, build their topics, show them, then serve them
 demo: install
 	$(BIN)/paperatlas --db $(DB) ingest examples/*.txt
+	$(BIN)/paperatlas --db $(DB) topics build
 	$(BIN)/paperatlas --db $(DB) stats
 	$(BIN)/paperatlas --db $(DB) list --limit 30
 	$(BIN)/paperatlas --db $(DB) serve --host 127.0.0.1 --port $(PORT)
