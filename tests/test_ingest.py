@@ -207,3 +207,42 @@ def test_sniff() -> None:
     assert sniff("title,abstract\nx,y\n") is Format.CSV
     assert sniff("title\tabstract\nx\ty\n") is Format.TSV
     assert sniff("ICLR 2026\n\nSome abstract.") is Format.TEXT
+
+
+def _venue_sample(tmp_path: Path, n: int, bad_line: int | None = None) -> Path:
+    rows = []
+    with gzip.open(need(VENUE_PAPERS), "rt", encoding="utf-8") as f:
+        for line in f:
+            rows.append(line.rstrip("\n"))
+            if len(rows) == n:
+                break
+    if bad_line is not None:
+        rows[bad_line - 1] = json.dumps({"authors": ["Nobody"], "venue": "ICLR"})
+    out = tmp_path / "sample.jsonl"
+    out.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return out
+
+
+def test_parallel_normalisation_matches_sequential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sample = _venue_sample(tmp_path, 2500)
+    libs = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv("PAPERATLAS_INGEST_WORKERS", workers)
+        lib = Library(tmp_path / f"w{workers}.db")
+        assert lib.ingest(sample).new == 2500
+        libs[workers] = {p.id: p.to_dict() for p in lib.papers(limit=None)}
+        assert lib.ingest(sample).unchanged == 2500
+        lib.close()
+    assert len(libs["1"]) == 2500 and libs["1"] == libs["2"]
+
+
+def test_parallel_normalisation_bad_record_stores_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAPERATLAS_INGEST_WORKERS", "2")
+    sample = _venue_sample(tmp_path, 2500, bad_line=1800)
+    lib = Library(tmp_path / "lib.db")
+    lib.ingest(EXAMPLES)
+    with pytest.raises(IngestError, match="line 1800"):
+        lib.ingest(sample)
+    assert lib.count() == 29
+    assert lib.ingest(sample, skip_bad=True).new == 2499
+    lib.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -25,15 +26,36 @@ def _parse_only(path: Path) -> int:
     return n
 
 
+def _first_ingest_one_process(path: Path) -> float:
+    """A first ingest with normalising kept in this process (the pre-parallel baseline)."""
+    old = os.environ.get("PAPERATLAS_INGEST_WORKERS")
+    os.environ["PAPERATLAS_INGEST_WORKERS"] = "1"
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            lib = Library(Path(d) / "bench.db")
+            t = time.perf_counter()
+            lib.ingest(path)
+            dt = time.perf_counter() - t
+            lib.close()
+            return dt
+    finally:
+        if old is None:
+            del os.environ["PAPERATLAS_INGEST_WORKERS"]
+        else:
+            os.environ["PAPERATLAS_INGEST_WORKERS"] = old
+
+
 def bench_ingest(path: Path, repeats: int = 3) -> dict[str, Any]:
     first: list[float] = []
     again: list[float] = []
     parse: list[float] = []
+    single: list[float] = []
     n = 0
     for _ in range(repeats):
         t = time.perf_counter()
         n = _parse_only(path)
         parse.append(time.perf_counter() - t)
+        single.append(_first_ingest_one_process(path))
         with tempfile.TemporaryDirectory() as d:
             lib = Library(Path(d) / "bench.db")
             t = time.perf_counter()
@@ -52,6 +74,8 @@ def bench_ingest(path: Path, repeats: int = 3) -> dict[str, Any]:
         "first_ingest_papers_per_s": round(n / med(first)),
         "reingest_papers_per_s": round(n / med(again)),
         "json_parse_only_papers_per_s": round(n / med(parse)),
+        "first_ingest_one_process_papers_per_s": round(n / med(single)),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "first_ingest_s_median": round(med(first), 3),
         "reingest_s_median": round(med(again), 3),
         "first_ingest_vs_parse_ratio": round(med(first) / med(parse), 2),

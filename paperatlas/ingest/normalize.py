@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..models import Paper
-from .clean import clean_text, normalize_key
+from .clean import clean_text, clean_texts, normalize_key
 from .formats import Format
 from .titles import derive_title
 
@@ -84,7 +84,7 @@ def split_authors(v: Any) -> list[str]:
         return []
     if isinstance(v, list):
         names = [_text(x.get("name") if isinstance(x, dict) else x) for x in v]
-        return [clean_text(n) for n in names if n]
+        return clean_texts([n for n in names if n])
     s = str(v).replace("\n", " ").strip()
     if re.search(r"\s+and\s+", s):
         parts = re.split(r"\s+and\s+", s)
@@ -96,7 +96,7 @@ def split_authors(v: Any) -> list[str]:
         parts = s.split(";")
     else:
         parts = s.split(",")
-    return [clean_text(p.strip()) for p in parts if p.strip()]
+    return clean_texts([p.strip() for p in parts if p.strip()])
 
 
 def _year(v: Any) -> int | None:
@@ -122,10 +122,10 @@ def _keywords(v: Any) -> list[str]:
     if not v:
         return []
     if isinstance(v, list):
-        return [clean_text(_text(x)) for x in v if _text(x)]
+        return clean_texts([t for t in map(_text, v) if t])
     s = str(v)
     sep = ";" if ";" in s else ("," if "," in s else " ")
-    return [clean_text(x.strip()) for x in s.split(sep) if x.strip()]
+    return clean_texts([x.strip() for x in s.split(sep) if x.strip()])
 
 
 def _status_from(text: str) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,10 @@ from .normalize import RecordError, to_paper
 Progress = Callable[[int, int], None]  # (done, total)
 # papers per write transaction; the environment override lets the crash test make batches small
 BATCH_SIZE = int(os.environ.get("PAPERATLAS_INGEST_BATCH", "1000"))
+# Normalising is pure CPU work (regexes over every abstract): above this many records it runs
+# in forked worker processes, one per core (PAPERATLAS_INGEST_WORKERS=1 turns that off).
+PARALLEL_MIN_RECORDS = 2000
+_CHUNK = 500
 
 
 @dataclass
@@ -32,13 +38,68 @@ class _Parsed:
     path: str
     source: str
     format: Format
-    rows: list[tuple[int, str, dict[str, Any], str]] = field(default_factory=list)  # (pos, location, row, hash)
+    rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (location, row)
     defaults: dict[str, Any] = field(default_factory=dict)
 
 
 def record_hash(fmt: Format, row: dict[str, Any], defaults: dict[str, Any], overrides: dict[str, Any]) -> str:
     blob = json.dumps([fmt.value, row, defaults, overrides], sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha1(blob.encode("utf-8")).hexdigest()
+
+
+# A new row's paper: (paper, dedup key, content hash), or the message of the RecordError it raised.
+Normalized = tuple[Paper, str, str] | str
+
+# What forked workers normalise, inherited through fork so the rows are never pickled.
+_WORK: tuple[list[_Parsed], dict[str, Any]] | None = None
+
+
+def _normalize(item: _Parsed, row: dict[str, Any], overrides: dict[str, Any]) -> Normalized:
+    try:
+        paper, key = to_paper(row, item.format, item.source, item.defaults, overrides)
+    except (RecordError, ValueError, TypeError, AttributeError) as e:
+        return f"record {str(e) or type(e).__name__}"
+    return paper, key, paper.content_hash()
+
+
+def _normalize_chunk(job: list[tuple[int, int]]) -> list[Any]:
+    """A worker's share, (file, row) pairs. Papers travel as plain tuples: pickling dataclasses costs 3x more."""
+    assert _WORK is not None
+    parsed, overrides = _WORK
+    out: list[Any] = []
+    for fi, pos in job:
+        r = _normalize(parsed[fi], parsed[fi].rows[pos][1], overrides)
+        out.append(r if isinstance(r, str) else (tuple(r[0].__dict__.values()), r[1], r[2]))
+    return out
+
+
+def _workers(n_records: int) -> int:
+    env = os.environ.get("PAPERATLAS_INGEST_WORKERS")
+    if env:
+        return max(1, int(env))
+    if n_records < PARALLEL_MIN_RECORDS or not sys.platform.startswith("linux"):
+        return 1  # fork is cheap, and safe for this pure-Python work, on Linux
+    return min(len(os.sched_getaffinity(0)), 8)
+
+
+def normalize_new(parsed: list[_Parsed], overrides: dict[str, Any],
+                  todo: list[tuple[int, int]]) -> dict[tuple[int, int], Normalized]:
+    """Normalise the rows `todo` ((file, row) pairs), on every core when there are many."""
+    global _WORK
+    workers = _workers(len(todo))
+    if workers == 1:
+        return {(fi, pos): _normalize(parsed[fi], parsed[fi].rows[pos][1], overrides) for fi, pos in todo}
+    jobs = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
+    out: dict[tuple[int, int], Normalized] = {}
+    _WORK = (parsed, overrides)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for job, res in zip(jobs, pool.imap(_normalize_chunk, jobs)):
+                for fp, r in zip(job, res):
+                    out[fp] = r if isinstance(r, str) else (Paper(*r[0]), r[1], r[2])
+    finally:
+        _WORK = None
+    return out
 
 
 def ingest_files(
@@ -64,9 +125,7 @@ def ingest_files(
         except FileError as e:
             bad.append(e.bad)
             continue
-        item = _Parsed(str(path), Path(path).name, rr.format, defaults=rr.defaults)
-        for pos, (loc, row) in enumerate(rr.rows):
-            item.rows.append((pos, loc, row, record_hash(rr.format, row, rr.defaults, overrides)))
+        item = _Parsed(str(path), Path(path).name, rr.format, list(rr.rows), rr.defaults)
         bad.extend(rr.bad)
         parsed.append(item)
         report.files.append(str(path))
@@ -75,22 +134,24 @@ def ingest_files(
     known = store.record_hashes()
     by_id, by_key, by_pos = store.ident_index()
     total = sum(len(p.rows) for p in parsed)
+    hashes = [[record_hash(item.format, row, item.defaults, overrides) for _, row in item.rows] for item in parsed]
     # normalise everything before writing, so a bad record stops the ingest with nothing stored
+    normalized = normalize_new(parsed, overrides, [(fi, pos) for fi, hs in enumerate(hashes)
+                                                   for pos, h in enumerate(hs) if h not in known])
     plan: list[tuple[str, Paper | None, str, str, int | None, str]] = []  # (action, paper, chash, key, pos, rhash)
     planned_new: set[str] = set()
-    for item in parsed:
-        present = {known[h] for _, _, _, h in item.rows if h in known}
-        for pos, loc, row, rh in item.rows:
+    for fi, (item, hs) in enumerate(zip(parsed, hashes)):
+        present = {known[h] for h in hs if h in known}
+        for pos, ((loc, _), rh) in enumerate(zip(item.rows, hs)):
             if rh in known:
                 plan.append(("unchanged", None, "", "", None, rh))
                 continue
-            try:
-                paper, key = to_paper(row, item.format, item.source, item.defaults, overrides)
-            except (RecordError, ValueError, TypeError, AttributeError) as e:
-                bad.append(BadRecord(item.path, loc, f"record {str(e) or type(e).__name__}", "fix or remove the record"))
+            res = normalized[(fi, pos)]
+            if isinstance(res, str):
+                bad.append(BadRecord(item.path, loc, res, "fix or remove the record"))
                 continue
+            paper, key, chash = res
             source_id = paper.id != "h" + key[:15]
-            chash = paper.content_hash()
             if paper.id in planned_new:
                 # the same id twice in this input: the first one wins
                 by_key.setdefault(key, paper.id)

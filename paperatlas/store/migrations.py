@@ -177,4 +177,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        "papers_fts_batch_insert",
+        # New papers are indexed by SQLiteStore.write_batch with one INSERT ... SELECT per batch,
+        # in the batch's transaction: a per-row trigger cost 2.5x as much (1.1 s vs 0.45 s for
+        # the 8,088 venue papers). The update and delete triggers still keep FTS5 in sync.
+        # Two indexes no query uses go too (ingest reads identities with one full scan).
+        """
+        DROP TRIGGER IF EXISTS papers_ai;
+        DROP INDEX IF EXISTS papers_dedup;
+        DROP INDEX IF EXISTS papers_source_pos;
+        """,
+    ),
 ]

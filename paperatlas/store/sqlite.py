@@ -1,6 +1,6 @@
 """SQLiteStore: all SQL in paperatlas lives in this package.
 
-One file holds papers, their FTS5 index (kept in sync by triggers), vectors and
+One file holds papers, their FTS5 index (filled per batch, kept in sync by triggers), vectors and
 everything personal. WAL mode lets readers (search, the web UI) run while an
 ingest writes; each batch is one transaction, so a crash leaves whole batches.
 """
@@ -190,10 +190,18 @@ class SQLiteStore(PersonalStore, TopicStore):
         """Write one batch in one transaction: (paper, content_hash, dedup_key, source_pos) rows."""
         with self.transaction() as c:
             if inserts:
+                (last,) = c.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
                 c.executemany(
                     f"INSERT INTO papers ({PAPER_COLUMNS}, content_hash, dedup_key, source_pos)"
                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     [(*_paper_params(p), h, k, pos) for p, h, k, pos in inserts],
+                )
+                # the FTS5 rows of the new papers in one statement (a new rowid is max(rowid) + 1,
+                # so the new rows are exactly those past `last`)
+                c.execute(
+                    "INSERT INTO papers_fts(rowid, title, abstract, authors, keywords)"
+                    " SELECT rowid, title, abstract, authors, keywords FROM papers WHERE rowid > ?",
+                    (last,),
                 )
             if updates:
                 c.executemany(
