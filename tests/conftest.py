@@ -33,6 +33,8 @@ SCIFACT = SHARED / "scifact"
 # Tests never write to the user's own embedding cache (~/.cache/paperatlas): one throw-away
 # cache per test session, unless the caller points PAPERATLAS_VECTOR_CACHE somewhere on purpose.
 os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", os.path.join(tempfile.mkdtemp(prefix="paperatlas-test-"), "v.sqlite"))
+# the derived int8 query model too (embed/quantize.py): made once per test session, not in ~/.cache
+os.environ.setdefault("PAPERATLAS_CACHE_DIR", tempfile.mkdtemp(prefix="paperatlas-test-cache-"))
 
 
 def need(path: Path) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -101,8 +102,26 @@ def test_query_matches_relevant_doc(emb: OnnxEmbedder) -> None:
     q = emb.embed_query("does aspirin prevent heart attacks?")
     assert q.shape == (384,) and q.dtype == np.float32
     assert int(np.argmax(docs @ q)) == 0
-    # MiniLM has no query prefix: a query embeds like a document
-    np.testing.assert_allclose(emb.embed_query(TEXTS[1]), docs[1], atol=1e-5)
+    # MiniLM has no query prefix: with the fp32 model a query embeds exactly like a document
+    fp32 = OnnxEmbedder(quantized_queries=False)
+    assert fp32.query_id == fp32.id
+    np.testing.assert_allclose(fp32.embed_query(TEXTS[1]), docs[1], atol=1e-5)
+
+
+def test_quantized_queries_stay_close_to_fp32(emb: OnnxEmbedder, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default embeds queries with a dynamic-int8 copy of the model (embed/quantize.py)."""
+    monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(tmp_path))
+    q8 = OnnxEmbedder(threads=1)
+    assert q8.query_id == q8.id + "+dynamic-int8"
+    docs = q8.embed(TEXTS)
+    np.testing.assert_allclose(docs, emb.embed(TEXTS), atol=1e-5)  # documents stay fp32
+    qs = np.stack([q8.embed_query(t) for t in TEXTS])
+    assert list(tmp_path.glob("minilm-l6-int8-onnx-*-dynamic-int8.onnx"))  # derived once, cached
+    cos = (qs * docs).sum(1)
+    assert cos.min() > 0.97 and not np.allclose(qs, docs, atol=1e-4)  # close, and really int8
+    np.testing.assert_array_equal(q8.embed_query(TEXTS[0]), qs[0])  # deterministic: one query per batch
+    assert int(np.argmax(docs @ q8.embed_query("does aspirin prevent heart attacks?"))) == 0
 
 
 def test_empty_string(emb: OnnxEmbedder) -> None:

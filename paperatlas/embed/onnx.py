@@ -145,6 +145,7 @@ class OnnxEmbedder:
         threads: int | None = None,
         model_file: str | os.PathLike[str] | None = None,
         verify: bool = True,
+        quantized_queries: bool | None = None,
     ) -> None:
         if isinstance(spec, str):
             if spec not in SPECS:
@@ -161,10 +162,26 @@ class OnnxEmbedder:
         self._model_file = Path(model_file) if model_file else None
         self._verify = verify and model_file is None
         self._session: Any = None
+        self._query_session: Any = None  # the dynamic-int8 copy for embed_query (quantize.py)
+        # PAPERATLAS_QUERY_INT8=0 embeds queries with the fp32 document model instead
+        if quantized_queries is None:
+            quantized_queries = os.environ.get("PAPERATLAS_QUERY_INT8", "1") != "0"
+        self._quantized_queries = bool(quantized_queries)
+        self._model_bytes: bytes | None = None
         self._tokenizer: Any = None
         self._input_names: list[str] = []
         self._output: str | None = None
         self._lock = threading.Lock()
+
+    @property
+    def query_id(self) -> str:
+        """Names how queries are embedded (a cache key for query vectors)."""
+        return self.id + ("+dynamic-int8" if self._quantizes_queries() else "")
+
+    def _quantizes_queries(self) -> bool:
+        from . import quantize
+
+        return self._quantized_queries and quantize.available()
 
     def __repr__(self) -> str:
         return f"OnnxEmbedder(id={self.id!r}, dimensions={self.dimensions}, threads={self.threads})"
@@ -220,6 +237,7 @@ class OnnxEmbedder:
         if output not in outputs:
             raise RuntimeError(f"{path}: model has no output {output!r} (outputs: {outputs})")
 
+        self._model_bytes = data if self._quantizes_queries() else None
         self._tokenizer = tok
         self._input_names = names
         self._output = output
@@ -234,10 +252,47 @@ class OnnxEmbedder:
         return self._encode([prefix + t for t in texts] if prefix else list(texts), batch_size)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one search query (with the model's query prefix, if any): 1-D float32."""
-        return self._encode([self.spec.query_prefix + text], 1)[0]
+        """Embed one search query (with the model's query prefix, if any): 1-D float32.
+        Runs the dynamic-int8 copy of the model (3x faster) unless quantized_queries=False."""
+        return self._encode([self.spec.query_prefix + text], 1, query=True)[0]
 
-    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+    def _query_model(self) -> Any:
+        """The query session: the dynamic-int8 copy, made on first use; the fp32 one without it."""
+        if self._query_session is None and not self._quantizes_queries():
+            return self._session
+        if self._query_session is None:
+            with self._lock:
+                if self._query_session is None:
+                    self._query_session = self._load_quantized()
+        return self._query_session
+
+    def _load_quantized(self) -> Any:
+        import tempfile
+
+        import onnxruntime as ort
+
+        from . import quantize
+
+        assert self._model_bytes is not None
+        path = None
+        for folder in (None, Path(tempfile.gettempdir()) / "paperatlas"):  # the user cache, else /tmp
+            try:
+                path = quantize.dynamic_int8(self._model_bytes, self.spec.model_id, folder)
+                break
+            except OSError:
+                continue
+        if path is None:  # pragma: no cover - no writable folder at all
+            self._quantized_queries = False
+            return self._session
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = self.threads
+        so.inter_op_num_threads = 1
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.log_severity_level = 3
+        self._model_bytes = None
+        return ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+
+    def _encode(self, texts: list[str], batch_size: int, query: bool = False) -> np.ndarray:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         n = len(texts)
@@ -261,16 +316,16 @@ class OnnxEmbedder:
                 e = encodings[j].ids
                 ids[row, : len(e)] = e
                 mask[row, : len(e)] = 1
-            out[idx] = self._run(ids, mask)
+            out[idx] = self._run(ids, mask, self._query_model() if query else self._session)
         return out
 
-    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _run(self, ids: np.ndarray, mask: np.ndarray, session: Any) -> np.ndarray:
         feed = {"input_ids": ids}
         if "attention_mask" in self._input_names:
             feed["attention_mask"] = mask
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run([self._output], feed)[0]
+        hidden = session.run([self._output], feed)[0]
         if hidden.ndim == 2:  # the graph already pools
             vecs = hidden.astype(np.float32, copy=False)
         elif self.spec.pooling == "cls":

@@ -130,9 +130,9 @@ def canonical_qrels(qrels: Qrels, resolve: Callable[[str], str | None]) -> dict[
 
 
 def query_vectors(embedder: Embedder, texts: Sequence[str], cache: VectorCache | None = None) -> np.ndarray:
-    """`embed_query` of each text, through the vector cache (key: model id + "|query")."""
+    """`embed_query` of each text, through the vector cache (key: query model id + "|query")."""
     cache = cache or VectorCache()
-    key = embedder.id + "|query"
+    key = getattr(embedder, "query_id", embedder.id) + "|query"
     hashes = [text_hash(t) for t in texts]
     found = cache.get_many(key, list(dict.fromkeys(hashes)))
     new = []
