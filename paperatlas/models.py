@@ -8,6 +8,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+# one encoder, not json.dumps(..., sort_keys=True, ...) which builds a new one per call
+_canonical_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+
+
 @dataclass
 class Paper:
     """One paper in a library.
@@ -40,7 +44,7 @@ class Paper:
         # a tuple of the fields, not asdict(): this runs for every record of every ingest
         fields = (self.id, self.title, self.abstract, self.authors, self.venue, self.year, self.status,
                   self.track, self.keywords, self.url, self.raw, self.title_derived, self.extra)
-        blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str)
+        blob = _canonical_json(fields)
         return hashlib.sha1(blob.encode("utf-8")).hexdigest()
 
     @property

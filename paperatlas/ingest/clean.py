@@ -464,16 +464,19 @@ _MARKUP_CHARS = "\\$*_{}&~`"
 
 
 def _collapse(text: str) -> str:
-    """Collapse runs of whitespace to one space and strip the ends (str.split is C-fast)."""
-    return " ".join(text.split())
+    """Collapse runs of whitespace to one space and strip the ends (str.split is C-fast).
+    Returns `text` itself when nothing changes, so a paper's `raw` and `abstract` can share
+    one string (pickled once when parallel ingest sends papers between processes)."""
+    out = " ".join(text.split())
+    return text if out == text else out
 
 
-_RE_MARKUP = re.compile("[" + re.escape(_MARKUP_CHARS) + "]|--")
+_RE_MARKUP = re.compile("[" + re.escape(_MARKUP_CHARS) + "]")
 
 
 def _may_have_markup(text: str) -> bool:
     """Cheap pre-check: only text with one of these characters (or "--") can hold markup."""
-    return _RE_MARKUP.search(text) is not None
+    return "--" in text or _RE_MARKUP.search(text) is not None
 
 
 def _clean(raw: str) -> str:

@@ -8,6 +8,7 @@ the job, because unchanged records are recognised by their hash and skipped.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -30,7 +31,7 @@ BATCH_SIZE = int(os.environ.get("PAPERATLAS_INGEST_BATCH", "1000"))
 # Normalising is pure CPU work (regexes over every abstract): above this many records it runs
 # in forked worker processes, one per core (PAPERATLAS_INGEST_WORKERS=1 turns that off).
 PARALLEL_MIN_RECORDS = 2000
-_CHUNK = 500
+_CHUNK = 250
 
 
 @dataclass
@@ -42,34 +43,44 @@ class _Parsed:
     defaults: dict[str, Any] = field(default_factory=dict)
 
 
+_canonical_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+
+
 def record_hash(fmt: Format, row: dict[str, Any], defaults: dict[str, Any], overrides: dict[str, Any]) -> str:
-    blob = json.dumps([fmt.value, row, defaults, overrides], sort_keys=True, ensure_ascii=False, default=str)
+    blob = _canonical_json([fmt.value, row, defaults, overrides])
     return hashlib.sha1(blob.encode("utf-8")).hexdigest()
 
 
 # A new row's paper: (paper, dedup key, content hash), or the message of the RecordError it raised.
 Normalized = tuple[Paper, str, str] | str
+Prepared = tuple[str, Normalized | None]  # (record hash, None when the library holds that record)
 
-# What forked workers normalise, inherited through fork so the rows are never pickled.
-_WORK: tuple[list[_Parsed], dict[str, Any]] | None = None
+# What forked workers prepare, inherited through fork so the rows are never pickled.
+_WORK: tuple[list[_Parsed], dict[str, Any], dict[str, str]] | None = None
 
 
-def _normalize(item: _Parsed, row: dict[str, Any], overrides: dict[str, Any]) -> Normalized:
+def _prepare(item: _Parsed, row: dict[str, Any], overrides: dict[str, Any], known: dict[str, str]) -> Prepared:
+    rh = record_hash(item.format, row, item.defaults, overrides)
+    if rh in known:
+        return rh, None
     try:
         paper, key = to_paper(row, item.format, item.source, item.defaults, overrides)
     except (RecordError, ValueError, TypeError, AttributeError) as e:
-        return f"record {str(e) or type(e).__name__}"
-    return paper, key, paper.content_hash()
+        return rh, f"record {str(e) or type(e).__name__}"
+    return rh, (paper, key, paper.content_hash())
 
 
-def _normalize_chunk(job: list[tuple[int, int]]) -> list[Any]:
-    """A worker's share, (file, row) pairs. Papers travel as plain tuples: pickling dataclasses costs 3x more."""
+def _prepare_chunk(job: tuple[int, int, int]) -> list[tuple[str, Any]]:
+    """A worker's share: rows lo..hi of one file. Papers travel as plain tuples (pickling
+    dataclasses costs 3x more)."""
     assert _WORK is not None
-    parsed, overrides = _WORK
-    out: list[Any] = []
-    for fi, pos in job:
-        r = _normalize(parsed[fi], parsed[fi].rows[pos][1], overrides)
-        out.append(r if isinstance(r, str) else (tuple(r[0].__dict__.values()), r[1], r[2]))
+    parsed, overrides, known = _WORK
+    fi, lo, hi = job
+    item = parsed[fi]
+    out: list[tuple[str, Any]] = []
+    for _, row in item.rows[lo:hi]:
+        rh, r = _prepare(item, row, overrides, known)
+        out.append((rh, r if r is None or isinstance(r, str) else (tuple(r[0].__dict__.values()), r[1], r[2])))
     return out
 
 
@@ -82,23 +93,25 @@ def _workers(n_records: int) -> int:
     return min(len(os.sched_getaffinity(0)), 8)
 
 
-def normalize_new(parsed: list[_Parsed], overrides: dict[str, Any],
-                  todo: list[tuple[int, int]]) -> dict[tuple[int, int], Normalized]:
-    """Normalise the rows `todo` ((file, row) pairs), on every core when there are many."""
+def prepare_all(parsed: list[_Parsed], overrides: dict[str, Any], known: dict[str, str]) -> list[list[Prepared]]:
+    """Hash every row and normalise the ones the library lacks: on every core when there are many."""
     global _WORK
-    workers = _workers(len(todo))
+    workers = _workers(sum(len(p.rows) for p in parsed))
     if workers == 1:
-        return {(fi, pos): _normalize(parsed[fi], parsed[fi].rows[pos][1], overrides) for fi, pos in todo}
-    jobs = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
-    out: dict[tuple[int, int], Normalized] = {}
-    _WORK = (parsed, overrides)
+        return [[_prepare(item, row, overrides, known) for _, row in item.rows] for item in parsed]
+    jobs = [(fi, lo, min(lo + _CHUNK, len(item.rows))) for fi, item in enumerate(parsed)
+            for lo in range(0, len(item.rows), _CHUNK)]
+    out: list[list[Prepared]] = [[] for _ in parsed]
+    _WORK = (parsed, overrides, known)
+    gc.freeze()  # the children would otherwise touch (and so copy) every inherited object when they collect
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for job, res in zip(jobs, pool.imap(_normalize_chunk, jobs)):
-                for fp, r in zip(job, res):
-                    out[fp] = r if isinstance(r, str) else (Paper(*r[0]), r[1], r[2])
+        with multiprocessing.get_context("fork").Pool(workers, initializer=gc.disable) as pool:
+            for (fi, _, _), res in zip(jobs, pool.imap(_prepare_chunk, jobs)):
+                out[fi].extend((rh, r if r is None or isinstance(r, str) else (Paper(*r[0]), r[1], r[2]))
+                               for rh, r in res)
     finally:
         _WORK = None
+        gc.unfreeze()
     return out
 
 
@@ -134,19 +147,16 @@ def ingest_files(
     known = store.record_hashes()
     by_id, by_key, by_pos = store.ident_index()
     total = sum(len(p.rows) for p in parsed)
-    hashes = [[record_hash(item.format, row, item.defaults, overrides) for _, row in item.rows] for item in parsed]
     # normalise everything before writing, so a bad record stops the ingest with nothing stored
-    normalized = normalize_new(parsed, overrides, [(fi, pos) for fi, hs in enumerate(hashes)
-                                                   for pos, h in enumerate(hs) if h not in known])
+    prepared = prepare_all(parsed, overrides, known)
     plan: list[tuple[str, Paper | None, str, str, int | None, str]] = []  # (action, paper, chash, key, pos, rhash)
     planned_new: set[str] = set()
-    for fi, (item, hs) in enumerate(zip(parsed, hashes)):
-        present = {known[h] for h in hs if h in known}
-        for pos, ((loc, _), rh) in enumerate(zip(item.rows, hs)):
-            if rh in known:
+    for item, results in zip(parsed, prepared):
+        present = {known[h] for h, res in results if res is None}
+        for pos, ((loc, _), (rh, res)) in enumerate(zip(item.rows, results)):
+            if res is None:
                 plan.append(("unchanged", None, "", "", None, rh))
                 continue
-            res = normalized[(fi, pos)]
             if isinstance(res, str):
                 bad.append(BadRecord(item.path, loc, res, "fix or remove the record"))
                 continue

@@ -54,22 +54,26 @@ def _row_to_paper(row: sqlite3.Row | tuple[Any, ...]) -> Paper:
     )
 
 
+# json.dumps with keyword arguments builds a new encoder per call; ingest encodes 3 fields per paper
+_to_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
 def _paper_params(p: Paper) -> tuple[Any, ...]:
     return (
         p.id,
         p.title,
         int(p.title_derived),
         p.abstract,
-        json.dumps(p.authors, ensure_ascii=False),
+        _to_json(p.authors),
         p.venue,
         p.year,
         p.status,
         p.track,
-        json.dumps(p.keywords, ensure_ascii=False),
+        _to_json(p.keywords),
         p.url,
         p.source,
         p.raw,
-        json.dumps(p.extra, ensure_ascii=False, default=str),
+        _to_json(p.extra),
     )
 
 
