@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -56,7 +57,8 @@ def bench_ingest_cmd(file: str, repeats: int) -> None:
 @click.option("--seconds", default=10.0, show_default=True, help="Length of each measurement.")
 @click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
 @click.option("--per-page", default=10, show_default=True, help="Hits per search request.")
-@click.option("--workers", default=1, show_default=True, help="Server processes (`serve --workers`).")
+@click.option("--workers", type=int, default=None,
+              help="Server processes (`serve --workers`); default: one per core, the deployment for throughput.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_page: int, workers: int,
                    as_json: bool) -> None:
@@ -69,12 +71,14 @@ def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_pa
     """
     from .http import bench_http
 
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     out = bench_http(db_path, clients, min(max(seconds, 1.0), 300.0), mode, per_page, workers=max(1, workers))
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return
-    click.echo(f"{out['library']['papers']} papers, {out['cpus']} CPUs, {out['server_processes']} server process(es), "
-               f"load average before the run {out['load_average']}")
+    click.echo(f"{out['library']['papers']} papers, {out['cpus']} CPUs, {out['server_processes']} server process(es) "
+               f"(idle {out['server_warm_up_s']} s after start-up), load average before the run {out['load_average']}")
     click.echo(f"queries: {out['queries']}")
     cols = ("name", "clients", "requests", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_ms",
             "client_cpu_ms")
