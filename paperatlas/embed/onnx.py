@@ -274,14 +274,18 @@ class OnnxEmbedder:
         from . import quantize
 
         assert self._model_bytes is not None
-        path = None
+        path, error = None, None
         for folder in (None, Path(tempfile.gettempdir()) / "paperatlas"):  # the user cache, else /tmp
             try:
                 path = quantize.dynamic_int8(self._model_bytes, self.spec.model_id, folder)
                 break
-            except OSError:
-                continue
-        if path is None:  # pragma: no cover - no writable folder at all
+            except Exception as e:  # noqa: BLE001 - a faster query model is optional; fp32 always works
+                error = e
+        if path is None:  # pragma: no cover - no writable folder, or a broken `onnx` install
+            import sys
+
+            print(f"paperatlas: queries use the fp32 model (the int8 copy failed: {error}); "
+                  "set PAPERATLAS_QUERY_INT8=0 to skip trying", file=sys.stderr)
             self._quantized_queries = False
             return self._session
         so = ort.SessionOptions()
