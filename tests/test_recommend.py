@@ -100,6 +100,66 @@ def test_triage_posterior_learns_the_direction_of_the_answers() -> None:
     assert np.trace(cov) < 8.0  # answers shrink the uncertainty
 
 
+def test_triage_topic_scores_put_the_winning_topic_first() -> None:
+    from paperatlas.recommend.features import build_corpus
+
+    # three tight topics in embedding space; the reader always prefers topic 0
+    rng = np.random.default_rng(1)
+    centres = np.eye(3, 16)
+    emb = np.concatenate([c + 0.1 * rng.normal(size=(30, 16)) for c in centres]).astype(np.float32)
+    ids = [f"p{i}" for i in range(90)]
+    corpus = build_corpus(ids, ids, ["text"] * 90, [[]] * 90, emb)
+    m = triage.memberships(corpus, 3)
+    assert np.allclose(m.sum(1), 1.0) and (m.max(1) > 0.9).mean() > 0.9  # one topic per paper
+    choices = [(f"p{i}", f"p{30 + i}") for i in range(3)] + [(f"p{i + 3}", f"p{60 + i}") for i in range(3)]
+    old = triage.CLUSTERS
+    triage.CLUSTERS = 3
+    try:
+        u = triage.utility(corpus, choices)
+        assert u[:30].min() > u[30:].max()  # every topic-0 paper above every other paper
+        pair = triage.select_pair(corpus, choices, np.ones(90, dtype=bool), np.random.default_rng(0))
+        assert pair is not None and pair[0] != pair[1]
+    finally:
+        triage.CLUSTERS = old
+
+
+def test_metadata_profile_prefers_liked_venue_series_and_years() -> None:
+    from paperatlas.recommend.default import Weights, metadata_profile, venue_series
+    from paperatlas.recommend.features import build_corpus
+
+    assert venue_series("SIGIR '18") == venue_series("SIGIR '19") == "sigir"
+    venues = ["SIGIR '18", "SIGIR '19", "CHI '19", "CHI '05", ""]
+    years = [2018, 2019, 2019, 2005, None]
+    ids = [f"m{i}" for i in range(5)]
+    corpus = build_corpus(ids, ids, ["text words"] * 5, [[]] * 5, venues=venues, years=years)
+    parts = metadata_profile(corpus, np.array([0]), np.ones(1, np.float32), Weights())
+    assert parts["venue"][1] > parts["venue"][2]  # same series as the like
+    assert parts["year"][2] > parts["year"][3]  # 2019 is closer to 2018 than 2005
+    assert parts["venue"][4] == 0.0 and parts["year"][4] == 0.0  # unknown venue / year: neutral
+    # a single-venue, single-year list: the terms vanish (no harm)
+    one = build_corpus(ids, ids, ["text words"] * 5, [[]] * 5, venues=["ICLR"] * 5, years=[2024] * 5)
+    assert all(not v.any() for v in metadata_profile(one, np.array([0, 1]), np.ones(2, np.float32),
+                                                     Weights()).values())
+
+
+def test_eval_and_product_pick_triage_pairs_with_the_same_function(topic_lib: Library, monkeypatch) -> None:
+    calls: list[str] = []
+    real = triage.next_pair
+
+    def spy(corpus, signals, candidates, rng, recommender=None):
+        calls.append("x")
+        return real(corpus, signals, candidates, rng, recommender)
+
+    monkeypatch.setattr(triage, "next_pair", spy)
+    topic_lib.triage_pair("spy")
+    assert calls == ["x"]
+    corpus = library_corpus(topic_lib)
+    areas = np.array([_topic(pid) for pid in corpus.ids], dtype=object)
+    reader = ev.make_reader(0, areas, sorted(TOPICS))
+    ch = ev._triage_choices(corpus, reader, 4, 0, "bandit")
+    assert len(calls) == 5 and len(ch) == 4 and len({p for c in ch for p in c}) == 8
+
+
 # -- recommenders on a three-topic library --------------------------------------------------------
 @pytest.mark.parametrize("method", ["default", "svm"])
 def test_likes_bring_their_topic_first(topic_lib: Library, method: str) -> None:

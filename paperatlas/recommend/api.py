@@ -176,13 +176,10 @@ def triage_pair(lib: Any, reader: str | Reader | None = None, venue: str | None 
     allowed = _allowed(lib, corpus, venue, year, None)
     if allowed is not None:
         cand &= allowed
-    base = None
     if sig.likes or sig.dislikes or sig.preferences.strip():
         sig.profile = current_profile(lib, r, corpus, sig)
-        base = RECOMMENDERS.create(DEFAULT_RECOMMENDER).fit(
-            corpus, Signals(sig.likes, sig.dislikes, [], sig.preferences, sig.profile)).scores
     rng = np.random.default_rng([r.id, len(sig.choices)])
-    pair = triage.select_pair(corpus, sig.choices, cand, rng, base)
+    pair = triage.next_pair(corpus, sig, cand, rng)
     if pair is None:
         return None
     a, b = lib.get_many([corpus.ids[pair[0]], corpus.ids[pair[1]]])

@@ -36,6 +36,8 @@ class Corpus:
     vectorizer: Any
     prior: np.ndarray  # (n,) cold-start score: status (oral > spotlight > poster), then nothing
     keywords: list[list[str]] = field(default_factory=list)
+    venues: list[str] = field(default_factory=list)  # venue as recorded ("SIGIR '18"); "" unknown
+    years: np.ndarray | None = None  # (n,) int year, 0 unknown
     embed_query: Callable[[str], np.ndarray] | None = None
     emb_mean: np.ndarray | None = None  # subtracted from `emb` rows (features.center); queries too
     cache: dict[str, Any] = field(default_factory=dict)  # derived matrices (PCA for triage, ...)

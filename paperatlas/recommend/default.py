@@ -11,17 +11,27 @@ Score of a candidate = sum of standardised components:
   long half-life);
 * negative memory: the nearest "not interested" paper, recent ones weighing more
   (short half-life: separate positive and negative memories, the Walk2Pers idea);
-* A/B choices: the Bradley-Terry utility learnt by triage; winners act as a weak
-  extra interest, losers as weak dismissals;
+* A/B choices: the topic scores learnt by triage (a Bradley-Terry model over topic
+  memberships, triage.py); winners act as a weak extra interest, losers as weak
+  dismissals (`choice_weight`);
+* a metadata profile: how close a paper's year is to the liked papers' years, and
+  how many likes share its venue series ("SIGIR '18" ~ "SIGIR '19"); both terms are
+  constant, hence zero, on a single-venue, single-year list;
 * free-text preferences: each signed phrase's embedding and keyword similarity
   (the Omni-Reward / PLUS idea).
 
 Weights were tuned on the ACM-CR tuning readers and the simulated tuning readers
-only (eval/recommend.py says which).
+only (eval/recommend.py says which). On the ACM-CR tuning readers the classifier
+dominates: pseudo-relevance feedback, reciprocal-rank fusion, BM25 keyword
+similarity, a keyword/venue block or LSA/whitened embeddings in the classifier,
+other C values and negative samples, bagging, hub-corrected centroids, a kNN-graph
+walk and MMR diversification all stayed within +-0.01 nDCG@10 of it; the metadata
+profile added +0.005 (0.3789 -> 0.3836), kept as cheap and harmless.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,16 +57,19 @@ class Weights:
     all_kw: float = 0.5  # all likes' centroid, TF-IDF
     phrase: float = 1.0  # added phrases, relative to a full interest
     neg: float = 0.5
-    triage: float = 1.0
+    triage: float = 3.0  # the A/B choices' topic scores (triage.py)
     pref: float = 0.6
     half_life_pos: float = 200.0  # events; older likes fade slowly
     half_life_neg: float = 30.0  # dismissals fade faster: tastes change
     recency_penalty: float = 0.1  # a fully faded memory loses this much cosine
-    choice_weight: float = 0.0  # a triage winner counts as this much of a like (0: only the BT utility)
+    choice_weight: float = 0.3  # a triage winner counts as this much of a like, a loser of a dismissal
     hard_negatives: int = 1000  # unlabelled papers the profile scores highest, as negatives
     random_negatives: int = 1000  # plus this many random unlabelled papers
     dislike_weight: float = 3.0  # an explicit "not interested" outweighs an unlabelled negative
     svm_c: float = 0.01
+    year: float = 1.0  # metadata profile: closeness of a paper's year to the liked papers' years
+    venue: float = 0.25  # metadata profile: share of likes in the paper's venue series
+    year_bandwidth: float = 3.0  # years
 
 
 def recency(n: int, half_life: float) -> np.ndarray:
@@ -78,6 +91,46 @@ def _svm_features(corpus: Corpus) -> Any:
         f = corpus.tfidf if corpus.emb is None else sp.hstack([corpus.tfidf, sp.csr_matrix(corpus.emb)]).tocsr()
         corpus.cache["svm_features"] = f
     return f
+
+
+def venue_series(venue: str) -> str:
+    """"SIGIR '18" and "SIGIR '19" are one series: drop digits and quotes, fold case."""
+    return _SERIES.sub("", venue or "").strip().lower()
+
+
+_SERIES = re.compile(r"[\d'’]+")
+
+
+def metadata_profile(corpus: Corpus, rows: np.ndarray, ww: np.ndarray, w: Weights) -> dict[str, np.ndarray]:
+    """The reader's metadata profile: how close each paper's year is to the liked papers' years
+    (a kernel density) and how many likes share its venue series. Papers with no year or venue
+    score neutral; on a single-venue, single-year list both terms are constant, so they vanish."""
+    n, out = len(corpus), {}
+    if not len(rows) or float(ww.sum()) <= 0:
+        return out
+    years = corpus.years
+    if w.year and years is not None and len(years) == n:
+        ly, lw = years[rows], ww
+        known = ly > 0
+        if lw[known].sum() > 0:
+            uniq, inv = np.unique(years, return_inverse=True)
+            d = (uniq[:, None] - ly[known][None, :]) / max(w.year_bandwidth, 1e-6)
+            dens = (np.exp(-0.5 * d * d) * lw[known]).sum(1) / lw[known].sum()
+            z = zscore(np.log(dens + 1e-3)[inv])
+            z[years <= 0] = 0.0
+            out["year"] = w.year * z
+    if w.venue and len(corpus.venues) == n:
+        codes = corpus.cache.get("venue_series")
+        if codes is None:
+            names: dict[str, int] = {}
+            codes = np.array([names.setdefault(venue_series(v), len(names)) for v in corpus.venues], dtype=np.int64)
+            codes = corpus.cache["venue_series"] = (codes, names.get("", -1), len(names))
+        code, unknown, k = codes
+        cnt = np.bincount(code[rows], weights=ww, minlength=k)
+        z = zscore(np.log((cnt[code] + 0.5) / (float(ww.sum()) + 0.5)))
+        z[code == unknown] = 0.0
+        out["venue"] = w.venue * z
+    return out
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -282,6 +335,8 @@ class DefaultRecommender:
         if len(likes) and w.learned > 0:
             parts["learned"] = w.learned * self._learned(corpus, prow[: len(likes)], corpus.rows(dis),
                                                          sum(parts.values()) if parts else np.zeros(n, np.float32))
+        if len(prow) and (w.year or w.venue):
+            parts.update(metadata_profile(corpus, prow, pos_w, w))
         if N:
             npen = w.recency_penalty * (1.0 - neg_w)[None, :]
             negz = zscore((sk[:, Pk:Pk + N] - npen).max(1))

@@ -50,6 +50,8 @@ def build_corpus(
     statuses: Sequence[str] | None = None,
     keywords: list[list[str]] | None = None,
     embed_query: Callable[[str], np.ndarray] | None = None,
+    venues: Sequence[str] | None = None,
+    years: Sequence[int | None] | None = None,
 ) -> Corpus:
     """Fit the TF-IDF features over these papers and wrap everything in a Corpus."""
     n = len(ids)
@@ -71,7 +73,9 @@ def build_corpus(
     if emb is not None:
         emb, emb_mean = center(np.asarray(emb, dtype=np.float32))
     return Corpus(ids=ids, titles=titles, emb=emb, tfidf=x, vocab=vocab, label_mask=label_mask, vectorizer=vec,
-                  prior=prior, keywords=keywords or [[] for _ in ids], embed_query=embed_query, emb_mean=emb_mean)
+                  prior=prior, keywords=keywords or [[] for _ in ids], embed_query=embed_query, emb_mean=emb_mean,
+                  venues=list(venues) if venues is not None else [""] * n,
+                  years=np.array([int(y or 0) for y in (years if years is not None else [0] * n)], dtype=np.int64))
 
 
 def center(emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -100,7 +104,8 @@ def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.nda
                 emb[i] = mat[j]
     corpus = build_corpus(ids, [p.title if not p.title_derived else "" for p in papers],
                           [p.abstract for p in papers], [p.authors for p in papers], emb, [p.status for p in papers],
-                          [p.keywords for p in papers], embed_query)
+                          [p.keywords for p in papers], embed_query, [p.venue for p in papers],
+                          [p.year for p in papers])
     corpus.titles = [p.title for p in papers]  # derived titles are shown, just not vectorised twice
     return corpus
 
