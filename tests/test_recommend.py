@@ -157,7 +157,30 @@ def test_eval_and_product_pick_triage_pairs_with_the_same_function(topic_lib: Li
     areas = np.array([_topic(pid) for pid in corpus.ids], dtype=object)
     reader = ev.make_reader(0, areas, sorted(TOPICS))
     ch = ev._triage_choices(corpus, reader, 4, 0, "bandit")
-    assert len(calls) == 5 and len(ch) == 4 and len({p for c in ch for p in c}) == 8
+    assert len(calls) == 5 and len(ch) == 4 and len({p for a, b, _ in ch for p in (a, b)}) == 8
+
+
+def test_neither_answers_push_their_topic_down(topic_lib: Library) -> None:
+    corpus = library_corpus(topic_lib)
+    u = triage.utility(corpus, [(triage.NEITHER, "bandits-1"), (triage.NEITHER, "bandits-2")])
+    assert u is not None
+    is_bandit = np.array([_topic(pid) == "bandits" for pid in corpus.ids])
+    assert u[is_bandit].mean() < u[~is_bandit].mean()
+    # the product records it, and neither paper comes back in triage
+    topic_lib.triage_neither("nei", "graphs-1", "graphs-2")
+    assert [c[:2] for c in topic_lib.store.choices(topic_lib.reader("nei").id)] == [("", "graphs-1"), ("", "graphs-2")]
+    pair = topic_lib.triage_pair("nei")
+    assert pair is not None and not {"graphs-1", "graphs-2"} & {p.id for p in pair}
+
+
+def test_simulated_reader_says_neither_only_without_a_liked_paper() -> None:
+    reader = ev.SimReader(0, ["x"], ["y"], np.array([1, -1, 0, 0]))
+    rng = np.random.default_rng(0)
+    answers = [reader.answer(2, 3, rng, neither=True) for _ in range(200)]
+    share = sum(a == [(-1, 2), (-1, 3)] for a in answers) / len(answers)
+    assert 0.75 < share < 0.95  # CHOICE_ACCURACY of the time
+    assert all(len(reader.answer(0, 2, rng, neither=True)) == 1 for _ in range(50))  # a liked paper is chosen
+    assert len(reader.answer(2, 3, rng)) == 1  # a forced choice without `neither`
 
 
 # -- recommenders on a three-topic library --------------------------------------------------------

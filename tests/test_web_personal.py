@@ -230,6 +230,11 @@ def test_triage_pairs_and_choices(client: TestClient, web_lib: Library) -> None:
     assert r.json()["choices"] == 1
     seen = {f.paper_id for f in web_lib.store.feedback(web_lib.reader("me").id, "seen")}
     assert seen == {c, d}
+    e, f = (p["id"] for p in r.json()["next"])
+    r = client.post("/triage", data={"winner": e, "loser": f, "action": "neither"}, headers=h)
+    assert r.status_code == 200 and r.json()["choices"] == 2  # one answer, stored as two rows
+    assert not {e, f} & {p["id"] for p in r.json()["next"]}
+    assert [row[:2] for row in web_lib.store.choices(web_lib.reader("me").id)][1:] == [("", e), ("", f)]
     assert client.post("/triage", data={"winner": a, "loser": a}, headers=h).status_code == 400
     assert client.post("/triage", data={"winner": a}, headers=h).status_code == 400
     # a plain form post goes on to the next pair

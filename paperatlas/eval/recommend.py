@@ -228,6 +228,14 @@ class SimReader:
         better, worse = (a, b) if ua > ub else (b, a)
         return (better, worse) if rng.random() < CHOICE_ACCURACY else (worse, better)
 
+    def answer(self, a: int, b: int, rng: np.random.Generator, neither: bool = False) -> list[tuple[int, int]]:
+        """The answer to "A or B?" as (winner, loser) rows. With `neither` allowed, a reader who
+        wants neither paper (no liked area in the pair) says so as often as they pick right;
+        -1 is then the neutral winner over both (triage.NEITHER)."""
+        if neither and self.utility[a] <= 0 and self.utility[b] <= 0 and rng.random() < CHOICE_ACCURACY:
+            return [(-1, a), (-1, b)]
+        return [self.choose(a, b, rng)]
+
 
 def make_reader(seed: int, areas: np.ndarray, eligible: Sequence[str]) -> SimReader:
     """Interests drawn at random over the human-assigned areas, independently of any recommender."""
@@ -253,28 +261,37 @@ def _stream(reader: SimReader, n: int, events: int, seed: int) -> list[tuple[int
     return [(int(i), reader.respond(int(i), rng)) for i in order]
 
 
+Answer = tuple[int, int, list[tuple[int, int]]]  # the pair shown, and its (winner, loser) rows
+
+
+def _choice_ids(corpus: Corpus, answers: Sequence[Answer]) -> list[tuple[str, str]]:
+    from ..recommend.triage import NEITHER
+
+    return [(NEITHER if w < 0 else corpus.ids[w], corpus.ids[lo]) for _, _, rows in answers for w, lo in rows]
+
+
 def _triage_choices(corpus: Corpus, reader: SimReader, events: int, seed: int,
-                    strategy: str) -> list[tuple[int, int]]:
+                    strategy: str, neither: bool = False) -> list[Answer]:
     """The reader's answers to `events` pairs: chosen by triage.next_pair (the product's own
-    selection, given the choices so far) or drawn at random ("pairs")."""
+    selection, given the answers so far) or drawn at random ("pairs"); `neither`: the reader
+    may answer "neither" (SimReader.answer)."""
     from ..recommend import triage
 
     rng = np.random.default_rng(seed)
     n = len(corpus)
     shown = np.zeros(n, dtype=bool)
-    choices: list[tuple[int, int]] = []
+    answers: list[Answer] = []
     for _ in range(events):
         if strategy == "bandit":
-            sig = Signals(choices=[(corpus.ids[w], corpus.ids[lo]) for w, lo in choices])
-            pair = triage.next_pair(corpus, sig, ~shown, rng)
+            pair = triage.next_pair(corpus, Signals(choices=_choice_ids(corpus, answers)), ~shown, rng)
             if pair is None:
                 break
             a, b = pair
         else:
             a, b = (int(i) for i in rng.choice(np.flatnonzero(~shown), 2, replace=False))
         shown[[a, b]] = True
-        choices.append(reader.choose(a, b, rng))
-    return choices
+        answers.append((a, b, reader.answer(a, b, rng, neither)))
+    return answers
 
 
 def simulated_variants() -> dict[str, dict[str, Any]]:
@@ -285,6 +302,10 @@ def simulated_variants() -> dict[str, dict[str, Any]]:
         "default (no negatives)": {"rec": "default", "events": "random", "negatives": False},
         "default + triage (dueling bandit)": {"rec": "default", "events": "bandit", "negatives": True},
         "default + triage (random pairs)": {"rec": "default", "events": "pairs", "negatives": True},
+        "default + triage, 'neither' allowed (dueling bandit)": {"rec": "default", "events": "bandit+neither",
+                                                                 "negatives": True},
+        "default + triage, 'neither' allowed (random pairs)": {"rec": "default", "events": "pairs+neither",
+                                                               "negatives": True},
         "default + written preferences": {"rec": "default", "events": "random", "negatives": True, "pref": True},
     }
 
@@ -304,8 +325,8 @@ def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
         reader = make_reader(seed, areas, eligible)
         relevant = reader.utility == 1
         stream = _stream(reader, n, kmax, seed)
-        trials = {"bandit": _triage_choices(corpus, reader, kmax, seed, "bandit"),
-                  "pairs": _triage_choices(corpus, reader, kmax, seed, "pairs")}
+        trials = {f"{strategy}{'+neither' if nei else ''}": _triage_choices(corpus, reader, kmax, seed, strategy, nei)
+                  for strategy in ("bandit", "pairs") for nei in (False, True)}
         pref = ", ".join([f"more {a}" for a in reader.liked_areas] + [f"fewer {a}" for a in reader.disliked_areas])
         for name, v in simulated_variants().items():
             rec = no_neg if (v["rec"] == "default" and not v["negatives"]) else recs[v["rec"]]
@@ -318,10 +339,10 @@ def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
                                   dislikes=[corpus.ids[i] for i, r in ev if r == "dislike"] if v["negatives"] else [],
                                   preferences=pref if v.get("pref") else "")
                 else:
-                    ch = trials[v["events"]][:k]
-                    for w, lo in ch:
-                        excl[[w, lo]] = True
-                    sig = Signals(choices=[(corpus.ids[w], corpus.ids[lo]) for w, lo in ch])
+                    ans = trials[v["events"]][:k]  # k answers (clicks)
+                    for a, b, _ in ans:
+                        excl[[a, b]] = True
+                    sig = Signals(choices=_choice_ids(corpus, ans))
                 p = precision_at(rec.fit(corpus, sig), relevant, excl)
                 out.setdefault(name, {}).setdefault(f"p@10 after {k}", []).append(p)
         if progress and (seed - seeds[0]) % 10 == 9:

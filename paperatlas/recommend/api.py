@@ -42,7 +42,7 @@ def judged(lib: Any, r: Reader) -> set[str]:
     """Papers the reader has liked, dismissed, marked seen or met in triage."""
     out = {f.paper_id for f in lib.store.feedback(r.id)}
     for w, lo, _ in lib.store.choices(r.id):
-        out.update((w, lo))
+        out.update(x for x in (w, lo) if x != triage.NEITHER)
     return out
 
 
@@ -193,6 +193,14 @@ def triage_choose(lib: Any, reader: str | Reader | None, winner: str, loser: str
     if w == lo:
         raise PaperatlasError("a paper cannot beat itself", "pass two different paper ids")
     lib.store.add_choice(r.id, w, lo)
+
+
+def triage_neither(lib: Any, reader: str | Reader | None, a: str, b: str) -> None:
+    """Record "neither A nor B": both rank below a neutral paper (and stop appearing in triage)."""
+    r = _reader(lib, reader)
+    ids = list(dict.fromkeys([lib.get(a).id, lib.get(b).id]))
+    for pid in ids:
+        lib.store.add_choice(r.id, triage.NEITHER, pid)
 
 
 # -- groups ----------------------------------------------------------------------------------

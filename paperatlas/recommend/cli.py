@@ -331,8 +331,8 @@ def profile_preferences(ctx: click.Context, text: str, reader: str | None, as_js
 @click.pass_context
 @handle_errors
 def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
-    """"A or B?": print the next pair to compare; answer with `triage choose WINNER LOSER`.
-    About ten answers give a new reader useful recommendations.
+    """"A or B?": print the next pair to compare; answer with `triage choose WINNER LOSER`,
+    or `triage neither A B` when you want neither (that teaches as much as a choice).
 
     Example:
 
@@ -353,7 +353,8 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
         out.print(f"[bold]{label}[/bold]: {p.title}  [dim]{p.id}[/dim]")
         out.print(f"   {p.abstract[:400]}{'…' if len(p.abstract) > 400 else ''}\n")
     a, b = pair
-    out.print(f"answer: paperatlas triage choose {a.id} {b.id}   (or {b.id} {a.id})")
+    out.print(f"answer: paperatlas triage choose {a.id} {b.id}   (or {b.id} {a.id};"
+              f" neither: paperatlas triage neither {a.id} {b.id})")
 
 
 @triage.command("choose")
@@ -371,6 +372,23 @@ def triage_choose(ctx: click.Context, winner: str, loser: str, reader: str | Non
     """
     lib = get_library(ctx)
     lib.triage_choose(reader or ctx.obj.get("reader"), winner, loser)
+    click.echo("recorded")
+
+
+@triage.command("neither")
+@click.argument("a")
+@click.argument("b")
+@reader_option
+@click.pass_context
+@handle_errors
+def triage_neither(ctx: click.Context, a: str, b: str, reader: str | None) -> None:
+    """Record that you want neither A nor B (both rank lower from now on).
+
+    Example:
+
+        paperatlas triage neither iclr2024/aaa neurips2023/bbb
+    """
+    get_library(ctx).triage_neither(reader or ctx.obj.get("reader"), a, b)
     click.echo("recorded")
 
 

@@ -46,6 +46,10 @@ class RecommendMixin:
         """Record the reader's answer to a triage pair."""
         api.triage_choose(self, reader, winner, loser)
 
+    def triage_neither(self, reader: ReaderArg, a: str, b: str) -> None:
+        """Record that the reader wants neither paper of a triage pair (both rank lower)."""
+        api.triage_neither(self, reader, a, b)
+
     def group_list(self, readers: Sequence[str], n: int = 10, method: str = "nash",
                    venue: str | None = None, year: int | None = None) -> dict[str, Any]:
         """A reading-group list fair to every member (Nash welfare of Borda scores)."""

@@ -132,14 +132,30 @@ def posterior(z: np.ndarray, choices: Sequence[tuple[int, int]], prior_var: floa
     return w, np.linalg.inv(hess)
 
 
+NEITHER = ""  # the winner recorded for "neither of these": a neutral paper of utility 0
+
+
+def _observations(corpus: Corpus, choices: Sequence[tuple[str, str]]) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """The feature rows, plus one all-zero row (index n) for NEITHER, and the answers as row pairs.
+
+    "Neither A nor B" is two answers "neutral over A" and "neutral over B": each paper's topics
+    score below zero. Most pairs hold no paper the reader wants, and a forced choice between
+    two such papers is a coin flip; "neither" says which topics to stop showing."""
+    z = features(corpus)
+    n = len(corpus)
+    pos = corpus.pos
+    rows = [(n if w == NEITHER else pos[w], pos[lo]) for w, lo in choices
+            if (w == NEITHER or w in pos) and lo in pos]
+    return np.vstack([z, np.zeros((1, z.shape[1]))]), rows
+
+
 def utility(corpus: Corpus, choices: Sequence[tuple[str, str]]) -> np.ndarray | None:
     """Posterior-mean utility of every paper, or None without answers."""
-    rows = [(corpus.pos[w], corpus.pos[lo]) for w, lo in choices if w in corpus.pos and lo in corpus.pos]
+    zx, rows = _observations(corpus, choices)
     if not rows:
         return None
-    z = features(corpus)
-    mu, _ = posterior(z, rows)
-    return z @ mu
+    mu, _ = posterior(zx, rows)
+    return zx[:-1] @ mu
 
 
 def select_pair(corpus: Corpus, choices: Sequence[tuple[str, str]], candidates: np.ndarray,
@@ -154,9 +170,9 @@ def select_pair(corpus: Corpus, choices: Sequence[tuple[str, str]], candidates: 
     idx = np.flatnonzero(candidates)
     if len(idx) < 2:
         return None
-    z = features(corpus)
-    rows = [(corpus.pos[w], corpus.pos[lo]) for w, lo in choices if w in corpus.pos and lo in corpus.pos]
-    mu, cov = posterior(z, rows)
+    zx, rows = _observations(corpus, choices)
+    z = zx[:-1]
+    mu, cov = posterior(zx, rows)
     theta = rng.multivariate_normal(mu, cov)
     extra = np.zeros(len(corpus))
     if base is not None:

@@ -20,6 +20,7 @@ from ..errors import NotFound, PaperatlasError
 from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
 from ..recommend.groups import METHODS as GROUP_METHODS
+from ..recommend.triage import NEITHER
 from ..store.personal import Reader
 from .common import (
     FILTER_PARAMS,
@@ -85,8 +86,10 @@ def _counts(request: Request, r: Reader) -> dict[str, int]:
         return {"likes": 0, "dislikes": 0, "choices": 0}
     store = lib(request).store
     fb = store.feedback(r.id)
+    winners = [w for w, _, _ in store.choices(r.id)]
+    neither = winners.count(NEITHER)  # one "neither" answer is stored as two rows
     return {"likes": sum(f.kind == "like" for f in fb), "dislikes": sum(f.kind == "dislike" for f in fb),
-            "choices": len(store.choices(r.id))}
+            "choices": len(winners) - neither + (neither + 1) // 2}
 
 
 def _shared_reason(hits: list[Hit]) -> str:
@@ -212,8 +215,9 @@ TRIAGE_PARAMS = [
 CHOOSE_PARAMS = [
     Param("winner", str, None, "the paper the reader prefers", required=True, max_length=300, where="form"),
     Param("loser", str, None, "the other paper of the pair", required=True, max_length=300, where="form"),
-    Param("action", str, "choose", "choose (winner over loser) or skip (mark both as seen)",
-          choices=("choose", "skip"), where="form"),
+    Param("action", str, "choose",
+          "choose (winner over loser), neither (both rank lower) or skip (can't tell: both marked seen)",
+          choices=("choose", "neither", "skip"), where="form"),
 ]
 
 
@@ -242,6 +246,8 @@ async def triage_choose(request: Request) -> Response:
     r = _writer(request)
     if action == "skip":
         L.set_feedback(r, [winner, loser], "seen", True)
+    elif action == "neither":
+        L.triage_neither(r, winner, loser)
     else:
         L.triage_choose(r, winner, loser)
     counts = _counts(request, r)
@@ -456,7 +462,7 @@ ENDPOINTS = [
                  "pair": {"type": ["array", "null"], "items": PAPER_SCHEMA, "description": "[A, B] or null"}}},
              summary='The next "A or B?" pair, chosen to be informative (a dueling-bandit strategy).'),
     Endpoint("/triage", triage_choose, methods=("POST",), params=CHOOSE_PARAMS, writes=True, tags=["recommend"],
-             summary="Answer a triage pair: winner over loser, or skip (both marked seen)."),
+             summary="Answer a triage pair: winner over loser, neither (both rank lower), or skip (both marked seen)."),
     Endpoint("/group", group, params=GROUP_PARAMS, json_twin=True, tags=["recommend"],
              summary="A reading-group list fair to every member (Nash welfare), each member's share, "
                      "and the same numbers for the sum-of-scores list."),

@@ -128,9 +128,12 @@ def test_triage_by_keyboard(page) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator(".duel")).not_to_have_attribute("data-a", a2)
     page.locator("form.choose button.choose-a").click()  # and with the mouse
     page.wait_for_load_state()
+    a3 = duel.get_attribute("data-a")
+    page.keyboard.press("n")  # neither
+    expect(page.locator(".duel")).not_to_have_attribute("data-a", a3 or "")
     state = page.request.get("/triage.json").json()
-    assert state["choices"] == 3 and state["reader"] == "chooser"
-    expect(page.locator(".count").first).to_contain_text("3 answered")
+    assert state["choices"] == 4 and state["reader"] == "chooser"
+    expect(page.locator(".count").first).to_contain_text("4 answered")
     # papers met in triage are judged: they leave For you
     listed = {h["id"] for h in page.request.get("/foryou.json?per_page=100").json()["hits"]}
     assert not {a, b, a2, b2} & listed

@@ -1,5 +1,5 @@
 // paperatlas personal pages: "not interested", tags and "save this search" without reloads,
-// For you refreshed after each judgement, triage keys (a/b, ←/→, n), x = not interested.
+// For you refreshed after each judgement, triage keys (a/b, ←/→, n neither, u can't tell), x = not interested.
 // Every form also works without this file (it posts and is redirected back).
 "use strict";
 (function () {
@@ -102,7 +102,7 @@
     form.requestSubmit();
   }
   document.addEventListener("submit", (e) => {
-    if (e.target.matches && e.target.matches("form.choose, form.skip")) {
+    if (e.target.matches && e.target.matches("form.choose, form.neither, form.skip")) {
       if (answered && !e.target.classList.contains("chosen")) { e.preventDefault(); return; }
       answered = true;
       e.target.classList.add("chosen");
@@ -115,7 +115,8 @@
     if (duel) {
       const pick = { a: "a", ArrowLeft: "a", b: "b", ArrowRight: "b" }[e.key];
       if (pick) { e.preventDefault(); answer(document.querySelector('form.choose[data-key="' + pick + '"]')); return; }
-      if (e.key === "n") { e.preventDefault(); answer(document.querySelector("form.skip")); return; }
+      if (e.key === "n") { e.preventDefault(); answer(document.querySelector("form.neither")); return; }
+      if (e.key === "u") { e.preventDefault(); answer(document.querySelector("form.skip")); return; }
     }
     if (e.key === "x") {
       const f = document.querySelector(".paper-item.selected form.dismiss-form");
