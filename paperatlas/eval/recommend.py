@@ -9,7 +9,8 @@
   over the human-assigned primary areas (independent of any recommender); they like,
   skip or mark "not interested" with noise. precision@10 after 0/5/10/20 events.
   Triage rows: pairs picked by triage.next_pair (the product's own selection) or at
-  random, answered by SimReader.choose. Tuning readers: seeds 0-29 (triage settings
+  random, answered by SimReader.answer: a forced choice, or (the "'neither' allowed"
+  rows, as the web UI allows) "neither" when no paper of the pair is in a liked area. Tuning readers: seeds 0-29 (triage settings
   were also checked on seeds 0-99 and 150-249); reported readers: seeds 100-149.
 * groups: 3-5 simulated readers; Nash welfare vs sum of Borda scores; min and mean
   member satisfaction.
