@@ -462,3 +462,31 @@ def test_rank_respects_exclude_and_allowed() -> None:
 
     assert rank(S(), 3, exclude=np.array([True, False, False, False])) == [1, 2, 3]
     assert rank(S(), 3, allowed=np.array([False, False, True, True])) == [2, 3]
+
+
+def test_tfidf_features_are_saved_and_reloaded_exactly(topic_lib: Library, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import paperatlas.recommend.features as features
+
+    first = library_corpus(topic_lib)
+    folder = Path(str(topic_lib.store.path) + ".index") / "recommend-tfidf"
+    assert (folder / "key.json").is_file() and (folder / "tfidf.npz").is_file()
+    fits: list[int] = []
+    real_fit = features._fit_tfidf
+    monkeypatch.setattr(features, "_fit_tfidf", lambda texts, n: fits.append(n) or real_fit(texts, n))
+    again = Library(topic_lib.store.path, embedder="hashing")  # as a new process would: loads, no refit
+    second = library_corpus(again)
+    assert fits == []
+    assert (first.tfidf != second.tfidf).nnz == 0 and list(first.vocab) == list(second.vocab)
+    a, b = (c.vectorizer.transform(["bandit regret graph"]) for c in (first, second))
+    assert (a != b).nnz == 0
+    # an edited abstract changes the texts: the next process refits
+    f = tmp_path / "edit.jsonl"
+    f.write_text(json.dumps({"id": "graphs-1", "title": "Graph edit", "abstract": "A brand new abstract "
+                             "about message passing on molecule graphs."}) + "\n", encoding="utf-8")
+    again.ingest([f])
+    third = Library(topic_lib.store.path, embedder="hashing")
+    library_corpus(third)
+    assert len(fits) == 1
+    third.close()
+    again.close()

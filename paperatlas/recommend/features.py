@@ -1,14 +1,20 @@
 """Candidate features: the arxiv-sanity-lite TF-IDF matrix plus the library's embeddings.
 
-Built once per library version and kept on the Library (a few seconds for 10k
-papers; every later recommendation reuses it).
+Built once per library version and kept on the Library; the fitted TF-IDF part (~5 s
+at 8k papers) is also saved beside the library (`<db>.index/recommend-tfidf/`), so a
+new process (a CLI call, a server worker) loads it in ~0.1 s.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import shutil
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,6 +47,82 @@ def make_vectorizer(n_docs: int) -> Any:
     return TfidfVectorizer(**TFIDF_OPTIONS, min_df=5 if big else 1, max_df=0.1 if big else 0.5)
 
 
+def _fit_tfidf(texts: list[str], n: int) -> tuple[Any, Any]:
+    vec = make_vectorizer(n)
+    try:
+        return vec, vec.fit_transform(texts).astype(np.float32).tocsr()
+    except ValueError:  # empty vocabulary (an empty or stop-word-only library): keep every token
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vec = TfidfVectorizer(**{**TFIDF_OPTIONS, "stop_words": None}, min_df=1, max_df=1.0)
+        return vec, vec.fit_transform(texts + ["paper"]).astype(np.float32).tocsr()[:n]
+
+
+class TfidfCache:
+    """The fitted TF-IDF matrix and vocabulary of one library version, in plain files (npz,
+    npy, JSON: nothing that unpickles) beside the library. Fitting takes ~5 s at 8k papers;
+    loading ~0.1 s, so `paperatlas recommend` and each `serve` worker skip the refit."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    @staticmethod
+    def key(texts: Sequence[str]) -> dict[str, Any]:
+        """Exactly what the fit depends on: the texts (hashed) and the options."""
+        h = hashlib.sha1()
+        for t in texts:
+            h.update(t.encode("utf-8", "surrogatepass"))
+            h.update(b"\x00")
+        return {"texts": h.hexdigest(), "n": len(texts), "options": repr(sorted(TFIDF_OPTIONS.items()))}
+
+    def load(self, texts: Sequence[str]) -> tuple[Any, Any] | None:
+        if self.folder is None:
+            return None
+        n = len(texts)
+        try:
+            if json.loads((self.folder / "key.json").read_text(encoding="utf-8")) != self.key(texts):
+                return None
+            import scipy.sparse as sp
+
+            x = sp.load_npz(self.folder / "tfidf.npz").astype(np.float32).tocsr()
+            vocab = json.loads((self.folder / "vocab.json").read_text(encoding="utf-8"))
+            idf = np.load(self.folder / "idf.npy", allow_pickle=False)
+            params = json.loads((self.folder / "params.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError):
+            return None
+        if x.shape != (n, len(vocab)) or len(idf) != len(vocab):
+            return None
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vec = TfidfVectorizer(**{**TFIDF_OPTIONS, **params})
+        vec.vocabulary_ = {t: i for i, t in enumerate(vocab)}
+        vec.idf_ = idf
+        return vec, x
+
+    def save(self, texts: Sequence[str], vec: Any, x: Any) -> None:
+        """Write to a temporary folder, then swap it in (a reader never sees half a cache)."""
+        if self.folder is None:
+            return
+        import scipy.sparse as sp
+
+        tmp = self.folder.with_name(f"{self.folder.name}.tmp{os.getpid()}")
+        try:
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            sp.save_npz(tmp / "tfidf.npz", x)
+            (tmp / "vocab.json").write_text(json.dumps([str(t) for t in vec.get_feature_names_out()]),
+                                            encoding="utf-8")
+            np.save(tmp / "idf.npy", np.asarray(vec.idf_))
+            # what differs from TFIDF_OPTIONS (min_df, max_df; no stop words in the fallback)
+            params = {k: vec.get_params()[k] for k in ("stop_words", "min_df", "max_df")}
+            (tmp / "params.json").write_text(json.dumps(params), encoding="utf-8")
+            (tmp / "key.json").write_text(json.dumps(self.key(texts)), encoding="utf-8")
+            shutil.rmtree(self.folder, ignore_errors=True)
+            os.replace(tmp, self.folder)
+        except OSError:  # a read-only folder: recommendations work, the next process refits
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def build_corpus(
     ids: list[str],
     titles: list[str],
@@ -52,18 +134,19 @@ def build_corpus(
     embed_query: Callable[[str], np.ndarray] | None = None,
     venues: Sequence[str] | None = None,
     years: Sequence[int | None] | None = None,
+    cache: TfidfCache | None = None,
 ) -> Corpus:
-    """Fit the TF-IDF features over these papers and wrap everything in a Corpus."""
+    """Fit the TF-IDF features over these papers (or load them from `cache`) and wrap
+    everything in a Corpus."""
     n = len(ids)
-    vec = make_vectorizer(n)
     texts = [tfidf_text(t, a, au) for t, a, au in zip(titles, abstracts, authors)]
-    try:
-        x = vec.fit_transform(texts).astype(np.float32).tocsr()
-    except ValueError:  # empty vocabulary (an empty or stop-word-only library): keep every token
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        vec = TfidfVectorizer(**{**TFIDF_OPTIONS, "stop_words": None}, min_df=1, max_df=1.0)
-        x = vec.fit_transform(texts + ["paper"]).astype(np.float32).tocsr()[:n]
+    loaded = cache.load(texts) if cache is not None else None
+    if loaded is not None:
+        vec, x = loaded
+    else:
+        vec, x = _fit_tfidf(texts, n)
+        if cache is not None:
+            cache.save(texts, vec, x)
     vocab = vec.get_feature_names_out()
     name_tokens = {w for au in authors for a in au for w in _WORD.findall(a.lower())}
     label_mask = np.array([not any(w in name_tokens for w in f.split()) and not f[-1].isdigit() for f in vocab],
@@ -90,7 +173,8 @@ def center(emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.ndarray] | None = None,
-                       embed_query: Callable[[str], np.ndarray] | None = None) -> Corpus:
+                       embed_query: Callable[[str], np.ndarray] | None = None,
+                       cache: TfidfCache | None = None) -> Corpus:
     """A Corpus over these papers; `vectors` = (ids, matrix) of whatever embeddings exist."""
     ids = [p.id for p in papers]
     emb = None
@@ -105,7 +189,7 @@ def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.nda
     corpus = build_corpus(ids, [p.title if not p.title_derived else "" for p in papers],
                           [p.abstract for p in papers], [p.authors for p in papers], emb, [p.status for p in papers],
                           [p.keywords for p in papers], embed_query, [p.venue for p in papers],
-                          [p.year for p in papers])
+                          [p.year for p in papers], cache)
     corpus.titles = [p.title for p in papers]  # derived titles are shown, just not vectorised twice
     return corpus
 
@@ -127,6 +211,7 @@ def library_corpus(lib: Any) -> Corpus:
         papers = lib.papers()
         index = lib.engine.vector_index()
         vectors = (index.ids, index.matrix) if index is not None else None
-        corpus = corpus_from_papers(papers, vectors, lib.engine.query_vector if vectors else None)
+        cache = TfidfCache(lib.engine.index_folder("recommend-tfidf"))
+        corpus = corpus_from_papers(papers, vectors, lib.engine.query_vector if vectors else None, cache)
         lib._recommend_corpus = (version, corpus)
         return corpus

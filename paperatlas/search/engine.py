@@ -99,6 +99,10 @@ class SearchEngine:
         return st.versions[key]
 
     # -- saved indexes -------------------------------------------------------------------
+    def index_folder(self, name: str) -> Path | None:
+        """Where derived data named `name` is saved beside the library (None: keep it in memory)."""
+        return self._folder(name)
+
     def _folder(self, name: str) -> Path | None:
         if not self.settings.persist or self.store.path == ":memory:":
             return None
