@@ -34,3 +34,27 @@ def test_bench_http_measures_search_and_baselines(tmp_path: Path, workers: int) 
         assert r["p50_ms"] <= r["p99_ms"] <= r["max_ms"]
     assert out["library"]["papers"] == 29 and out["server_processes"] == workers
     assert out["results"][2]["server_cpu_ms"] > 0  # the server's (and its workers') CPU was measured
+
+
+def test_serve_workers_refuse_a_port_already_served(tmp_path: Path) -> None:
+    """`serve --workers N` shares its port between its own workers only (SO_REUSEPORT would
+    otherwise let a second server join the port silently)."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    from paperatlas.bench.http import _start_server
+
+    db = tmp_path / "w.db"
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(EXAMPLES)
+    proc, port = _start_server(str(db), workers=2)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as r:
+            assert r.status == 200
+        second = subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--workers", "2",
+                                 "--port", str(port)], capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and "already in use" in second.stderr
+    finally:
+        proc.terminate()
+        proc.wait(20)

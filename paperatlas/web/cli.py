@@ -153,6 +153,12 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     # its own per worker is not balanced, so uvicorn's shared socket is used instead.
     reuse_port = workers > 1 and sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
     try:
+        if reuse_port:
+            # SO_REUSEPORT would also share a port held by another server with the option set
+            # (a second `serve --workers`): check with a plain bind that the port is free first
+            probe = _listen(host, port)
+            port = probe.getsockname()[1]
+            probe.close()
         sock = _listen(host, port, reuse_port)
     except OSError as e:
         raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. "
