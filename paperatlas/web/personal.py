@@ -39,7 +39,7 @@ from .common import (
     render,
     wants_json,
 )
-from .views import HIT_SCHEMA, PAPER_SCHEMA, public
+from .views import HIT_SCHEMA, PAPER_SCHEMA, public, set_feedback
 
 NAV = [("For you", "/foryou"), ("Triage", "/triage"), ("Profile", "/profile"), ("Group", "/group"),
        ("Digest", "/digest")]
@@ -148,13 +148,7 @@ DISMISS_PARAMS = [
 
 
 async def dismiss(request: Request) -> Response:
-    data = await check_write(request)
-    on = DISMISS_PARAMS[1].parse(data.get("on"))
-    L = lib(request)
-    p = L.get(request.path_params["paper_id"])
-    r = _writer(request)
-    L.set_feedback(r, [p.id], "dislike", on)
-    return done(request, {"id": p.id, "dismissed": on, "reader": r.name}, paper_url(p.id))
+    return await set_feedback(request, DISMISS_PARAMS, "dislike", "dismissed")
 
 
 # -- profile ---------------------------------------------------------------------------------

@@ -232,14 +232,21 @@ STAR_PARAMS = [
 ]
 
 
-async def star(request: Request) -> Response:
+async def set_feedback(request: Request, params: list[Param], kind: str, field: str) -> Response:
+    """POST one paper's like (star) or dislike ("not interested") for the current reader, or undo it.
+    `params[1]` is the form's `on` parameter; `field` names the flag in the JSON answer."""
     data = await check_write(request)
-    on = STAR_PARAMS[1].parse(data.get("on"))
+    on = params[1].parse(data.get("on"))
     L = lib(request)
     p = L.get(request.path_params["paper_id"])
     r = current_reader(request, create=True)
-    L.set_feedback(r, [p.id], "like", on)
-    return done(request, {"id": p.id, "starred": on, "reader": r.name if r else None}, paper_url(p.id))
+    assert r is not None
+    L.set_feedback(r, [p.id], kind, on)
+    return done(request, {"id": p.id, field: on, "reader": r.name}, paper_url(p.id))
+
+
+async def star(request: Request) -> Response:
+    return await set_feedback(request, STAR_PARAMS, "like", "starred")
 
 
 TAG_PARAMS = [
