@@ -43,12 +43,12 @@ def test_serve_workers_refuse_a_port_already_served(tmp_path: Path) -> None:
     import sys
     import urllib.request
 
-    from paperatlas.bench.http import _start_server
+    from paperatlas.bench.http import start_server
 
     db = tmp_path / "w.db"
     with Library(db, embedder="hashing") as lib:
         lib.ingest(EXAMPLES)
-    proc, port = _start_server(str(db), workers=2)
+    proc, port = start_server(str(db), "--read-only", "--workers", "2")
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as r:
             assert r.status == 200

@@ -193,12 +193,16 @@ def _in_process(db: str, queries: list[str], mode: str, per_page: int, seconds: 
     return res
 
 
-def _start_server(db: str, workers: int = 1) -> tuple[subprocess.Popen[str], int]:
-    cmd = [sys.executable, "-m", "paperatlas", "--db", db, "serve", "--host", "127.0.0.1", "--port", "0", "--read-only",
-           "--workers", str(workers)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_server(db: str, *serve_args: str, host: str | None = "127.0.0.1", env: dict[str, str] | None = None,
+                 cwd: str | None = None, timeout: float = 120.0) -> tuple[subprocess.Popen[str], int]:
+    """`paperatlas --db DB serve --port 0 SERVE_ARGS...`: the process and its port, once it prints
+    a 127.0.0.1 URL (benchmarks and the browser tests both start servers this way). `host=None`
+    leaves --host to serve's default, which must then be loopback for the server to count as up."""
+    where = ["--host", host] if host is not None else []
+    cmd = [sys.executable, "-m", "paperatlas", "--db", db, "serve", *where, "--port", "0", *serve_args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd)
     assert proc.stdout is not None
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
@@ -238,7 +242,7 @@ def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hy
     queries = make_queries(titles, n_queries, seed)
     search_paths = ["/search.json?" + urlencode({"q": q, "mode": mode, "per_page": per_page}) for q in queries]
     base = _in_process(db, queries, mode, per_page, seconds)
-    proc, port = _start_server(db, workers)
+    proc, port = start_server(db, "--read-only", "--workers", str(workers))
     try:
         warmed_s = _wait_idle(proc.pid)
         async def run() -> list[Result]:

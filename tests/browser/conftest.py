@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from paperatlas.bench.http import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PAPERATLAS_CHROMIUM", "/usr/bin/chromium")  # overridable to test the skip
@@ -61,25 +61,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cmd = [sys.executable, "-m", "paperatlas", "--db", str(db)]
     examples = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))
     subprocess.run([*cmd, "ingest", *examples, str(xss)], check=True, env=env, cwd=ROOT, capture_output=True)
-    proc = subprocess.Popen([*cmd, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
     try:
-        url = ""
-        deadline = time.monotonic() + 60
-        assert proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            m = re.search(r" at (http://\S+?)/?(\s|$)", line)
-            if m:
-                url = m.group(1)
-                break
-        if not url:
-            proc.kill()
-            pytest.fail(f"paperatlas serve did not start: {proc.stdout.read()}")
-        assert url.startswith("http://127.0.0.1:")  # loopback by default
-        yield url
+        # no --host: start_server accepts only a 127.0.0.1 URL, so this also checks the default is loopback
+        proc, port = start_server(str(db), host=None, env=env, cwd=str(ROOT), timeout=60)
+    except RuntimeError as e:
+        pytest.fail(str(e))
+    try:
+        yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
         try:
