@@ -44,15 +44,28 @@ def need(path: Path) -> Path:
     return path
 
 
-def web_library(tmp_path: Path, papers: list[dict]) -> Library:
-    """A hashing-embedder library of the examples plus `papers` (JSONL records): web tests' data."""
+@pytest.fixture
+def web_lib(tmp_path: Path, request: pytest.FixtureRequest):
+    """A hashing-embedder library of the examples plus the test module's PAPERS (JSONL records)."""
     f = tmp_path / "papers.jsonl"
-    f.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
+    f.write_text("".join(json.dumps(p) + "\n" for p in request.module.PAPERS), encoding="utf-8")
     lib = Library(tmp_path / "web.db", embedder="hashing")
     lib.ingest(EXAMPLES)
     lib.ingest([f])
     lib.embed()
-    return lib
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def client(web_lib: Library):
+    """The web app over `web_lib` in a test client (no server)."""
+    from starlette.testclient import TestClient
+
+    from paperatlas.web import create_app
+
+    with TestClient(create_app(web_lib), base_url="http://127.0.0.1") as c:
+        yield c
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from paperatlas import Library
 from paperatlas.web import create_app
 from paperatlas.web.common import CSRF_COOKIE, Endpoint, json_response, render
 
-from conftest import web_library
 
 XSS_ABSTRACT = "<script>window.__x=1</script> We study escaping of abstracts & titles in web pages."
 XSS_TITLE = '<img src=x onerror="window.__y=1">Escaping titles'
@@ -29,19 +28,6 @@ PAPERS = [
      "authors": ["Grace Hopper"], "venue": "NeurIPS", "year": 2023, "status": "Poster"},
     {"id": "xss/1", "title": XSS_TITLE, "abstract": XSS_ABSTRACT, "venue": "TestConf", "year": 2024},
 ]
-
-
-@pytest.fixture
-def web_lib(tmp_path: Path):
-    lib = web_library(tmp_path, PAPERS)
-    yield lib
-    lib.close()
-
-
-@pytest.fixture
-def client(web_lib: Library):
-    with TestClient(create_app(web_lib), base_url="http://127.0.0.1") as c:
-        yield c
 
 
 def csrf_of(client: TestClient) -> str:

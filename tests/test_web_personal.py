@@ -4,9 +4,7 @@ editable profile, triage, reading groups, digest, Atom feeds and saved searches.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
-import pytest
 from bs4 import BeautifulSoup
 from starlette.testclient import TestClient
 
@@ -14,7 +12,6 @@ from paperatlas import Library
 from paperatlas.web import create_app
 from paperatlas.web.common import CSRF_COOKIE
 
-from conftest import web_library
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -30,19 +27,6 @@ TOPICS = {
 PAPERS = [{"id": f"{topic}/{i}", "title": title, "venue": "TestConf", "year": 2025,
            "abstract": f"{title}. We study {topic} {topic} methods and report {topic} results."}
           for topic, titles in TOPICS.items() for i, title in enumerate(titles)]
-
-
-@pytest.fixture
-def web_lib(tmp_path: Path):
-    lib = web_library(tmp_path, PAPERS)
-    yield lib
-    lib.close()
-
-
-@pytest.fixture
-def client(web_lib: Library):
-    with TestClient(create_app(web_lib), base_url="http://127.0.0.1") as c:
-        yield c
 
 
 def csrf_of(client: TestClient) -> dict[str, str]:
