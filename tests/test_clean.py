@@ -162,3 +162,10 @@ def test_normalize_key_ignores_case_punctuation_space_and_width() -> None:
     assert normalize_key("ＢＥＲＴ  rocks") == normalize_key("bert rocks")  # full-width -> NFKC
     assert normalize_key(r"\emph{Signed} graphs") == normalize_key("Signed graphs")
     assert normalize_key("graph learning") != normalize_key("graph earning")
+
+
+def test_math_inside_a_code_span_comes_back_whole() -> None:
+    # found by test_clean_never_raises: the code span was stashed around stashed math,
+    # and the nested placeholder leaked into the stored text
+    assert clean_text("`$0$`") == "`0`"
+    assert clean_text("use `$\\alpha$` here") == "use `α` here"

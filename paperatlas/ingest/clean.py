@@ -495,7 +495,8 @@ def _clean(raw: str) -> str:
         text = _RE_WORD_GROUP.sub(r"\1", text)
     text = _typography(text)
     if "`" in text:  # keep inline code (`__init__`) away from the Markdown rules
-        text = _RE_CODE.sub(lambda m: stash.put(m.group(0)), text)
+        # a span may hold stashed math ("`$x$`"): put it back first, since fragments never nest
+        text = _RE_CODE.sub(lambda m: stash.put(stash.restore(m.group(0))), text)
     text = _markdown(text)
     text = _collapse(text)
     if _DROP_MARK in text:
