@@ -490,3 +490,45 @@ def test_tfidf_features_are_saved_and_reloaded_exactly(topic_lib: Library, tmp_p
     assert len(fits) == 1
     third.close()
     again.close()
+
+
+def test_keywords_reach_the_library_space_but_not_arxiv_sanitys() -> None:
+    from paperatlas.recommend.features import build_corpus
+    from paperatlas.recommend.svm import SvmRecommender
+
+    ids = [f"k{i}" for i in range(6)]
+    abstracts = ["we study ranking of documents"] * 3 + ["we study images of cats"] * 3
+    keywords = [["zebrafish"], [], [], [], [], ["zebrafish"]]
+    corpus = build_corpus(ids, ids, abstracts, [[]] * 6, keywords=keywords)
+    assert "zebrafish" in set(corpus.vocab)
+    x, vocab = corpus.arxiv_sanity()
+    assert "zebrafish" not in set(vocab) and x.shape[0] == 6
+    # the keyword ties k0 to k5 for `default`'s features only; the faithful svm never sees it
+    sims = (corpus.tfidf @ corpus.tfidf[0].T).toarray().ravel()
+    assert sims[5] > sims[4]
+    faithful = SvmRecommender().fit(corpus, Signals(likes=["k0"]))
+    assert "zebrafish" not in faithful.explain([5])[0]
+    same_text = SvmRecommender(library_text=True).fit(corpus, Signals(likes=["k0"]))
+    assert same_text.scores[5] > same_text.scores[4] and faithful.scores[5] == pytest.approx(faithful.scores[4])
+    # no keywords anywhere: one space, shared
+    plain = build_corpus(ids, ids, abstracts, [[]] * 6)
+    assert plain.svm_space is None and plain.arxiv_sanity()[0] is plain.tfidf
+    assert corpus.svm_space is not None and corpus.arxiv_sanity()[0] is x  # fitted once, then kept
+
+
+def test_arxiv_sanity_space_is_cached_in_its_own_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import paperatlas.recommend.features as features
+
+    ids = [f"c{i}" for i in range(4)]
+    args = (ids, ids, ["ranking documents", "ranking images", "cats and dogs", "dogs"], [[]] * 4)
+    kw = [["zebrafish"], [], [], ["zebrafish"]]
+    folder = tmp_path / "lib.db.index" / "recommend-tfidf"
+    first = features.build_corpus(*args, keywords=kw, cache=features.TfidfCache(folder))
+    x1, v1 = first.arxiv_sanity()
+    assert (folder / "key.json").is_file() and (folder.with_name("recommend-tfidf-arxiv-sanity") / "key.json").is_file()
+    fits: list[int] = []
+    real_fit = features._fit_tfidf
+    monkeypatch.setattr(features, "_fit_tfidf", lambda texts, n: fits.append(n) or real_fit(texts, n))
+    second = features.build_corpus(*args, keywords=kw, cache=features.TfidfCache(folder))
+    x2, v2 = second.arxiv_sanity()
+    assert fits == [] and (x1 != x2).nnz == 0 and list(v1) == list(v2) and "zebrafish" not in set(v2)

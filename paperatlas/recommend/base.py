@@ -24,7 +24,9 @@ class Corpus:
     """Candidate papers as matrices, built once per library version (see features.py).
 
     `emb` rows are L2-normalised (zero rows for papers without a vector); `tfidf`
-    is the arxiv-sanity-lite TF-IDF matrix (title, abstract, authors; 1-2 grams).
+    is the arxiv-sanity-lite TF-IDF matrix (1-2 grams) over title, abstract, authors
+    and the authors' keywords; `arxiv_sanity()` the same without keywords, exactly
+    as arxiv-sanity-lite has it (fitted on first use: only `svm` reads it).
     """
 
     ids: list[str]
@@ -41,12 +43,22 @@ class Corpus:
     embed_query: Callable[[str], np.ndarray] | None = None
     emb_mean: np.ndarray | None = None  # subtracted from `emb` rows (features.center); queries too
     cache: dict[str, Any] = field(default_factory=dict)  # derived matrices (PCA for triage, ...)
+    # fits (matrix, vocab) over arxiv-sanity's own text; None when that is `tfidf`'s text (no keywords)
+    svm_space: Callable[[], tuple[Any, np.ndarray]] | None = None
 
     def __post_init__(self) -> None:
         self.pos = {pid: i for i, pid in enumerate(self.ids)}
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def arxiv_sanity(self) -> tuple[Any, np.ndarray]:
+        """(TF-IDF matrix, vocab) over exactly the text arxiv-sanity-lite vectorises."""
+        if self.svm_space is None:
+            return self.tfidf, self.vocab
+        if "svm_space" not in self.cache:  # two threads may both fit it once: same result
+            self.cache["svm_space"] = self.svm_space()
+        return self.cache["svm_space"]
 
     def rows(self, ids: Sequence[str]) -> np.ndarray:
         """Row indices of the ids that are in the corpus, in order."""

@@ -34,8 +34,20 @@ _WORD = re.compile(r"[a-z][a-z0-9_]+")
 
 
 def tfidf_text(title: str, abstract: str, authors: Sequence[str]) -> str:
-    """The text arxiv-sanity-lite vectorises: title, abstract and author names."""
+    """The text arxiv-sanity-lite vectorises: title, abstract and author names (the `svm` baseline's)."""
     return " ".join([title, abstract, " ".join(authors)])
+
+
+KEYWORD_REPEAT = 2  # see library_text
+
+
+def library_text(title: str, abstract: str, authors: Sequence[str], keywords: Sequence[str]) -> str:
+    """The text the library's own recommenders vectorise: arxiv-sanity's plus the authors'
+    keywords, counted twice, since the authors chose them to name the paper's topics. On the
+    ACM-CR tuning readers keywords x1 / x2 gave +0.009 / +0.015 nDCG@10 to `default`."""
+    kw = " ".join(keywords)
+    return " ".join([tfidf_text(title, abstract, authors), *([kw] * KEYWORD_REPEAT)]) if kw else \
+        tfidf_text(title, abstract, authors)
 
 
 def make_vectorizer(n_docs: int) -> Any:
@@ -65,6 +77,10 @@ class TfidfCache:
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
+
+    def variant(self, name: str) -> TfidfCache:
+        """A cache for another text variant, in a sibling folder (a save replaces its whole folder)."""
+        return TfidfCache(self.folder.with_name(f"{self.folder.name}-{name}") if self.folder else None)
 
     @staticmethod
     def key(texts: Sequence[str]) -> dict[str, Any]:
@@ -137,16 +153,19 @@ def build_corpus(
     cache: TfidfCache | None = None,
 ) -> Corpus:
     """Fit the TF-IDF features over these papers (or load them from `cache`) and wrap
-    everything in a Corpus."""
+    everything in a Corpus. When some papers have keywords, two spaces are fitted: the
+    library's (keywords included) and arxiv-sanity's own, which only `svm` reads (so it is
+    fitted when `svm` first asks)."""
     n = len(ids)
-    texts = [tfidf_text(t, a, au) for t, a, au in zip(titles, abstracts, authors)]
-    loaded = cache.load(texts) if cache is not None else None
-    if loaded is not None:
-        vec, x = loaded
-    else:
-        vec, x = _fit_tfidf(texts, n)
-        if cache is not None:
-            cache.save(texts, vec, x)
+    kws = keywords or [[] for _ in ids]
+    baseline = [tfidf_text(t, a, au) for t, a, au in zip(titles, abstracts, authors)]
+    texts = [library_text(t, a, au, k) for t, a, au, k in zip(titles, abstracts, authors, kws)]
+    vec, x = _cached_fit(texts, cache)
+    svm_space = None
+    if texts != baseline:
+        def svm_space() -> tuple[Any, np.ndarray]:
+            bvec, bx = _cached_fit(baseline, cache.variant("arxiv-sanity") if cache is not None else None)
+            return bx, bvec.get_feature_names_out()
     vocab = vec.get_feature_names_out()
     name_tokens = {w for au in authors for a in au for w in _WORD.findall(a.lower())}
     label_mask = np.array([not any(w in name_tokens for w in f.split()) and not f[-1].isdigit() for f in vocab],
@@ -156,9 +175,19 @@ def build_corpus(
     if emb is not None:
         emb, emb_mean = center(np.asarray(emb, dtype=np.float32))
     return Corpus(ids=ids, titles=titles, emb=emb, tfidf=x, vocab=vocab, label_mask=label_mask, vectorizer=vec,
-                  prior=prior, keywords=keywords or [[] for _ in ids], embed_query=embed_query, emb_mean=emb_mean,
+                  prior=prior, keywords=kws, embed_query=embed_query, emb_mean=emb_mean, svm_space=svm_space,
                   venues=list(venues) if venues is not None else [""] * n,
                   years=np.array([int(y or 0) for y in (years if years is not None else [0] * n)], dtype=np.int64))
+
+
+def _cached_fit(texts: list[str], cache: TfidfCache | None) -> tuple[Any, Any]:
+    loaded = cache.load(texts) if cache is not None else None
+    if loaded is not None:
+        return loaded
+    vec, x = _fit_tfidf(texts, len(texts))
+    if cache is not None:
+        cache.save(texts, vec, x)
+    return vec, x
 
 
 def center(emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
