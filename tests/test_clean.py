@@ -169,3 +169,4 @@ def test_math_inside_a_code_span_comes_back_whole() -> None:
     # and the nested placeholder leaked into the stored text
     assert clean_text("`$0$`") == "`0`"
     assert clean_text("use `$\\alpha$` here") == "use `α` here"
+    assert clean_text("`\\cite{}`") == "``"  # a citation dropped inside a code span leaves no mark
