@@ -12,15 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from paperatlas import Library
+from paperatlas.bench.http import start_server, stop_server
 from paperatlas.topics import build_topics
 from paperatlas.topics.map import write_map
 from test_topics import synthetic_papers
@@ -208,23 +206,14 @@ def server(atlas) -> Iterator[str]:  # type: ignore[no-untyped-def]
     db, _ = atlas
     env = {**os.environ}
     env.pop("PAPERATLAS_DB", None)
-    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", "0"], env=env,
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = ""
-    deadline = time.monotonic() + 60
-    assert proc.stdout is not None
-    while time.monotonic() < deadline and not url:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        m = re.search(r" at (http://\S+?)/?(\s|$)", line)
-        url = m.group(1) if m else ""
-    if not url:
-        proc.kill()
-        pytest.fail("paperatlas serve did not start")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:  # no --host: start_server accepts only a 127.0.0.1 URL, so serve's default must be loopback
+        proc, port = start_server(str(db), host=None, env=env, cwd=str(ROOT), timeout=60)
+    except RuntimeError as e:
+        pytest.fail(str(e))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
 
 
 def test_web_map_page_draws_under_its_csp(server, browser) -> None:

@@ -214,6 +214,15 @@ def start_server(db: str, *serve_args: str, host: str | None = "127.0.0.1", env:
     raise RuntimeError(f"paperatlas serve did not start: {proc.stdout.read() if proc.stdout else ''}")
 
 
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    """Stop a server from `start_server`: terminate, and kill it if it has not exited in 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def _wait_idle(pid: int, limit: float = 180.0, window: float = 1.0) -> float:
     """Wait until the server (and its workers) stop using CPU: `serve` warms its indexes and
     builds the recommendation features in the background after start-up (~10 s of CPU per
@@ -262,11 +271,7 @@ def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hy
             raise RuntimeError("the load generator failed; see the traceback above")
         health, search = box[0]
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
     return {
         "library": {"papers": papers, "path": db},
         "cpus": os.cpu_count(),

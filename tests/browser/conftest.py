@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from paperatlas.bench.http import start_server
+from paperatlas.bench.http import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PAPERATLAS_CHROMIUM", "/usr/bin/chromium")  # overridable to test the skip
@@ -69,11 +69,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")  # closed after this module: Playwright's loop must not outlive it
