@@ -36,9 +36,9 @@ from ..recommend.base import rank
 from ..recommend.svm import SvmRecommender
 
 ACM_POOL_SIZE = 10_000
-SVM_KEYWORDS = "svm+keywords"
 ACM_POOL_SEED = 0
 ACM_SEEDS = (0, 1, 2, 3, 4)
+SVM_KEYWORDS = "svm+keywords"  # diagnostic row: the svm baseline on the library's text (keywords in)
 Progress = Callable[[str], None]
 
 

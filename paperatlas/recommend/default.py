@@ -24,11 +24,12 @@ Its keyword space is the library's TF-IDF, which reads the authors' keywords (x2
 features.py: +0.015 nDCG@10 on the ACM-CR tuning readers); `svm` keeps arxiv-sanity's
 own text. Weights were tuned on the ACM-CR tuning readers and the simulated tuning
 readers only (eval/recommend.py says which; docs/recommend.md has the numbers). On
-the ACM-CR tuning readers the classifier dominates: pseudo-relevance feedback, reciprocal-rank fusion, BM25 keyword
-similarity, a keyword/venue block or LSA/whitened embeddings in the classifier,
-other C values and negative samples, bagging, hub-corrected centroids, a kNN-graph
-walk and MMR diversification all stayed within +-0.01 nDCG@10 of it; the metadata
-profile added +0.005 (0.3789 -> 0.3836), kept as cheap and harmless.
+the ACM-CR tuning readers the classifier dominates: pseudo-relevance feedback,
+reciprocal-rank fusion, BM25 keyword similarity, a keyword/venue block or
+LSA/whitened embeddings in the classifier, other C values and negative samples,
+bagging, hub-corrected centroids, a kNN-graph walk and MMR diversification all
+stayed within +-0.01 nDCG@10 of it; the metadata profile added +0.005 (0.3789 ->
+0.3836), kept as cheap and harmless.
 """
 
 from __future__ import annotations
