@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..cli import (
+from ..cli_common import (
     EXIT_EMPTY,
     Fail,
     echo_json,

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..cli import EXIT_EMPTY, echo_json, get_library, handle_errors, out
+from ..cli_common import EXIT_EMPTY, echo_json, get_library, handle_errors, out
 from .build import build_topics, list_topics, topics_status
 from .layout import REDUCERS
 from .pipeline import LEVELS

@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import NotFound, PaperatlasError
+from ..i18n import gettext
 from ..library import Library
 from ..search.query import parse
 from ..search.snippets import highlight
@@ -191,6 +192,7 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env.filters["thousands"] = lambda n: f"{int(n):,}" if n is not None else ""
     env.filters["filesize"] = _filesize
     env.globals["version"] = __version__
+    env.globals["_"] = gettext  # the UI language comes with the catalogues (see i18n.py)
     return env
 
 

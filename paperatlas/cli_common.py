@@ -1,0 +1,158 @@
+"""Helpers every command module shares: exit codes, consoles, error handling, output.
+
+Command modules (cli.py, recommend/cli.py, topics/cli.py, ...) import from here, never from each other.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .errors import IngestError, PaperatlasError
+from .library import Library, default_db_path
+from .models import Paper
+
+EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
+err = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Fail(click.ClickException):
+    """A ClickException with our exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.exit_code = code
+
+
+def handle_errors(f: F) -> F:
+    """Turn library errors into messages that end with the fix, and meaningful exit codes."""
+
+    @wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except IngestError as e:
+            lines = [f"ingest failed, nothing was stored: {e.message}"]
+            lines += [f"  {b}" for b in e.bad[1:20]]
+            if e.fix:
+                lines.append(f"Fix: {e.fix}")
+            raise Fail("\n".join(lines), EXIT_BAD_INPUT) from None
+        except PaperatlasError as e:
+            raise Fail(str(e)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on stderr (only on a terminal); yields an (done, total) callback."""
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    task = bar.add_task(description, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def json_option(f: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(f)
+
+
+def get_library(ctx: click.Context) -> Library:
+    """The library named by --db, opened once per command."""
+    obj = ctx.ensure_object(dict)
+    if "library" not in obj:
+        try:
+            obj["library"] = Library(obj.get("db") or default_db_path())
+        except PaperatlasError as e:
+            raise Fail(str(e)) from None
+        ctx.call_on_close(obj["library"].close)
+    return obj["library"]
+
+
+
+def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
+    """Embed new papers after an ingest, when this install can."""
+    embed = getattr(lib, "embed", None)
+    if no_embed or embed is None:
+        return 0
+    with progress_bar("embedding") as update:
+        n: int = embed(progress=update)
+    if n and not quiet:
+        click.echo(f"embedded {n} papers with {lib.embedder.id}")
+    return n
+
+
+def paper_table(papers: list[Paper], title: str = "") -> Table:
+    t = Table(title=title or None, show_lines=False)
+    t.add_column("id", overflow="fold", max_width=28)
+    t.add_column("title", overflow="fold")
+    t.add_column("venue")
+    t.add_column("year")
+    for p in papers:
+        t.add_row(p.id, p.title + (" [dim](derived)[/dim]" if p.title_derived else ""), p.venue, str(p.year or ""))
+    return t
+
+
+def public(p: Paper) -> dict[str, Any]:
+    d = p.to_dict()
+    d.pop("raw", None)
+    return d
+
+
+def write_output(text: str, output: str | None, what: str = "") -> None:
+    """Write `text` to the file `output`, or to stdout when there is none."""
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+        click.echo(f"wrote {what + ' to ' if what else ''}{output}", err=True)
+    else:
+        sys.stdout.write(text)
+
+
+def hit_rows(hits: list[Any]) -> list[dict[str, Any]]:
+    return [h.to_dict() for h in hits]
+
+
+def show_hits(ctx: click.Context, hits: list[Any], as_json: bool) -> None:
+    """Print hits as JSON or a numbered list; exit 4 (nothing found) when there are none."""
+    if as_json:
+        echo_json(hit_rows(hits))
+    else:
+        print_hits(hits)
+    if not hits:
+        ctx.exit(EXIT_EMPTY)
+
+
+def print_hits(hits: list[Any]) -> None:
+    for i, h in enumerate(hits, start=1):
+        p = h.paper
+        derived = " [dim](derived title)[/dim]" if p.title_derived else ""
+        out.print(f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.3f}[/dim]")
+        if h.reason:
+            out.print(f"    [italic]{h.reason}[/italic]")
