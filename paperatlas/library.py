@@ -13,7 +13,7 @@ from .ingest.pipeline import Progress, ingest_files
 from .models import Hit, IngestReport, Paper
 from .search.engine import SearchEngine, SearchSettings
 from .store.personal import Reader
-from .store.sqlite import SQLiteStore
+from .store import open_store, redact
 from .store.vector_cache import VectorCache, text_hash
 from .recommend.mixin import RecommendMixin
 
@@ -45,14 +45,15 @@ class Library(RecommendMixin):
         """Open (or create) the library file at `path` (default ./paperatlas.db or $PAPERATLAS_DB).
 
         Args:
-            path: the SQLite file; ":memory:" for a throw-away library.
+            path: the SQLite file; ":memory:" for a throw-away library; a postgresql:// URL for a
+                library in PostgreSQL shared by several hosts (needs `paperatlas[scale]`).
             embedder: a registered embedder name ("minilm", "hashing", ...) or an Embedder;
                 default: the one this library was embedded with, else "minilm".
             search_settings: fusion weights, candidate depth, index backends.
             vector_cache: where embeddings are cached across libraries (default ~/.cache/paperatlas).
         """
         self.path = str(path) if path is not None else default_db_path()
-        self.store = SQLiteStore(self.path)
+        self.store = open_store(self.path)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_name = ""
@@ -140,7 +141,7 @@ class Library(RecommendMixin):
             if status:
                 v["status"][status] = n
         return {
-            "path": self.path,
+            "path": redact(self.path),
             "papers": self.count(),
             "venues": list(venues.values()),
             "vectors": self.store.vector_models(),

@@ -89,3 +89,26 @@ def examples_library(library: Library) -> Library:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+# -- PostgreSQL (issue 15): one real server per test session, started only when a test asks -------------
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server on a free loopback port. Skipped when PostgreSQL or psycopg is missing,
+    unless PAPERATLAS_REQUIRE_POSTGRES=1 (CI), where a missing server fails the run."""
+    from pgserver import PgServer, pg_bin
+
+    problem = None
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        problem = "psycopg is not installed (pip install -e '.[scale]')"
+    if problem is None and pg_bin() is None:
+        problem = "PostgreSQL is not installed (apt-get install postgresql-15)"
+    if problem:
+        if os.environ.get("PAPERATLAS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(problem)
+        pytest.skip(problem)
+    server = PgServer()
+    yield server
+    server.stop()

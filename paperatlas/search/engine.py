@@ -104,9 +104,10 @@ class SearchEngine:
         return self._folder(name)
 
     def _folder(self, name: str) -> Path | None:
-        if not self.settings.persist or self.store.path == ":memory:":
+        root = self.store.index_root
+        if not self.settings.persist or root is None:
             return None
-        return Path(self.store.path + ".index") / name
+        return root / name
 
     @staticmethod
     def _saved(folder: Path | None, key: dict[str, Any]) -> bool:

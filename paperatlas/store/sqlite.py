@@ -80,6 +80,8 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
 class SQLiteStore(PersonalStore, TopicStore):
     """The library file. Thread-safe: one connection per thread."""
 
+    backend = "sqlite"
+
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._local = threading.local()
@@ -264,7 +266,7 @@ class SQLiteStore(PersonalStore, TopicStore):
             params.append(status)
         if ids is not None:
             ids = list(ids)
-            where.append(f"id IN ({','.join('?' * len(ids))})" if ids else "0")
+            where.append(f"id IN ({','.join('?' * len(ids))})" if ids else "1 = 0")
             params.extend(ids)
         return (" WHERE " + " AND ".join(where)) if where else "", params
 
@@ -414,9 +416,46 @@ class SQLiteStore(PersonalStore, TopicStore):
         p = Path(self.path)
         return sum(f.stat().st_size for f in (p, Path(self.path + "-wal")) if f.exists())
 
+    @property
+    def index_root(self) -> Path | None:
+        """Where this host keeps the library's derived indexes (None: in memory only)."""
+        return None if self.path == ":memory:" else Path(self.path + ".index")
+
+    # -- whole tables, for `paperatlas copy` -------------------------------------------------
+    def table_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            " AND name NOT LIKE 'papers_fts%' ORDER BY name")]
+
+    def table_columns(self, table: str) -> list[str]:
+        return [r[1] for r in self.conn.execute(f"PRAGMA table_info({_ident(table)})")]
+
+    def read_rows(self, table: str, columns: Sequence[str], batch: int = 5_000) -> Iterator[list[tuple[Any, ...]]]:
+        cols = ", ".join(_ident(c) for c in columns)
+        cur = self.conn.execute(f"SELECT {cols} FROM {_ident(table)}")
+        while rows := cur.fetchmany(batch):
+            yield [tuple(r) for r in rows]
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        cols = ", ".join(_ident(c) for c in columns)
+        marks = ", ".join("?" * len(columns))
+        with self.transaction() as c:
+            c.executemany(f"INSERT INTO {_ident(table)} ({cols}) VALUES ({marks})", rows)
+
+    def after_bulk_load(self) -> None:
+        """After rows were copied in: the FTS5 index from the papers table."""
+        self.conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
+
     def execute_script_for_tests(self, sql: str) -> list[tuple[Any, ...]]:
         """Raw SQL for tests and integrity checks only."""
         return list(self.conn.execute(sql))
+
+
+def _ident(name: str) -> str:
+    """A table or column name from our own schema, checked before it goes into SQL."""
+    if not name.replace("_", "").isalnum():
+        raise PaperatlasError(f"not a table or column name: {name!r}", "this is a bug in paperatlas: please report it")
+    return name
 
 
 def _split_sql(sql: str) -> list[str]:

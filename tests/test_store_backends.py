@@ -1,0 +1,210 @@
+"""The store contract, run against both backends: SQLite (a file) and PostgreSQL (a real server
+started by the test session, see tests/pgserver.py). Issue 15."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperatlas import Library
+from paperatlas.errors import PaperatlasError
+from paperatlas.store.copy import copy_library
+from paperatlas.store.postgres import redact, translate, translate_ddl
+
+from conftest import EXAMPLES
+from pgserver import fresh_db_name
+
+N_EXAMPLES = 29  # the papers of the two bundled example lists
+
+PAPERS = [
+    {"id": "p-diffusion", "title": "Designability of protein backbones with diffusion models",
+     "abstract": "We study diffusion generative models for protein backbone design and their designability.",
+     "authors": ["Ada Lovelace", "Alan Turing"], "venue": "ICML", "year": 2024},
+    {"id": "p-graph", "title": "Signed graph link prediction with copulas",
+     "abstract": "Gaussian copula models for edge dependency in signed graphs.",
+     "authors": ["Grace Hopper"], "venue": "ICLR", "year": 2024},
+    {"id": "p-rl", "title": "Reinforcement learning for reasoning in language models",
+     "abstract": "Policy optimisation improves chain of thought reasoning of large language models.",
+     "authors": ["Alan Turing"], "venue": "NeurIPS", "year": 2023},
+]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "lib.db")
+    return request.getfixturevalue("pg_server").url(fresh_db_name())
+
+
+def _jsonl(tmp_path: Path, papers: list[dict] = PAPERS) -> Path:
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
+    return f
+
+
+def test_ingest_is_idempotent(url: str, tmp_path: Path) -> None:
+    with Library(url, embedder="hashing") as lib:
+        first = lib.ingest([_jsonl(tmp_path), *EXAMPLES])
+        again = lib.ingest([_jsonl(tmp_path), *EXAMPLES])
+        assert first.new == 3 + N_EXAMPLES and again.new == 0 and again.unchanged == first.new
+        assert lib.count() == first.new
+        p = lib.get("p-diffusion")
+        assert p.authors == ["Ada Lovelace", "Alan Turing"] and p.year == 2024
+        assert lib.count(venue="icml") == 1 and lib.count(year=2024) == 2
+        assert [x.id for x in lib.papers(venue="ICLR", year=2024)] == ["p-graph"]
+
+
+def test_edit_and_alias(url: str, tmp_path: Path) -> None:
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path)])
+        changed = [dict(PAPERS[0], abstract=PAPERS[0]["abstract"] + " Now with more samples.")]
+        report = lib.ingest([_jsonl(tmp_path, changed)])
+        assert report.updated == 1
+        assert lib.get("p-diffusion").abstract.endswith("more samples.")
+
+
+def test_search_modes(url: str, tmp_path: Path) -> None:
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path), *EXAMPLES])
+        lib.embed()
+        for mode in ("keyword", "semantic", "hybrid"):
+            hits = lib.search("protein backbone diffusion designability", mode=mode, limit=5)
+            assert hits and hits[0].paper.id == "p-diffusion", mode
+        hits = lib.search("copula", mode="keyword", venue="ICLR", limit=5)
+        assert [h.paper.id for h in hits][:1] == ["p-graph"]
+
+
+def test_fts5_index_on_both(url: str, tmp_path: Path) -> None:
+    """The optional `fts5` keyword index: SQLite's FTS5, or PostgreSQL's own full-text search."""
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path), *EXAMPLES])
+        hits = lib.store.fts_search('"designability"', 5)
+        assert hits and hits[0][0] == "p-diffusion"
+        assert lib.store.fts_search('"zzzqqqxx"', 5) == []
+
+
+def test_a_second_connection_sees_writes_at_once(url: str, tmp_path: Path) -> None:
+    """What the two-host setup relies on: a like written through one Library (host) is seen by another."""
+    with Library(url, embedder="hashing") as a, Library(url, embedder="hashing") as b:
+        a.ingest([_jsonl(tmp_path)])
+        assert b.count() == 3
+        a.set_feedback("alice", ["p-rl"], "like")
+        assert [p.id for p in b.liked("alice")] == ["p-rl"]
+        before = b.store.data_version()
+        a.ingest([_jsonl(tmp_path, [dict(PAPERS[1], id="p-new", title="A new paper on graphs")])])
+        assert b.store.data_version() != before
+        assert any(h.paper.id == "p-new" for h in b.search("new paper graphs", mode="keyword", limit=5))
+
+
+def test_personal_data(url: str, tmp_path: Path) -> None:
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path)])
+        lib.set_feedback("alice", ["p-rl", "p-graph"], "like")
+        lib.set_feedback("alice", ["p-graph"], "dislike")  # a dislike replaces the like
+        lib.set_feedback("bob", ["p-diffusion"], "like")
+        assert [p.id for p in lib.liked("alice")] == ["p-rl"]
+        lib.tag("alice", ["p-rl"], "to-read")
+        lib.tag("alice", ["p-rl"], "to-read")  # twice: still one tag
+        lib.note("alice", "p-rl", "read section 3")
+        lib.note("alice", "p-rl", "read section 4")
+        alice = lib.reader("alice")
+        assert lib.store.tags(alice.id) == {"p-rl": ["to-read"]}
+        assert lib.store.notes(alice.id) == {"p-rl": "read section 4"}
+        lib.store.save_search(alice.id, "rl", "reinforcement", {"year": 2023})
+        lib.store.save_search(alice.id, "rl", "reinforcement learning", {})  # same name: replaced
+        assert [s["query"] for s in lib.store.saved_searches(alice.id)] == ["reinforcement learning"]
+        assert sorted(r.name for r in lib.readers()) == ["alice", "bob"]
+
+
+def test_vectors_round_trip(url: str, tmp_path: Path) -> None:
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path)])
+        assert lib.embed() == 3
+        ids, mat = lib.store.load_vectors(lib.embedder.id)
+        assert ids == ["p-diffusion", "p-graph", "p-rl"] and mat.dtype == np.float32 and mat.shape[0] == 3
+        assert lib.embed() == 0  # nothing left to embed
+
+
+@pytest.mark.parametrize("direction", ["sqlite->postgres", "postgres->sqlite"])
+def test_copy_between_stores(direction: str, tmp_path: Path, pg_server) -> None:
+    file_url, pg_url = str(tmp_path / "a.db"), pg_server.url(fresh_db_name("copy"))
+    src_url, dst_url = (file_url, pg_url) if direction == "sqlite->postgres" else (pg_url, file_url)
+    with Library(src_url, embedder="hashing") as a:
+        a.ingest([_jsonl(tmp_path), *EXAMPLES])
+        a.embed()
+        a.set_feedback("alice", ["p-rl"], "like")
+        a.note("alice", "p-rl", "good")
+        a.store.save_search(a.reader("alice").id, "rl", "reinforcement", {})
+        ids_a, mat_a = a.store.load_vectors(a.embedder.id)
+        token = a.reader("alice").token
+    with Library(src_url) as a, Library(dst_url) as b:
+        counts = copy_library(a.store, b.store)
+        assert counts["papers"] == 3 + N_EXAMPLES and counts["vectors"] == 3 + N_EXAMPLES and counts["feedback"] == 1
+    with Library(dst_url, embedder="hashing") as b:
+        assert b.count() == 3 + N_EXAMPLES
+        ids_b, mat_b = b.store.load_vectors(b.embedder.id)
+        assert ids_b == ids_a and np.array_equal(mat_a, mat_b)
+        assert [p.id for p in b.liked("alice")] == ["p-rl"] and b.reader("alice").token == token
+        assert b.store.fts_search('"designability"', 5)[0][0] == "p-diffusion"
+        # new rows after a copy get fresh ids (the identity sequences moved past the copied ones)
+        b.set_feedback("carol", ["p-graph"], "like")
+        b.store.save_search(b.reader("carol").id, "g", "graphs", {})
+        assert b.reader("carol").id > b.reader("alice").id
+        b.ingest([_jsonl(tmp_path, [dict(PAPERS[1], id="p-after", title="Written after the copy")])])
+        assert b.count() == 4 + N_EXAMPLES
+        with pytest.raises(PaperatlasError, match="already holds papers"):
+            copy_library(Library(src_url).store, b.store)
+
+
+def test_concurrent_writers_lose_nothing(url: str, tmp_path: Path) -> None:
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path)])
+    errors: list[BaseException] = []
+
+    def writer(name: str) -> None:
+        try:
+            with Library(url, embedder="hashing") as lib:
+                for i in range(15):
+                    lib.set_feedback(name, [PAPERS[i % 3]["id"]], "like")
+                    lib.tag(name, [PAPERS[i % 3]["id"]], f"t{i}")
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(f"r{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    with Library(url) as lib:
+        for i in range(4):
+            r = lib.reader(f"r{i}", create=False)
+            assert len(lib.liked(r)) == 3
+            assert sum(len(v) for v in lib.store.tags(r.id).values()) == 15
+
+
+def test_unreachable_postgres_says_where_and_how() -> None:
+    with pytest.raises(PaperatlasError) as e:
+        Library("postgresql://nobody:secret@127.0.0.1:1/none")
+    assert "127.0.0.1:1" in str(e.value) and "secret" not in str(e.value)
+    assert "PostgreSQL" in e.value.fix if hasattr(e.value, "fix") else True
+
+
+def test_dialect() -> None:
+    keys = {"feedback": [("reader_id", "paper_id", "kind")], "saved_searches": [("id",), ("reader_id", "name")],
+            "meta": [("key",)]}
+    assert translate("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", keys) == (
+        "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+    assert translate("INSERT OR REPLACE INTO saved_searches(reader_id, name, query) VALUES (?, ?, ?)", keys).endswith(
+        "ON CONFLICT (reader_id, name) DO UPDATE SET query = EXCLUDED.query")
+    assert translate("INSERT OR IGNORE INTO tags(a, b) VALUES (?, ?)", keys).endswith("ON CONFLICT DO NOTHING")
+    assert translate("PRAGMA journal_mode=WAL", keys) is None
+    assert "to_char(now() AT TIME ZONE 'UTC'" in translate("UPDATE papers SET t=strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", keys)
+    assert translate_ddl("CREATE VIRTUAL TABLE papers_fts USING fts5(title)") is None
+    ddl = translate_ddl("CREATE TABLE v (id INTEGER PRIMARY KEY, vec BLOB NOT NULL, x REAL) WITHOUT ROWID")
+    assert ddl == "CREATE TABLE v (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, vec BYTEA NOT NULL, x DOUBLE PRECISION)"
+    assert redact("postgresql://u:pw@h:5/db") == "postgresql://u:***@h:5/db"
