@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 error (e.g. no such paper), 2 usage error, 3 bad input 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -35,6 +36,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
 from .export import EXPORT_FORMATS, export
 from .ingest.formats import FORMAT_NAMES
 from .library import Library
+from .store import is_postgres_url
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,8 +45,9 @@ from .library import Library
     "--db",
     envvar="PAPERATLAS_DB",
     default=None,
-    metavar="PATH",
-    help="Library file (default ./paperatlas.db, or $PAPERATLAS_DB).",
+    metavar="PATH|URL",
+    help="Library file (default ./paperatlas.db, or $PAPERATLAS_DB), or a postgresql://USER@HOST:PORT/DB URL "
+         "for a library shared by several hosts.",
 )
 @click.pass_context
 def cli(ctx: click.Context, db: str | None) -> None:
@@ -187,10 +190,12 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
 @click.option("--year", type=int, help="Only this year.")
 @click.option("--ids", help="Comma-separated paper ids to export (default: all).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
+@click.option("--with-vectors", is_flag=True, help="JSON/JSONL: each paper's embedding as `vector` (a list of floats).")
 @click.pass_context
 @handle_errors
 def export_(
-    ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, output: str | None
+    ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, output: str | None,
+    with_vectors: bool,
 ) -> None:
     """Export papers as JSONL, JSON, CSV, BibTeX or Markdown.
 
@@ -200,6 +205,12 @@ def export_(
     """
     lib = get_library(ctx)
     papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
+    if with_vectors:
+        if fmt not in ("json", "jsonl"):
+            raise Fail(f"--with-vectors needs --format json or jsonl, not {fmt}", "add --format jsonl")
+        vectors = lib.vectors([p.id for p in papers])
+        write_output(export(papers, fmt, vectors=vectors), output, f"{len(papers)} papers with {len(vectors)} vectors")
+        return
     write_output(export(papers, fmt), output, f"{len(papers)} papers")
 
 
@@ -210,22 +221,63 @@ def main() -> None:
 @cli.command()
 @click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
 @click.option("--embedder", help="Embedding model (default: the library's, else minilm).")
+@click.option("--ray", "ray_address", metavar="local|auto|ray://HOST:PORT",
+              help="Spread the work over a Ray cluster: 'local' starts one on this machine, 'auto' joins the "
+                   "one `ray start` runs here, ray://HOST:10001 a remote one (needs paperatlas[scale]).")
+@click.option("--workers", type=click.IntRange(1, 4096), help="Ray workers (default: one per CPU of the cluster).")
 @click.pass_context
 @handle_errors
-def embed(ctx: click.Context, rebuild: bool, embedder: str | None) -> None:
+def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: str | None,
+          workers: int | None) -> None:
     """Compute embeddings for papers that have none (incremental; cached on disk).
 
-    Example:
+    Every batch is stored as it is made: after an interruption, run it again to resume.
+
+    Examples:
 
         paperatlas embed
+        paperatlas embed --ray local --workers 2
     """
     lib = get_library(ctx)
     if embedder:
         lib = Library(lib.path, embedder=embedder)
         ctx.call_on_close(lib.close)
-    with progress_bar(f"embedding with {lib.embedder.id}") as update:
-        n = lib.embed(progress=update, rebuild=rebuild)
-    click.echo(f"embedded {n} papers with {lib.embedder.id}")
+    if workers and not ray_address:
+        raise Fail("--workers is for Ray", "add --ray local (or auto, or ray://HOST:PORT)")
+    where = f" on Ray ({ray_address})" if ray_address else ""
+    with progress_bar(f"embedding with {lib.embedder.id}{where}") as update:
+        if ray_address:
+            from .embed.ray_runner import embed_with_ray
+
+            n = embed_with_ray(lib, ray_address, workers, rebuild=rebuild, progress=update)
+        else:
+            n = lib.embed(progress=update, rebuild=rebuild)
+    click.echo(f"embedded {n} papers with {lib.embedder.id}{where}")
+
+
+@cli.command("copy")
+@click.argument("src")
+@click.argument("dst")
+@handle_errors
+def copy_(src: str, dst: str) -> None:
+    """Copy a whole library (papers, vectors, readers, likes, topics) into a new, empty one.
+
+    Either side may be a SQLite file or a postgresql:// URL: this is how a library moves to a
+    shared PostgreSQL server, and back.
+
+    Example:
+
+        paperatlas copy paperatlas.db postgresql://atlas@db.example.org/atlas
+    """
+    from .store import redact
+    from .store.copy import copy_library
+
+    if not is_postgres_url(src) and not Path(src).exists():
+        raise Fail(f"no library at {src}", "check the path of the library to copy from")
+    with Library(src) as a, Library(dst) as b:
+        counts = copy_library(a.store, b.store)
+    click.echo(f"copied {counts.get('papers', 0)} papers, {counts.get('vectors', 0)} vectors and "
+               f"{counts.get('readers', 0)} readers from {redact(src)} to {redact(dst)}")
 
 
 @cli.command()

@@ -6,7 +6,9 @@ import csv
 import io
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
 
 from .models import Paper
 
@@ -109,7 +111,24 @@ EXPORTERS: dict[str, Callable[[Sequence[Paper]], str]] = {
 }
 
 
-def export(papers: Sequence[Paper], fmt: str) -> str:
+def with_vectors(papers: Sequence[Paper], vectors: Mapping[str, np.ndarray], fmt: str) -> str:
+    """JSON or JSONL with each paper's embedding as `vector` (9 significant digits: float32 exactly)."""
+    rows = []
+    for p in papers:
+        d = _public(p)
+        v = vectors.get(p.id)
+        d["vector"] = None if v is None else [float(f"{x:.9g}") for x in np.asarray(v, dtype=np.float32).tolist()]
+        rows.append(d)
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    return "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in rows)
+
+
+def export(papers: Sequence[Paper], fmt: str, vectors: Mapping[str, np.ndarray] | None = None) -> str:
+    if vectors is not None:
+        if fmt not in ("json", "jsonl"):
+            raise ValueError(f"vectors export as json or jsonl, not {fmt!r}")
+        return with_vectors(papers, vectors, fmt)
     try:
         return EXPORTERS[fmt](papers)
     except KeyError:

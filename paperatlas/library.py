@@ -177,16 +177,7 @@ class Library(RecommendMixin):
         Returns the number of papers embedded. Vectors come from the on-disk cache when
         this model has seen the same text before.
         """
-        if rebuild:
-            self.store.delete_vectors()
-        self._check_model()
-        have = self.store.text_hashes_for_model(self.embedder.id)
-        todo: list[tuple[str, str, str]] = []
-        for pid, title, derived, abstract in self.store.all_texts():
-            text = Paper(pid, title, abstract, title_derived=derived).text
-            h = text_hash(text)
-            if have.get(pid) != h:
-                todo.append((pid, h, text))
+        todo = self.embed_todo(rebuild)
         if not todo:
             return 0
         from .store.vector_cache import embed_cached
@@ -201,9 +192,41 @@ class Library(RecommendMixin):
 
             vecs = embed_cached(self.embedder, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
             self.store.put_vectors(self.embedder.id, [(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
+        self.remember_embedder()
+        return len(todo)
+
+    def embed_todo(self, rebuild: bool = False) -> list[tuple[str, str, str]]:
+        """(paper id, text hash, text) of every paper whose vector is missing or stale.
+
+        Each batch of vectors is stored as it is made, so after a kill this list holds just
+        what is left: `embed` (local or on Ray) resumes where it stopped."""
+        if rebuild:
+            self.store.delete_vectors()
+        self._check_model()
+        have = self.store.text_hashes_for_model(self.embedder.id)
+        todo: list[tuple[str, str, str]] = []
+        for pid, title, derived, abstract in self.store.all_texts():
+            text = Paper(pid, title, abstract, title_derived=derived).text
+            h = text_hash(text)
+            if have.get(pid) != h:
+                todo.append((pid, h, text))
+        return todo
+
+    def vectors(self, paper_ids: Sequence[str] | None = None) -> dict[str, Any]:
+        """paper id -> its float32 vector from this library's model (papers without one are left out)."""
+        ids, mat = self.store.load_vectors(self.embedder.id)
+        wanted = None if paper_ids is None else set(paper_ids)
+        return {pid: mat[i] for i, pid in enumerate(ids) if wanted is None or pid in wanted}
+
+    @property
+    def embedder_name(self) -> str:
+        """The registry name of this library's embedder ("minilm", ...), as workers elsewhere create it."""
+        self.embedder  # noqa: B018 - resolves the name
+        return self._embedder_name
+
+    def remember_embedder(self) -> None:
         if self._embedder_name in EMBEDDERS:  # remember the registry name, so a reopen uses the same model
             self.store.set_meta("embedder", self._embedder_name)
-        return len(todo)
 
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:
