@@ -15,7 +15,7 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e .
 
 install-test: $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]'
 
 ## make demo: install, ingest the bundled example lists, build their topics, show them, then serve them
 demo: install

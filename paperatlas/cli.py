@@ -233,7 +233,7 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
 
     Every batch is stored as it is made: after an interruption, run it again to resume.
 
-    Examples:
+    Example:
 
         paperatlas embed
         paperatlas embed --ray local --workers 2

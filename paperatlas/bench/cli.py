@@ -142,3 +142,38 @@ def bench_topics_cmd(db_path: str, sizes: str, seed: int, no_baseline: bool, as_
     wanted = _sizes(sizes)
     res = bench_topics(Path(db_path), wanted, seed, not no_baseline, log=lambda m: click.echo(m, err=True))
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
+
+
+@bench.command("ray")
+@click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
+@click.option("--papers", default=300, show_default=True, help="Abstracts to embed per measurement.")
+@click.option("--workers", default="1,2", show_default=True, help="Local Ray worker counts to measure.")
+@click.option("--nodes", default="1,10,50", show_default=True, help="Cluster sizes for the 2.7M-abstract arithmetic.")
+def bench_ray_cmd(file: str, papers: int, workers: str, nodes: str) -> None:
+    """Papers/s on 1..N local Ray workers against the raw model in this process (needs paperatlas[scale]).
+
+    Example:
+
+        paperatlas bench ray papers.jsonl.gz --papers 300 --workers 1,2
+    """
+    from .scale import bench_ray
+
+    ws = [int(w) for w in workers.split(",") if w.strip()]
+    ns = [int(n) for n in nodes.split(",") if n.strip()]
+    click.echo(json.dumps(bench_ray(Path(file), papers, ws, ns), indent=2))
+
+
+@bench.command("store")
+@click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
+@click.option("--pg", "pg_url", required=True, metavar="URL", help="An empty PostgreSQL database to measure.")
+@click.option("--papers", default=8088, show_default=True, help="Papers to ingest.")
+def bench_store_cmd(file: str, pg_url: str, papers: int) -> None:
+    """Ingest, search and write latency: a PostgreSQL library against a SQLite file, same papers, same run.
+
+    Example:
+
+        paperatlas bench store papers.jsonl.gz --pg postgresql://me@127.0.0.1:5432/bench
+    """
+    from .scale import bench_store
+
+    click.echo(json.dumps(bench_store(Path(file), pg_url, papers), indent=2))

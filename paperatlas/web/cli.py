@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from ..library import Library
+from ..store import is_postgres_url, redact
 
 
 def tune_for_serving() -> None:
@@ -79,7 +80,7 @@ def _announce(library: Library, host: str, port: int, read_only: bool, workers: 
     shown = f"[{host}]" if ":" in host else host
     mode = " (read-only)" if read_only else ""
     procs = f", {workers} processes" if workers > 1 else ""
-    click.echo(f"paperatlas: serving {library.path} ({library.count()} papers){mode}{procs} at "
+    click.echo(f"paperatlas: serving {redact(library.path)} ({library.count()} papers){mode}{procs} at "
                f"http://{shown}:{port}/  (Ctrl+C to stop)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo("warning: listening beyond this machine; anyone who can reach it can read the library"
@@ -165,7 +166,9 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
                                    "Fix: pick another --port (0 = any free port)") from None
     real_port = sock.getsockname()[1]
     if workers > 1:
-        os.environ["PAPERATLAS_SERVE_DB"] = str(Path(library.path).resolve())
+        # a PostgreSQL URL goes to the workers as it is; a file path absolute, whatever their cwd
+        os.environ["PAPERATLAS_SERVE_DB"] = (library.path if is_postgres_url(library.path)
+                                             else str(Path(library.path).resolve()))
         os.environ["PAPERATLAS_SERVE_READ_ONLY"] = "1" if read_only else "0"
     if reuse_port:
         # this socket only holds the port: it never listens, so the kernel gives it no connections
