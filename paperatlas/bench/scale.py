@@ -76,6 +76,7 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
     """The same work on a SQLite file and on the PostgreSQL database `pg_url` (which must be empty)."""
     from ..library import Library
     from ..store import redact
+    from ..store.vector_cache import VectorCache
 
     tmp = Path(tempfile.mkdtemp(prefix="paperatlas-bench-store-"))
     src = tmp / "papers.jsonl"
@@ -90,7 +91,8 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
     os.environ["PAPERATLAS_CACHE_DIR"] = str(tmp / "cache")
     try:
         for name, url in (("sqlite", str(tmp / "lib.db")), ("postgresql", pg_url)):
-            with Library(url, embedder="hashing") as lib:
+            # each store its own empty vector cache: the second must not read the first one's vectors
+            with Library(url, embedder="hashing", vector_cache=VectorCache(tmp / f"{name}-vectors.sqlite")) as lib:
                 if lib.count():
                     raise ValueError(f"{redact(url)} already holds papers: give bench store an empty database")
                 r: dict[str, Any] = {}
