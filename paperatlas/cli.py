@@ -25,6 +25,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
     hit_rows,
     json_option,
     maybe_embed,
+    nothing_found,
     out,
     paper_table,
     print_hits,
@@ -91,7 +92,7 @@ def ingest(
 
         paperatlas ingest examples/*.txt papers.jsonl.gz
     """
-    lib = get_library(ctx)
+    lib = get_library(ctx, create=True)
     with progress_bar("ingesting") as update:
         report = lib.ingest(list(files), None if fmt == "auto" else fmt, venue, year, encoding, skip_bad, update)
     if not as_json:
@@ -153,10 +154,36 @@ def list_(
     papers = lib.papers(venue, year, status, limit or None, offset)
     if as_json:
         echo_json([public(p) for p in papers])
-    else:
-        out.print(paper_table(papers, f"{lib.count(venue, year, status)} papers"))
+    elif papers:
+        out.print(paper_table(papers, _shown(lib.count(venue, year, status), offset, len(papers))))
     if not papers:
-        ctx.exit(EXIT_EMPTY)
+        nothing_found(ctx, "no papers to list", _filters_hint(lib, venue, year, status, offset),
+                      venue=venue, year=year, status=status, offset=offset)
+
+
+def _shown(total: int, offset: int, n: int) -> str:
+    """`12 papers` or `papers 51-100 of 240`: a page always says the total it is part of."""
+    if offset == 0 and n == total:
+        return f"{total} papers"
+    return f"papers {offset + 1}-{offset + n} of {total}"
+
+
+def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str | None, offset: int = 0,
+                  mode: str = "") -> str:
+    """What to try when a command found nothing: the likeliest cause first."""
+    total = lib.count()
+    if total == 0:
+        return f"{lib.path} holds no papers yet: add a list with `paperatlas --db {lib.path} ingest FILE...`"
+    if venue or year or status:
+        return (f"drop --venue / --year / --status to look at all {total} papers; "
+                "`paperatlas stats` lists the venues and years in this library")
+    if offset:
+        return f"--offset {offset} is past the end: this library holds {total} papers"
+    if mode == "keyword":
+        return 'try other words, or --mode hybrid to search by meaning too; "quoted phrases" must appear as written'
+    if mode:
+        return 'try other or fewer words; "quoted phrases" must appear as written'
+    return ""
 
 
 @cli.command()
@@ -189,22 +216,39 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
 @click.option("--venue", help="Only this venue.")
 @click.option("--year", type=int, help="Only this year.")
 @click.option("--ids", help="Comma-separated paper ids to export (default: all).")
+@click.option("--reader", "-r", metavar="NAME", help="Only this reader's liked (starred) papers, oldest like first.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
 @click.option("--with-vectors", is_flag=True, help="JSON/JSONL: each paper's embedding as `vector` (a list of floats).")
 @click.pass_context
 @handle_errors
 def export_(
-    ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, output: str | None,
-    with_vectors: bool,
+    ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, reader: str | None,
+    output: str | None, with_vectors: bool,
 ) -> None:
-    """Export papers as JSONL, JSON, CSV, BibTeX or Markdown.
+    """Export papers as JSONL, JSON, CSV, BibTeX or Markdown (to stdout unless -o).
 
     Example:
 
         paperatlas export --format bibtex --venue NeurIPS -o neurips.bib
+
+        paperatlas export --reader alice --format json
     """
     lib = get_library(ctx)
-    papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
+    if reader:
+        papers = lib.liked(lib.reader(reader, create=False))
+        if ids:
+            wanted = {i.strip() for i in ids.split(",")}
+            papers = [p for p in papers if p.id in wanted]
+        papers = [p for p in papers if (not venue or p.venue.lower() == venue.lower()) and (not year or p.year == year)]
+        hint = (f"like papers first: `paperatlas like ID --reader {reader}`" if not (venue or year or ids)
+                else "drop --venue / --year / --ids to export all of their liked papers")
+        what = f"{reader} has liked no papers" + (" that pass the filters" if venue or year or ids else "")
+    else:
+        papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
+        hint = _filters_hint(lib, venue, year, None) if not ids else "`paperatlas list` shows the ids in this library"
+        what = "no papers to export"
+    if not papers:
+        nothing_found(ctx, what, hint, reader=reader, venue=venue, year=year, ids=ids)
     if with_vectors:
         if fmt not in ("json", "jsonl"):
             raise Fail(f"--with-vectors needs --format json or jsonl, not {fmt}", "add --format jsonl")
@@ -302,21 +346,33 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         paperatlas search "diffusion models for proteins" --venue NeurIPS --json
     """
     lib = get_library(ctx)
+    filters = {"mode": mode, "venue": venue, "year": year, "status": status, "offset": offset}
     if queries is not None:
+        asked = empty = 0
         for line in queries:
             qtext = line.rstrip("\n")
             if not qtext.strip():
                 continue
             hits = lib.search(qtext, mode, limit, offset, venue, year, status)
+            asked += 1
+            empty += not hits
             if as_json:
                 click.echo(json.dumps({"query": qtext, "hits": hit_rows(hits)}, ensure_ascii=False))
             else:
                 out.print(f"[bold]# {qtext}[/bold]")
                 print_hits(hits)
+                if not hits:
+                    out.print("   [dim](no results)[/dim]")
+        if empty:
+            click.echo(f"{empty} of {asked} queries found nothing", err=True)
+        if asked == 0 or empty == asked:
+            nothing_found(ctx, "no query found any paper" if asked else "the file holds no queries",
+                          _filters_hint(lib, venue, year, status, offset, mode), **filters)
         return
     if query is None:
         raise click.UsageError("give a QUERY or --queries FILE")
-    show_hits(ctx, lib.search(query, mode, limit, offset, venue, year, status), as_json)
+    show_hits(ctx, lib.search(query, mode, limit, offset, venue, year, status), as_json,
+              f"no papers match {query!r}", _filters_hint(lib, venue, year, status, offset, mode), **filters)
 
 
 @cli.command()
@@ -332,11 +388,9 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
 
         paperatlas similar neurips2023/NnMEadcdyD --limit 5
     """
-    hits = get_library(ctx).similar(paper_id, limit)
-    if as_json:
-        echo_json(hit_rows(hits))
-    else:
-        print_hits(hits)
+    lib = get_library(ctx)
+    show_hits(ctx, lib.similar(paper_id, limit), as_json, f"no papers near {paper_id!r}",
+              "related papers need embeddings: `paperatlas embed`" if not lib.store.vector_models() else "")
 
 
 @cli.command()

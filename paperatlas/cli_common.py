@@ -83,12 +83,15 @@ def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(f)
 
 
-def get_library(ctx: click.Context) -> Library:
-    """The library named by --db, opened once per command."""
+def get_library(ctx: click.Context, create: bool = False) -> Library:
+    """The library named by --db, opened once per command.
+
+    Only commands that add papers pass `create=True`: a command that reads a missing library
+    fails with exit 1, naming the path and the fix, and leaves no empty file behind."""
     obj = ctx.ensure_object(dict)
     if "library" not in obj:
         try:
-            obj["library"] = Library(obj.get("db") or default_db_path())
+            obj["library"] = Library(obj.get("db") or default_db_path(), create=create)
         except PaperatlasError as e:
             raise Fail(str(e)) from None
         ctx.call_on_close(obj["library"].close)
@@ -139,14 +142,34 @@ def hit_rows(hits: list[Any]) -> list[dict[str, Any]]:
     return [h.to_dict() for h in hits]
 
 
-def show_hits(ctx: click.Context, hits: list[Any], as_json: bool) -> None:
-    """Print hits as JSON or a numbered list; exit 4 (nothing found) when there are none."""
+def describe_filters(**filters: Any) -> str:
+    """`venue=ICLR, year=2026` for the filters that are set ("" when none is)."""
+    return ", ".join(f"{k.replace('_', '-')}={v}" for k, v in filters.items() if v not in (None, "", False, ()))
+
+
+def reader_flag(reader: str | None) -> str:
+    """` --reader NAME` for hints, so a copied hint acts for the same reader ("" for the default)."""
+    return f" --reader {reader}" if reader else ""
+
+
+def nothing_found(ctx: click.Context, what: str, hint: str, **filters: Any) -> None:
+    """Say on stderr that nothing was found, with the filters in effect and a hint; exit 4."""
+    where = describe_filters(**filters)
+    click.echo(f"nothing found: {what}" + (f" (filters: {where})" if where else ""), err=True)
+    if hint:
+        click.echo(f"Hint: {hint}", err=True)
+    ctx.exit(EXIT_EMPTY)
+
+
+def show_hits(ctx: click.Context, hits: list[Any], as_json: bool, what: str = "no results", hint: str = "",
+              **filters: Any) -> None:
+    """Print hits as JSON or a numbered list; with none, say so on stderr and exit 4 (nothing found)."""
     if as_json:
         echo_json(hit_rows(hits))
     else:
         print_hits(hits)
     if not hits:
-        ctx.exit(EXIT_EMPTY)
+        nothing_found(ctx, what, hint, **filters)
 
 
 def print_hits(hits: list[Any]) -> None:

@@ -13,7 +13,7 @@ from .ingest.pipeline import Progress, ingest_files
 from .models import Hit, IngestReport, Paper
 from .search.engine import SearchEngine, SearchSettings
 from .store.personal import Reader
-from .store import open_store, redact
+from .store import is_postgres_url, open_store, redact
 from .store.vector_cache import VectorCache, text_hash
 from .recommend.mixin import RecommendMixin
 
@@ -22,6 +22,15 @@ DEFAULT_DB = "paperatlas.db"
 
 def default_db_path() -> str:
     return os.environ.get("PAPERATLAS_DB") or DEFAULT_DB
+
+
+def missing_library(path: str) -> NotFound:
+    """The error of a command that reads a library that does not exist (nothing is created)."""
+    return NotFound(
+        f"no library at {Path(path).resolve()} (nothing was created there)",
+        f"make one with `paperatlas --db {path} ingest FILE...` (or `make demo`), "
+        "or point --db / $PAPERATLAS_DB at an existing library file",
+    )
 
 
 class Library(RecommendMixin):
@@ -41,6 +50,7 @@ class Library(RecommendMixin):
         embedder: str | Embedder | None = None,
         search_settings: SearchSettings | None = None,
         vector_cache: VectorCache | None = None,
+        create: bool = True,
     ) -> None:
         """Open (or create) the library file at `path` (default ./paperatlas.db or $PAPERATLAS_DB).
 
@@ -51,8 +61,12 @@ class Library(RecommendMixin):
                 default: the one this library was embedded with, else "minilm".
             search_settings: fusion weights, candidate depth, index backends.
             vector_cache: where embeddings are cached across libraries (default ~/.cache/paperatlas).
+            create: with False, a missing file raises NotFound instead of becoming an empty library
+                (commands that only read must not leave empty files behind).
         """
         self.path = str(path) if path is not None else default_db_path()
+        if not create and self.path != ":memory:" and not is_postgres_url(self.path) and not Path(self.path).exists():
+            raise missing_library(self.path)
         self.store = open_store(self.path)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None

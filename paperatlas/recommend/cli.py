@@ -8,15 +8,16 @@ from typing import Any
 import click
 
 from ..cli_common import (
-    EXIT_EMPTY,
     Fail,
     echo_json,
     get_library,
     handle_errors,
     hit_rows,
     json_option,
+    nothing_found,
     out,
     print_hits,
+    reader_flag,
     show_hits,
     write_output,
 )
@@ -53,8 +54,7 @@ def readers(ctx: click.Context, as_json: bool) -> None:
     for d in rows:
         out.print(f"{d['name']}  [dim]{d['likes']} likes, {d['dislikes']} not interested[/dim]")
     if not rows:
-        click.echo("no readers yet: `paperatlas readers add NAME`, or just `paperatlas like ID`", err=True)
-        ctx.exit(EXIT_EMPTY)
+        nothing_found(ctx, "no readers yet", "`paperatlas readers add NAME`, or just `paperatlas like ID --reader NAME`")
 
 
 @readers.command("add")
@@ -105,6 +105,33 @@ dislike.help = """Mark papers "not interested": similar papers move down.
     """
 
 
+def _is_paper(lib: Any, pid: str) -> bool:
+    return lib.store.get_paper(pid) is not None
+
+
+def _tag_arguments(lib: Any, tag: str, paper_ids: tuple[str, ...]) -> tuple[str, list[str]]:
+    """(tag, paper ids) from `tag TAG ID...`, or from `tag ID... TAG` (the order people also type).
+
+    An id that is no paper is named by its position, with the usage, instead of the bare
+    "no paper with id 'to-read'" a swapped order used to give."""
+    ids = list(paper_ids)
+    if ids and _is_paper(lib, tag) and not _is_paper(lib, ids[-1]):
+        tag, ids = ids[-1], [tag, *ids[:-1]]
+    args = [tag, *paper_ids]
+    for pid in ids:
+        if not _is_paper(lib, pid):
+            pos = args.index(pid) + 1
+            raise Fail(f"argument {pos} ({pid!r}) is no paper id in this library\n"
+                       f"Fix: `paperatlas tag TAG ID...`, e.g. `paperatlas tag to-read {_example_id(lib)}`; "
+                       "`paperatlas list` shows the ids")
+    return tag, ids
+
+
+def _example_id(lib: Any) -> str:
+    first = lib.papers(limit=1)
+    return first[0].id if first else "ID"
+
+
 @click.command("tag")
 @click.argument("tag")
 @click.argument("paper_ids", nargs=-1)
@@ -115,7 +142,8 @@ dislike.help = """Mark papers "not interested": similar papers move down.
 @handle_errors
 def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | None, remove: bool,
         as_json: bool) -> None:
-    """Tag papers; with no paper ids, list the papers carrying TAG.
+    """Tag papers (`tag TAG ID...`; `tag ID... TAG` works too); with no paper ids, list the
+    papers carrying TAG.
 
     Example:
 
@@ -123,8 +151,10 @@ def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | 
     """
     lib = get_library(ctx)
     if paper_ids:
-        lib.tag(reader, list(paper_ids), tag, remove)
-        click.echo(f"{'untagged' if remove else 'tagged'} {len(paper_ids)} papers {tag!r}")
+        tag, ids = _tag_arguments(lib, tag, paper_ids)
+        lib.tag(reader, ids, tag, remove)
+        r = lib.reader(reader)
+        click.echo(f"{'untagged' if remove else 'tagged'} {len(ids)} papers {tag!r} for {r.name}")
         return
     r = lib.reader(reader)
     ids = [pid for pid, tags in lib.store.tags(r.id).items() if tag in tags]
@@ -135,7 +165,9 @@ def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | 
         for p in papers:
             out.print(f"{p.id}  {p.title}")
     if not papers:
-        ctx.exit(EXIT_EMPTY)
+        hint = (f"{tag!r} is a paper id: to tag it, `paperatlas tag TAG {tag}{reader_flag(reader)}`"
+                if _is_paper(lib, tag) else f"tag one: `paperatlas tag {tag} ID{reader_flag(reader)}`")
+        nothing_found(ctx, f"no papers tagged {tag!r} by {r.name}", hint)
 
 
 @click.command("note")
@@ -185,7 +217,8 @@ def import_reader(ctx: click.Context, file: str, reader: str | None, as_json: bo
         for e in report.unmatched:
             click.echo(f"  not in the library: {e[:100]}")
     if not report.matched:
-        ctx.exit(EXIT_EMPTY)
+        nothing_found(ctx, f"none of the entries of {file} is in this library ({lib.count()} papers)",
+                      "ingest the list those papers come from first, then import again", reader=reader)
 
 
 @click.command("recommend")
@@ -208,10 +241,16 @@ def recommend(ctx: click.Context, reader: str | None, method: str, limit: int, o
 
         paperatlas recommend --reader alice --limit 5 --json
     """
-    show_hits(ctx, get_library(ctx).recommend(reader, limit, method, offset, venue, year, since=since), as_json)
+    lib = get_library(ctx)
+    hits = lib.recommend(reader, limit, method, offset, venue, year, since=since)
+    hint = ("drop --venue / --year / --since / --offset to look at the whole library" if venue or year or since or offset
+            else f"like a few papers first: `paperatlas like ID{reader_flag(reader)}`, "
+                 f"or `paperatlas triage{reader_flag(reader)}`")
+    show_hits(ctx, hits, as_json, "no recommendations", hint, reader=reader, method=method, venue=venue, year=year,
+              since=since, offset=offset)
 
 
-def _print_profile(p: dict[str, Any]) -> None:
+def _print_profile(p: dict[str, Any], reader: str | None = None) -> None:
     out.print(f"[bold]{p['reader']}[/bold]: {p['likes']} likes, {p['dislikes']} not interested, "
               f"{p['choices']} A/B choices")
     if p["preferences"]:
@@ -228,7 +267,8 @@ def _print_profile(p: dict[str, Any]) -> None:
         for ex in it["examples"]:
             out.print(f"  - {ex['title']} [dim]{ex['id']}[/dim]")
     if not p["interests"]:
-        out.print("no interests yet: like a few papers, or `paperatlas profile add-phrase 'diffusion models'`")
+        out.print(f"no interests yet: like a few papers, or `paperatlas profile add-phrase 'diffusion models'"
+                  f"{reader_flag(reader)}`")
 
 
 @click.group("profile", invoke_without_command=True)
@@ -248,13 +288,13 @@ def profile(ctx: click.Context, reader: str | None, as_json: bool) -> None:
     if ctx.invoked_subcommand:
         return
     p = get_library(ctx).profile(reader)
-    echo_json(p) if as_json else _print_profile(p)
+    echo_json(p) if as_json else _print_profile(p, reader)
 
 
 def _edit(ctx: click.Context, reader: str | None, as_json: bool, **edits: Any) -> None:
     reader = reader or ctx.obj.get("reader")
     p = get_library(ctx).edit_profile(reader, **edits)
-    echo_json(p) if as_json else _print_profile(p)
+    echo_json(p) if as_json else _print_profile(p, reader)
 
 
 def _edit_command(name: str, help_text: str, *args: Any) -> Any:
@@ -343,8 +383,8 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
         return
     pair = get_library(ctx).triage_pair(reader)
     if pair is None:
-        click.echo("no pair left: every paper has been judged", err=True)
-        ctx.exit(EXIT_EMPTY)
+        nothing_found(ctx, "no pair left to compare: every paper has been judged",
+                      f"see your list: `paperatlas recommend{reader_flag(reader)}`", reader=reader)
     assert pair is not None
     if as_json:
         echo_json([{"id": p.id, "title": p.title, "abstract": p.abstract} for p in pair])
@@ -353,8 +393,9 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
         out.print(f"[bold]{label}[/bold]: {p.title}  [dim]{p.id}[/dim]")
         out.print(f"   {p.abstract[:400]}{'…' if len(p.abstract) > 400 else ''}\n")
     a, b = pair
-    out.print(f"answer: paperatlas triage choose {a.id} {b.id}   (or {b.id} {a.id};"
-              f" neither: paperatlas triage neither {a.id} {b.id})")
+    rf = reader_flag(reader)
+    out.print(f"answer: paperatlas triage choose {a.id} {b.id}{rf}   (or {b.id} {a.id};"
+              f" neither: paperatlas triage neither {a.id} {b.id}{rf})")
 
 
 @triage.command("choose")
@@ -411,6 +452,10 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
     res = get_library(ctx).group_list(names.split(","), n, method)
     if as_json:
         echo_json({**res, "papers": hit_rows(res["papers"])})
+    if not res["papers"]:
+        nothing_found(ctx, "no papers for this group", "each member likes a few papers first: "
+                      "`paperatlas like ID --reader NAME`", readers=names, method=method)
+    if as_json:
         return
     print_hits(res["papers"])
     out.print(f"\n[bold]members ({method})[/bold]")

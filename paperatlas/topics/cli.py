@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..cli_common import EXIT_EMPTY, echo_json, get_library, handle_errors, out
+from ..cli_common import echo_json, get_library, handle_errors, nothing_found, out
 from .build import build_topics, list_topics, topics_status
 from .layout import REDUCERS
 from .pipeline import LEVELS
@@ -44,7 +44,9 @@ def topics(ctx: click.Context, level: str, as_json: bool) -> None:
         if status.get("stale"):
             click.echo("the library changed since these topics were built: run `paperatlas topics build`", err=True)
     if not rows:
-        ctx.exit(EXIT_EMPTY)
+        nothing_found(ctx, "no topics built yet" if not status.get("built") else "no topics at this level",
+                      "build them: `paperatlas topics build`" if lib.count() else
+                      "the library holds no papers: `paperatlas ingest FILE...` first", level=level)
 
 
 @topics.command("build")
