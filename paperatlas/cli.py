@@ -31,6 +31,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
     print_hits,
     progress_bar,
     public,
+    say_waiting,
     show_hits,
     write_output,
 )
@@ -99,6 +100,8 @@ def ingest(
         click.echo(report.summary())
         for b in report.bad:
             click.echo(f"  skipped {b}", err=True)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
     embedded = maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
         d = report.to_dict()
@@ -347,6 +350,7 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
     """
     lib = get_library(ctx)
     filters = {"mode": mode, "venue": venue, "year": year, "status": status, "offset": offset}
+    say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
         for line in queries:

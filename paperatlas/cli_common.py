@@ -104,11 +104,33 @@ def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
     embed = getattr(lib, "embed", None)
     if no_embed or embed is None:
         return 0
+    waiting = lib.embedding_status()["waiting"]
+    if waiting and not quiet:
+        # the papers are stored and committed: keyword search works now, in another terminal too
+        click.echo(f"keyword search works now; embedding {waiting} papers for search by meaning "
+                   "(stopping is safe: `paperatlas embed` resumes)", err=True)
     with progress_bar("embedding") as update:
         n: int = embed(progress=update)
     if n and not quiet:
         click.echo(f"embedded {n} papers with {lib.embedder.id}")
     return n
+
+
+def say_waiting(lib: Library, mode: str) -> None:
+    """On stderr: how many papers search by meaning cannot see yet (they still match by keyword)."""
+    if mode == "keyword":
+        return
+    try:
+        st = lib.embedding_status()
+    except PaperatlasError:
+        return
+    if st["waiting"] and not st["embedded"] and mode == "hybrid":
+        click.echo(f"note: none of the {st['papers']} papers is embedded yet: this search is by keyword only "
+                   "(`paperatlas embed` adds search by meaning)", err=True)
+    elif st["waiting"] and st["embedded"]:
+        click.echo(f"note: {st['waiting']} of {st['papers']} papers are not embedded yet: "
+                   f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
+                   "(`paperatlas embed` finishes the job)", err=True)
 
 
 def paper_table(papers: list[Paper], title: str = "") -> Table:

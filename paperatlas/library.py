@@ -73,6 +73,7 @@ class Library(RecommendMixin):
         self._embedder_name = ""
         self.vector_cache = vector_cache or VectorCache()
         self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings)
+        self._embed_status: tuple[Any, dict[str, Any]] | None = None
 
     def close(self) -> None:
         self.store.close()
@@ -241,6 +242,23 @@ class Library(RecommendMixin):
     def remember_embedder(self) -> None:
         if self._embedder_name in EMBEDDERS:  # remember the registry name, so a reopen uses the same model
             self.store.set_meta("embedder", self._embedder_name)
+
+    def embedding_status(self) -> dict[str, Any]:
+        """Papers with a vector from the current model, and how many still wait for one.
+
+        Papers are searchable by keyword from the moment they are stored; search by meaning covers
+        the `embedded` ones (hybrid uses the vectors that exist). Cheap to call on every page:
+        recomputed only when the file changed."""
+        token = self.store.change_token()
+        cached = self._embed_status
+        if cached is not None and cached[0] == token:
+            return dict(cached[1])
+        model = self.embedder.id
+        papers = self.count()
+        embedded = min(self.store.vector_count(model), papers)
+        status = {"model": model, "papers": papers, "embedded": embedded, "waiting": papers - embedded}
+        self._embed_status = (token, status)
+        return dict(status)
 
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:

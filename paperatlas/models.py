@@ -101,6 +101,7 @@ class IngestReport:
     bad: list[BadRecord] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # how a file was read, when that was a judgement call
 
     def add(self, other: IngestReport) -> None:
         self.new += other.new
@@ -110,6 +111,7 @@ class IngestReport:
         self.bad.extend(other.bad)
         self.files.extend(other.files)
         self.formats.update(other.formats)
+        self.notes.extend(other.notes)
 
     @property
     def total(self) -> int:
@@ -132,4 +134,5 @@ class IngestReport:
             "bad": [str(b) for b in self.bad],
             "files": self.files,
             "formats": self.formats,
+            "notes": self.notes,
         }

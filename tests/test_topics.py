@@ -256,6 +256,7 @@ def test_cli_topics_json_shape(synth_lib) -> None:
 
 
 def test_cli_topics_without_a_build_says_how(tmp_path: Path) -> None:
+    Library(tmp_path / "empty.db").close()  # an existing library without topics (a missing one is refused)
     r = CliRunner().invoke(cli, ["--db", str(tmp_path / "empty.db"), "topics"])
     assert r.exit_code == 1 and "paperatlas topics build" in r.output
 

@@ -177,3 +177,22 @@ def bench_store_cmd(file: str, pg_url: str, papers: int) -> None:
     from .scale import bench_store
 
     click.echo(json.dumps(bench_store(Path(file), pg_url, papers), indent=2))
+
+
+@bench.command("first-search")
+@click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
+@click.option("--query", default="diffusion models for protein design", show_default=True)
+@click.option("--limit", type=int, default=None, help="Only the first N records (a quick run).")
+@click.option("--raw-sample", default=512, show_default=True, help="Texts the raw-model baseline embeds.")
+@click.option("--embedder", default="minilm", show_default=True, help="Embedding model.")
+def bench_first_search_cmd(file: str, query: str, limit: int | None, raw_sample: int, embedder: str) -> None:
+    """Seconds from starting an ingest (empty library and vector cache) to the first keyword answer
+    and to the first hybrid answer over every paper; embedding papers/s against the raw model.
+
+    Example:
+
+        nice -n 10 paperatlas bench first-search ../shared/data/ml_venue_papers/papers.jsonl.gz
+    """
+    from .first_search import main
+
+    click.echo(main(file, query=query, limit=limit, raw_sample=raw_sample, embedder=embedder))

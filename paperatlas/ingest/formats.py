@@ -52,7 +52,8 @@ class ReadResult:
     format: Format
     rows: list[Row] = field(default_factory=list)
     bad: list[BadRecord] = field(default_factory=list)
-    defaults: dict[str, Any] = field(default_factory=dict)  # venue/year from a list header
+    defaults: dict[str, Any] = field(default_factory=dict)  # venue/year from a list header or file name
+    notes: list[str] = field(default_factory=list)  # how the file was read, when that was a judgement call
 
 
 class FileError(Exception):
@@ -195,6 +196,8 @@ def read_file(path: str | Path, format: str | Format | None = None, encoding: st
     container = _json_or_jsonl(text) if fmt in RECORD_FLAVOURS else fmt
     result = _READERS[container](str(p), text)
     result.format = fmt
+    if container in (Format.JSON, Format.JSONL) and not result.defaults:
+        result.defaults = venue_year_from_name(p.name)  # a record's own venue/year still wins
     if not result.rows and not result.bad:
         raise FileError(BadRecord(str(p), "file", f"no papers found (read as {fmt.value})", "check --format"))
     return result
@@ -202,6 +205,21 @@ def read_file(path: str | Path, format: str | Format | None = None, encoding: st
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
 _VENUE_YEAR_KV = re.compile(r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.I)
+
+
+# papercopilot/paperlists names its files <venue><year>.json (nips2023.json, colm2025.json)
+_NAME_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)[-_]?((?:19|20)\d\d)(?:\.jsonl?)?(?:\.gz)?$", re.I)
+VENUE_SPELLING = {"nips": "NeurIPS", "neurips": "NeurIPS", "corl": "CoRL", "colt": "COLT", "iclr": "ICLR",
+                  "icml": "ICML", "siggraph": "SIGGRAPH", "siggraphasia": "SIGGRAPH Asia", "aistats": "AISTATS"}
+
+
+def venue_year_from_name(filename: str) -> dict[str, Any]:
+    """`colm2025.json` -> {venue: COLM, year: 2025}; {} when the name does not say."""
+    m = _NAME_VENUE_YEAR.match(Path(filename).name)
+    if not m or len(m.group(1)) < 2:
+        return {}
+    v = m.group(1).lower()
+    return {"venue": VENUE_SPELLING.get(v, v.upper()), "year": int(m.group(2))}
 
 
 def parse_list_header(line: str) -> dict[str, Any] | None:
@@ -226,29 +244,25 @@ def parse_list_header(line: str) -> dict[str, Any] | None:
 
 
 def _read_text_list(name: str, text: str) -> ReadResult:
-    """Header line naming venue and year, then one abstract per blank-line-separated paragraph."""
+    """A header line naming venue and year, then the papers in one of the shapes people paste
+    (untitled abstracts, title/author/abstract blocks, numbered titles, labelled fields):
+    see ingest/textlist.py."""
+    from .textlist import LABEL_LINE, numbered, read_blocks
+
     res = ReadResult(Format.TEXT)
     # split on "\n" only: str.splitlines() also breaks at U+2028 and friends inside abstracts
     lines = [ln.rstrip("\r") for ln in text.split("\n")]
     i = 0
     while i < len(lines) and not lines[i].strip():
         i += 1
-    header = parse_list_header(lines[i]) if i < len(lines) else None
+    first = lines[i] if i < len(lines) else ""
+    header = parse_list_header(first) if first and not LABEL_LINE.match(first) and numbered(first) is None else None
     if header is not None:
         res.defaults = header
         i += 1
-    para: list[str] = []
-    start = i + 1
-    for j in range(i, len(lines) + 1):
-        line = lines[j] if j < len(lines) else ""
-        if line.strip():
-            if not para:
-                start = j + 1
-            para.append(line.strip())
-            continue
-        if para:
-            res.rows.append((f"line {start}", {"abstract": " ".join(para)}))
-            para = []
+    reading = read_blocks([(n + 1, ln) for n, ln in enumerate(lines) if n >= i])
+    res.rows = reading.rows
+    res.notes = [f"{name}: {note}" for note in reading.notes]
     return res
 
 

@@ -77,6 +77,9 @@ def _text(v: Any) -> str:
     return str(v).strip()
 
 
+_CJK_SEPARATORS = str.maketrans({"，": ",", "、": ",", "；": ";"})
+
+
 def split_authors(v: Any) -> list[str]:
     """A list, or 'A and B', 'Last, First and Last, First', 'A; B', 'A, B, C' -> names."""
     v = _unwrap(v)
@@ -85,7 +88,8 @@ def split_authors(v: Any) -> list[str]:
     if isinstance(v, list):
         names = [_text(x.get("name") if isinstance(x, dict) else x) for x in v]
         return clean_texts([n for n in names if n])
-    s = str(v).replace("\n", " ").strip()
+    # Chinese pages join names with full-width commas or 、
+    s = str(v).replace("\n", " ").translate(_CJK_SEPARATORS).strip()
     if re.search(r"\s+and\s+", s):
         parts = re.split(r"\s+and\s+", s)
         parts = [" ".join(reversed([x.strip() for x in p.split(",", 1)])) if p.count(",") == 1 else p for p in parts]

@@ -140,6 +140,7 @@ def ingest_files(
             continue
         item = _Parsed(str(path), Path(path).name, rr.format, list(rr.rows), rr.defaults)
         bad.extend(rr.bad)
+        report.notes.extend(rr.notes)
         parsed.append(item)
         report.files.append(str(path))
         report.formats[str(path)] = rr.format.value

@@ -6,8 +6,9 @@ import multiprocessing
 import os
 import signal
 import socket
-import time
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,36 @@ def _supervise(host: str, port: int, workers: int, on_ready: Any) -> None:
                 p.kill()
 
 
+def embed_in_background(library: Library, report_every: float = 10.0) -> threading.Thread | None:
+    """Embed the papers that have no vector yet while the server answers.
+
+    Keyword search covers every stored paper at once; search by meaning grows batch by batch (each
+    batch of vectors is committed, and the next search uses it). Progress: stderr, /stats and the
+    banner every page shows while papers wait."""
+    st = library.embedding_status()
+    if not st["waiting"]:
+        return None
+    click.echo(f"paperatlas: embedding {st['waiting']} papers in the background; keyword search works now, "
+               "search by meaning grows as they are done (progress at /stats)", err=True)
+
+    def work() -> None:
+        last = [time.monotonic()]
+
+        def progress(done: int, total: int) -> None:
+            if time.monotonic() - last[0] >= report_every or done == total:
+                last[0] = time.monotonic()
+                click.echo(f"paperatlas: embedded {done} of {total} papers", err=True)
+
+        try:
+            library.embed(progress=progress)
+        except Exception as e:  # noqa: BLE001 - the server keeps serving keyword search; say why meaning waits
+            click.echo(f"paperatlas: background embedding stopped: {e}", err=True)
+
+    t = threading.Thread(target=work, name="embed-background", daemon=True)
+    t.start()
+    return t
+
+
 def run_serve(library: Library, host: str, port: int, read_only: bool, get_path: str | None,
               token: str | None = None, workers: int = 1) -> int:
     """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not."""
@@ -150,6 +181,8 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     if workers <= 1:
         tune_for_serving()
         warm(library)
+    if not read_only:  # a read-only server never writes to the file, vectors included
+        embed_in_background(library)
     # One process per core shares the port through SO_REUSEPORT (Linux); elsewhere a port of
     # its own per worker is not balanced, so uvicorn's shared socket is used instead.
     reuse_port = workers > 1 and sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")

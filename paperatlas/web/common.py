@@ -263,6 +263,14 @@ def paper_url(pid: str) -> str:
     return "/paper/" + quote(pid, safe="/:@-._~")
 
 
+def _embedding_status(library: Any) -> dict[str, Any]:
+    """For the banner: papers still waiting for a vector (search by meaning does not see them yet)."""
+    try:
+        return library.embedding_status()  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001 - a banner must not break the page
+        return {}
+
+
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     w = web(request)
     ctx.update(
@@ -274,6 +282,7 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         nav=w.nav,
         v=w.asset_version,
         path=request.url.path,
+        embedding=_embedding_status(w.library),
     )
     html = w.env.get_template(template).render(ctx)
     return HTMLResponse(html, status_code=status)

@@ -133,6 +133,8 @@ def search(request: Request) -> Response:
             "query": q, "mode": a["mode"],
             "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
             "page": a["page"], "per_page": per_page, "has_more": has_more,
+            # papers stored but not embedded yet: matched by keyword only until they are
+            "not_embedded": _not_embedded(request, a["mode"]),
             "hits": [hit_json(h) for h in hits],
         })
     ctx = dict(a=a, q=q, hits=hits, has_more=has_more, error=error, offset=offset,
@@ -359,6 +361,15 @@ def saved_export(request: Request) -> Response:
 
 
 # -- stats ---------------------------------------------------------------------------------
+def _not_embedded(request: Request, mode: str) -> int:
+    if mode == "keyword":
+        return 0
+    try:
+        return int(lib(request).embedding_status()["waiting"])
+    except PaperatlasError:
+        return 0
+
+
 def stats(request: Request) -> Response:
     L = lib(request)
     s = L.stats()
@@ -373,6 +384,10 @@ def stats(request: Request) -> Response:
         }
     except PaperatlasError as e:
         s["embedding"] = {"error": e.message}
+    try:
+        s["embedding"].update({k: v for k, v in L.embedding_status().items() if k != "model"})
+    except PaperatlasError:
+        pass
     s["readers"] = len(L.readers())
     s["read_only"] = web(request).read_only
     if wants_json(request):
@@ -395,6 +410,8 @@ ENDPOINTS = [
              response={"type": "object", "properties": {
                  "query": {"type": "string"}, "mode": {"type": "string"}, "filters": {"type": "object"},
                  "page": {"type": "integer"}, "per_page": {"type": "integer"}, "has_more": {"type": "boolean"},
+                 "not_embedded": {"type": "integer",
+                                  "description": "papers not embedded yet (matched by keyword only until they are)"},
                  "hits": {"type": "array", "items": HIT_SCHEMA}}}),
     Endpoint("/browse", browse, params=BROWSE_PARAMS, json_twin=True, tags=["papers"],
              summary="A venue-year's whole list (sortable, paginated), or the venues and years with counts."),
