@@ -2,7 +2,9 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-DB ?= demo.db
+# The demo library is the CLI's default library (./paperatlas.db), so after `make demo` a plain
+# `.venv/bin/paperatlas search ...` in this folder finds the demo papers. Override: make demo DB=x.db PORT=8001
+DB ?= paperatlas.db
 PORT ?= 8000
 
 .PHONY: demo test install install-test lint bench clean
@@ -23,12 +25,13 @@ demo: install
 	$(BIN)/paperatlas --db $(DB) topics build
 	$(BIN)/paperatlas --db $(DB) stats
 	$(BIN)/paperatlas --db $(DB) list --limit 30
-	$(BIN)/paperatlas --db $(DB) serve --host 127.0.0.1 --port $(PORT)
+	PAPERATLAS_PORT_HINT='make demo PORT={port}' $(BIN)/paperatlas --db $(DB) serve --host 127.0.0.1 --port $(PORT)
 
 ## make test: install with test extras and run the default test suite
 test: install-test
 	$(BIN)/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing loudly"; exit 1; fi; exit $$rc
 
+# the library file is kept: after the demo it may hold your own papers and likes (delete it yourself)
 clean:
-	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm build *.egg-info
+	rm -rf $(VENV) build *.egg-info

@@ -159,6 +159,15 @@ def embed_in_background(library: Library, report_every: float = 10.0) -> threadi
     return t
 
 
+def _port_fix(port: int) -> str:
+    """The fix for a busy port, in the words of the command that started us: `make demo` passes
+    PAPERATLAS_PORT_HINT="make demo PORT={port}", since make takes PORT=, not --port."""
+    hint = os.environ.get("PAPERATLAS_PORT_HINT")
+    if hint and "{port}" in hint:
+        return f"pick another port: {hint.format(port=port + 1)} (PORT=0: any free port)"
+    return f"pick another port: --port {port + 1} (--port 0: any free port)"
+
+
 def run_serve(library: Library, host: str, port: int, read_only: bool, get_path: str | None,
               token: str | None = None, workers: int = 1) -> int:
     """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not."""
@@ -181,8 +190,6 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     if workers <= 1:
         tune_for_serving()
         warm(library)
-    if not read_only:  # a read-only server never writes to the file, vectors included
-        embed_in_background(library)
     # One process per core shares the port through SO_REUSEPORT (Linux); elsewhere a port of
     # its own per worker is not balanced, so uvicorn's shared socket is used instead.
     reuse_port = workers > 1 and sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
@@ -195,9 +202,10 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
             probe.close()
         sock = _listen(host, port, reuse_port)
     except OSError as e:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. "
-                                   "Fix: pick another --port (0 = any free port)") from None
+        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(port)}") from None
     real_port = sock.getsockname()[1]
+    if not read_only:  # a read-only server never writes to the file, vectors included
+        embed_in_background(library)
     if workers > 1:
         # a PostgreSQL URL goes to the workers as it is; a file path absolute, whatever their cwd
         os.environ["PAPERATLAS_SERVE_DB"] = (library.path if is_postgres_url(library.path)
