@@ -142,3 +142,17 @@ def test_paperlists_file_name_gives_venue_and_year(tmp_path: Path) -> None:
     got = {p.title: (p.venue, p.year) for p in lib.papers()}
     assert got["A"] == ("ICML", 2024) and got["C"] == ("ICLR", 2020)
     lib.close()
+
+
+def test_author_lines_as_conference_pages_write_them(tmp_path: Path) -> None:
+    """Affiliation marks after names are dropped; `A · B` (NeurIPS virtual site) splits like commas."""
+    r1, r2 = EXPECTED[1], EXPECTED[2]
+    marked = ", ".join(f"{a}{i + 1}{'*' if i == 0 else ''}" for i, a in enumerate(r1["authors"]))
+    text = (f"ICML 2026\n\n{r1['title']}\n{marked}\n{r1['abstract']}\n\n"
+            f"{r2['title']}\n{' · '.join(r2['authors'])}\n{r2['abstract']}\n")
+    f = tmp_path / "list.txt"
+    f.write_text(text, encoding="utf-8")
+    lib = Library(tmp_path / "lib.db", embedder="hashing")
+    lib.ingest([f])
+    assert [p.authors for p in lib.papers()] == [r1["authors"], r2["authors"]]
+    lib.close()

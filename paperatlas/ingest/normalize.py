@@ -89,7 +89,7 @@ def split_authors(v: Any) -> list[str]:
         names = [_text(x.get("name") if isinstance(x, dict) else x) for x in v]
         return clean_texts([n for n in names if n])
     # Chinese pages join names with full-width commas or 、
-    s = str(v).replace("\n", " ").translate(_CJK_SEPARATORS).strip()
+    s = str(v).replace("\n", " ").replace(" · ", ", ").translate(_CJK_SEPARATORS).strip()
     if re.search(r"\s+and\s+", s):
         parts = re.split(r"\s+and\s+", s)
         parts = [" ".join(reversed([x.strip() for x in p.split(",", 1)])) if p.count(",") == 1 else p for p in parts]

@@ -31,7 +31,7 @@ LABEL_LINE = re.compile(
 _NUMBERED = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\s*[.)、])\s*(\S.*)$")
 _NAME_PARTICLES = {"de", "van", "von", "der", "den", "la", "le", "di", "da", "del", "du", "bin", "al", "dos", "ten"}
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_AUTHOR_SEP = re.compile(r"\s*(?:,|;|，|、|；|\band\b|&)\s*")
+_AUTHOR_SEP = re.compile(r"\s*(?:,|;|，|、|；|\band\b|&|\s·\s)\s*")  # "A · B": NeurIPS virtual-site style
 # words of titles, never of names: "Deep Residual Learning" under a title is a title, not an author
 _TITLE_WORDS = {
     "learning", "learn", "network", "networks", "model", "models", "neural", "deep", "language", "data",
@@ -104,6 +104,15 @@ def is_author_line(line: str) -> bool:
     if len(parts) == 1:  # one name: at most 4 words, and not a title in Title Case ("Deep Learning")
         return len(_words(parts[0])) <= 4 or bool(_CJK.search(parts[0]))
     return True
+
+
+_FOOTNOTE_MARKS = re.compile(r"(?<=[^\W\d_])[\d*†‡§¶∗#]+$")
+
+
+def author_line(line: str) -> str:
+    """The author line without affiliation marks (`Hao Zhang2*` -> `Hao Zhang`); separators kept."""
+    parts = re.split(f"({_AUTHOR_SEP.pattern})", line.strip())
+    return "".join(p if i % 2 else _FOOTNOTE_MARKS.sub("", p) for i, p in enumerate(parts))
 
 
 def is_prose(text: str) -> bool:
@@ -243,7 +252,7 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
             recs.append(rec)
             rest_lines = texts[1:]
             if rest_lines and is_author_line(rest_lines[0]):
-                rec.authors = rest_lines[0]
+                rec.authors = author_line(rest_lines[0])
                 rest_lines = rest_lines[1:]
             if rest_lines:
                 rec.abstract.append(" ".join(rest_lines))
@@ -252,7 +261,7 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
         cur = pending()
         if len(block) == 1 and not is_prose(text):
             if cur is not None and not cur.authors and is_author_line(text):
-                cur.authors = text  # the author paragraph under a title paragraph
+                cur.authors = author_line(text)  # the author paragraph under a title paragraph
             elif is_title_like(text):
                 recs.append(_Rec(n0, title=text))  # a title paragraph; its abstract (if any) follows
             else:
