@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .models import Paper
+from .safety import csv_cell, md_code, md_link, md_text, safe_url
 
 EXPORT_FORMATS = ("jsonl", "json", "csv", "bibtex", "markdown")
 
@@ -37,10 +38,10 @@ def to_csv(papers: Sequence[Paper]) -> str:
     w = csv.writer(buf)
     w.writerow(CSV_COLUMNS)
     for p in papers:
-        w.writerow(
-            [p.id, p.title, int(p.title_derived), "; ".join(p.authors), p.venue, p.year or "", p.status,
-             "; ".join(p.keywords), p.url, p.abstract]
-        )
+        # csv_cell: a cell starting with = + - @ would run as a formula in a spreadsheet
+        w.writerow([csv_cell(v) for v in (
+            p.id, p.title, int(p.title_derived), "; ".join(p.authors), p.venue, p.year or "", p.status,
+            "; ".join(p.keywords), safe_url(p.url), p.abstract)])
     return buf.getvalue()
 
 
@@ -94,11 +95,13 @@ def to_bibtex(papers: Sequence[Paper]) -> str:
 def to_markdown(papers: Sequence[Paper]) -> str:
     lines = []
     for p in papers:
-        title = f"[{p.title}]({p.url})" if p.url else p.title
+        # every stored value is escaped and only http(s) URLs become links: a Markdown file is often rendered
+        title = md_link(p.title, p.url)
         if p.title_derived:
             title += " *(title derived)*"
-        meta = " · ".join(x for x in (", ".join(p.authors[:6]), f"{p.venue} {p.year or ''}".strip(), p.status) if x)
-        lines.append(f"- **{title}**" + (f"  \n  {meta}" if meta else "") + f"  \n  `{p.id}`")
+        meta = " · ".join(md_text(x) for x in (", ".join(p.authors[:6]), f"{p.venue} {p.year or ''}".strip(),
+                                               p.status) if x)
+        lines.append(f"- **{title}**" + (f"  \n  {meta}" if meta else "") + f"  \n  {md_code(p.id)}")
     return "\n".join(lines) + "\n"
 
 

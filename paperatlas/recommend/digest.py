@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from xml.sax.saxutils import escape
 
 from ..models import Hit
+from ..safety import md_code, md_link, md_text, safe_url
 
 FORMATS = ("markdown", "html", "atom")
 
@@ -30,13 +31,13 @@ def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
         lines.append("Nothing new: every paper has been seen or judged.")
     for i, h in enumerate(hits, start=1):
         p = h.paper
-        t = f"[{p.title}]({p.url})" if p.url else p.title
-        lines.append(f"{i}. **{t}**" + (f" — {_meta(h)}" if _meta(h) else ""))
+        t = md_link(p.title, p.url)  # escaped; only http(s) URLs become links
+        lines.append(f"{i}. **{t}**" + (f" — {md_text(_meta(h))}" if _meta(h) else ""))
         if p.authors:
-            lines.append(f"   {_authors(h)}")
+            lines.append(f"   {md_text(_authors(h))}")
         if h.reason:
-            lines.append(f"   *Why: {h.reason}*")
-        lines.append(f"   `{p.id}`")
+            lines.append(f"   *Why: {md_text(h.reason)}*")
+        lines.append(f"   {md_code(p.id)}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -46,7 +47,8 @@ def to_html(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
     items = []
     for h in hits:
         p = h.paper
-        t = f'<a href="{e(p.url)}">{e(p.title)}</a>' if p.url else e(p.title)
+        url = safe_url(p.url)  # a javascript: URL in href runs when clicked
+        t = f'<a href="{e(url)}">{e(p.title)}</a>' if url else e(p.title)
         items.append(
             f"<li><strong>{t}</strong>"
             + (f' <span class="meta">{e(_meta(h))}</span>' if _meta(h) else "")
@@ -76,8 +78,8 @@ def atom(hits: Sequence[Hit], title: str, feed_id: str, updated: dict[str, str] 
         out += ["  <entry>", f"    <title>{escape(p.title)}</title>",
                 f"    <id>urn:paperatlas:paper:{escape(p.id)}</id>",
                 f"    <updated>{escape(_iso(updated.get(p.id)) or stamp)}</updated>"]
-        if p.url:
-            out.append(f'    <link href="{escape(p.url, {chr(34): "&quot;"})}"/>')
+        if safe_url(p.url):
+            out.append(f'    <link href="{escape(safe_url(p.url), {chr(34): "&quot;"})}"/>')
         out += [f"    <author><name>{escape(a)}</name></author>" for a in p.authors[:20]]
         if not p.authors:
             out.append("    <author><name>unknown</name></author>")
