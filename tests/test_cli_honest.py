@@ -173,3 +173,12 @@ def test_export_reader_likes_to_stdout(runner: CliRunner, demo_db: Path) -> None
     r = run(runner, demo_db, "export", "--reader", "dave", "--format", "json")
     assert r.exit_code == EXIT_EMPTY and "dave has liked no papers" in r.stderr
     assert "paperatlas like ID --reader dave" in r.stderr
+
+
+def test_triage_on_an_empty_library_says_it_is_empty(runner: CliRunner, db_path: Path) -> None:
+    # issue 16 #8: it used to claim "every paper has been judged" with no papers at all
+    from paperatlas import Library
+    Library(db_path).close()  # an existing library file with no papers
+    r = run(runner, db_path, "triage")
+    assert r.exit_code == EXIT_EMPTY and "has 0 paper(s)" in r.stderr and "been judged" not in r.stderr
+    assert "paperatlas ingest" in r.stderr

@@ -381,7 +381,11 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
     ctx.ensure_object(dict)["reader"] = reader
     if ctx.invoked_subcommand:
         return
-    pair = get_library(ctx).triage_pair(reader)
+    lib = get_library(ctx)
+    pair = lib.triage_pair(reader)
+    if pair is None and lib.count() < 2:  # "every paper has been judged" would be false on an empty library
+        nothing_found(ctx, f"the library has {lib.count()} paper(s): triage needs at least two",
+                      "add papers first: `paperatlas ingest FILE`", reader=reader)
     if pair is None:
         nothing_found(ctx, "no pair left to compare: every paper has been judged",
                       f"see your list: `paperatlas recommend{reader_flag(reader)}`", reader=reader)
