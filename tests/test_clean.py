@@ -170,3 +170,8 @@ def test_math_inside_a_code_span_comes_back_whole() -> None:
     assert clean_text("`$0$`") == "`0`"
     assert clean_text("use `$\\alpha$` here") == "use `α` here"
     assert clean_text("`\\cite{}`") == "``"  # a citation dropped inside a code span leaves no mark
+
+
+def test_environment_after_a_citation_keeps_its_space() -> None:
+    # issue 16 #5: "\cite{…} and \begin{equation}" came out as "andE=mc^2"
+    assert clean_text(r"as shown \cite{foo} and \begin{equation}E=mc^2\end{equation}") == "as shown and E=mc^2"

@@ -246,6 +246,8 @@ def _one_arg(m: re.Match[str]) -> str:
     name, arg = m.group(1), m.group(2)
     if name in TWO_ARG_COMMANDS:
         return m.group(0)  # wait until the second argument is innermost too
+    if name in ("begin", "end"):
+        return " "  # an environment boundary separates words; a citation mark would eat the space before it
     if name in DROP_ARG:
         return _DROP_MARK
     if name in ACCENTS:
