@@ -285,12 +285,13 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
         paperatlas embed
         paperatlas embed --ray local --workers 2
     """
+    # Flags are checked before the library is opened: a wrong flag is named even for a wrong --db.
+    if workers and not ray_address:
+        raise Fail("--workers is for Ray", "add --ray local (or auto, or ray://HOST:PORT)")
     lib = get_library(ctx)
     if embedder:
         lib = Library(lib.path, embedder=embedder)
         ctx.call_on_close(lib.close)
-    if workers and not ray_address:
-        raise Fail("--workers is for Ray", "add --ray local (or auto, or ray://HOST:PORT)")
     where = f" on Ray ({ray_address})" if ray_address else ""
     with progress_bar(f"embedding with {lib.embedder.id}{where}") as update:
         if ray_address:
