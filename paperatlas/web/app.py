@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import NotFound, PaperatlasError
-from ..i18n import gettext
+from .. import i18n
 from ..library import Library
 from ..search.query import parse
 from ..search.snippets import highlight
@@ -43,6 +43,7 @@ from .common import (
     error_response,
     new_csrf_token,
     paper_url,
+    wants_json,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -149,6 +150,45 @@ class Guard:
         await resp(scope, receive, send)
 
 
+class Language:
+    """The UI language of each request: `?lang=zh|en` (then remembered in the `pa_lang` cookie),
+    else that cookie, else Accept-Language (pages only: the JSON API stays English unless asked).
+
+    It is set as the current language (i18n.current()) for the view, its templates and anything
+    they call, and sent back as Content-Language."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        asked = i18n.normalize(request.query_params.get("lang"))
+        lang = asked or i18n.normalize(request.cookies.get(i18n.COOKIE))
+        if lang is None:
+            lang = i18n.DEFAULT if wants_json(request) else (
+                i18n.negotiate(request.headers.get("accept-language")) or i18n.DEFAULT)
+        scope["pa.lang"] = lang
+
+        async def send_with_language(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                headers = [*msg.get("headers", []), (b"content-language", i18n.html_lang(lang).encode())]
+                if asked and asked != request.cookies.get(i18n.COOKIE):
+                    c: SimpleCookie = SimpleCookie()
+                    c[i18n.COOKIE] = asked
+                    c[i18n.COOKIE]["path"] = "/"
+                    c[i18n.COOKIE]["max-age"] = 365 * 24 * 3600
+                    c[i18n.COOKIE]["samesite"] = "Lax"
+                    headers.append((b"set-cookie", c.output(header="").strip().encode("latin-1")))
+                msg = {**msg, "headers": headers}
+            await send(msg)
+
+        with i18n.language(lang):
+            await self.app(scope, receive, send_with_language)
+
+
 # -- errors -------------------------------------------------------------------------------
 async def _http_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPError):
@@ -182,6 +222,17 @@ def _filesize(n: int | None) -> str:
     return ""
 
 
+def _t(message: str, **params: Any) -> Markup:
+    """Templates' `_`: the translation, escaped, with `{name}` filled (Markup params stay markup)."""
+    text = Markup.escape(i18n.translate(message))
+    return text.format(**params) if params else text
+
+
+def _nt(singular: str, plural: str, n: int, **params: Any) -> Markup:
+    """Templates' `ngettext`: like `_`, the form for `n`, with `{n}` filled too."""
+    return Markup.escape(i18n.translate_plural(singular, plural, n)).format(n=n, **params)
+
+
 def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     loaders = [FileSystemLoader(str(d)) for d in extra_dirs] + [FileSystemLoader(str(TEMPLATES))]
     # autoescape for every template, whatever its name: paper fields are untrusted text
@@ -192,7 +243,9 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env.filters["thousands"] = lambda n: f"{int(n):,}" if n is not None else ""
     env.filters["filesize"] = _filesize
     env.globals["version"] = __version__
-    env.globals["_"] = gettext  # the UI language comes with the catalogues (see i18n.py)
+    # the language is the request's (i18n.current(), set by the Language middleware)
+    env.globals["_"] = env.globals["gettext"] = _t
+    env.globals["ngettext"] = _nt
     return env
 
 
@@ -280,7 +333,8 @@ def create_app(
     handlers: dict[Any, Any] = {HTTPException: _http_error, PaperatlasError: _http_error, Exception: _http_error}
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, read_only=read_only, max_body=max_body, max_url=max_url)],
+        middleware=[Middleware(Language),
+                    Middleware(Guard, read_only=read_only, max_body=max_body, max_url=max_url)],
         exception_handlers=handlers,
     )
     app.state.web = Web(

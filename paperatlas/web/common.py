@@ -15,12 +15,13 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl, quote, urlencode
 
 from jinja2 import Environment
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from .. import i18n
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
 from ..store.personal import Reader
@@ -271,8 +272,26 @@ def _embedding_status(library: Any) -> dict[str, Any]:
         return {}
 
 
+def ui_language(request: Request) -> str:
+    """This request's UI language ('en' or 'zh'), chosen by the Language middleware."""
+    return str(request.scope.get("pa.lang") or i18n.current())
+
+
+def language_links(request: Request) -> list[dict[str, Any]]:
+    """The header's language switch: this page in each language (`?lang=` also sets the cookie)."""
+    here = ui_language(request)
+    out = []
+    for code, (name, tag, _file) in i18n.LANGUAGES.items():
+        params = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"] + [("lang", code)]
+        out.append({"code": code, "name": name, "tag": tag, "current": code == here,
+                    "url": request.url.path + "?" + urlencode(params)})
+    return out
+
+
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     w = web(request)
+    lang = ui_language(request)
+    i18n.set_language(lang)  # a sync view runs in a worker thread: make sure its templates see it
     ctx.update(
         request=request,
         reader=reader_name(request),
@@ -283,6 +302,9 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         v=w.asset_version,
         path=request.url.path,
         embedding=_embedding_status(w.library),
+        lang=lang,
+        html_lang=i18n.html_lang(lang),
+        languages=language_links(request),
     )
     html = w.env.get_template(template).render(ctx)
     return HTMLResponse(html, status_code=status)

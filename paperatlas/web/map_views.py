@@ -13,10 +13,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from ..i18n import N_
 from ..topics.map import ASSETS, MAP_CSP, asset, map_data, render_map_html
 from .common import Endpoint, HTTPError, Param, json_response, lib, query, reader_name, wants_json, web
 
-NAV = [("Map", "/map")]
+NAV = [(N_("Map"), "/map")]
 
 MAP_PARAMS = [
     Param("venue", str, None, "only papers of this venue", max_length=200),

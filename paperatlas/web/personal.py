@@ -16,6 +16,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from ..i18n import N_
 from ..errors import NotFound, PaperatlasError
 from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
@@ -41,8 +42,8 @@ from .common import (
 )
 from .views import HIT_SCHEMA, PAPER_SCHEMA, public, set_feedback
 
-NAV = [("For you", "/foryou"), ("Triage", "/triage"), ("Profile", "/profile"), ("Group", "/group"),
-       ("Digest", "/digest")]
+NAV = [(N_("For you"), "/foryou"), (N_("Triage"), "/triage"), (N_("Profile"), "/profile"),
+       (N_("Group"), "/group"), (N_("Digest"), "/digest")]
 
 METHODS = tuple(RECOMMENDERS.names())
 ATOM = "application/atom+xml; charset=utf-8"

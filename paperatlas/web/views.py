@@ -8,6 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from ..i18n import N_
 from ..errors import PaperatlasError
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Paper
@@ -33,7 +34,7 @@ from .common import (
     web,
 )
 
-NAV = [("Search", "/search"), ("Browse", "/browse"), ("Saved", "/saved"), ("Stats", "/stats")]
+NAV = [(N_("Search"), "/search"), (N_("Browse"), "/browse"), (N_("Saved"), "/saved"), (N_("Stats"), "/stats")]
 
 PAPER_SCHEMA: dict[str, Any] = {
     "type": "object",

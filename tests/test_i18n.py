@@ -1,0 +1,137 @@
+"""The UI in Chinese and English: catalogue completeness, language choice, and the pages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from starlette.testclient import TestClient
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.i18n import catalogue as catmod
+from paperatlas.i18n import extract, gettext, language, negotiate, ngettext, normalize
+
+PAPERS = [
+    {"id": "neurips2023/NnMEadcdyD", "title": "Low-rank adapters for protein language models",
+     "abstract": "We adapt protein language models with low-rank adapters and study folding accuracy.",
+     "authors": ["Ada Lovelace", "Alan Turing"], "venue": "NeurIPS", "year": 2023, "status": "Oral"},
+]
+PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
+
+
+# -- the catalogue ----------------------------------------------------------------------------
+def test_every_marked_string_has_a_chinese_translation() -> None:
+    """Fails when a template `_("...")` or a Python gettext/N_ string is not in zh_CN.po.
+    Fix: `python -m paperatlas.i18n.extract --update`, then fill in the new msgstr lines."""
+    found = extract.messages()
+    assert len(found) > 20, "the extractor found almost nothing: is it still reading the templates?"
+    missing = extract.missing("zh")
+    assert not missing, "untranslated (run `python -m paperatlas.i18n.extract --update`):\n" + "\n".join(
+        f"  {m.where}: {m.msgid!r}" for m in missing)
+
+
+def test_translations_keep_their_placeholders() -> None:
+    cat = catmod.load("zh_CN.po")
+    bad = [(k, e.msgstr) for k, e in cat.entries.items()
+           for s in e.msgstr if s and sorted(PLACEHOLDER.findall(s)) != sorted(PLACEHOLDER.findall(k))]
+    assert not bad, f"a translation lost or renamed a {{placeholder}}: {bad[:5]}"
+
+
+def test_extractor_sees_templates_python_and_plurals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = tmp_path / "t.html"
+    t.write_text('{{ _("Only in a template {x}", x=1) }} {{ ngettext("{n} dog", "{n} dogs", 2) }} {{ _(var) }}')
+    monkeypatch.setattr(extract, "TEMPLATE_DIRS", [tmp_path])
+    got = {m.msgid: m for m in extract.template_messages()}
+    assert set(got) == {"Only in a template {x}", "{n} dog"}
+    assert got["{n} dog"].plural == "{n} dogs" and got["Only in a template {x}"].where.endswith("t.html:1")
+    assert "Search" in {m.msgid for m in extract.python_messages()}  # N_ in the NAV lists
+
+
+def test_catalogue_parser_reads_po_and_names_bad_lines(tmp_path: Path) -> None:
+    text = ('msgid ""\nmsgstr "Language: zh_CN\\n"\n\n#: x.py:1\nmsgid "Say \\"hi\\""\nmsgstr "说\\"你好\\""\n\n'
+            'msgid "long "\n"one"\nmsgstr ""\n"很长"\n\n#, fuzzy\nmsgid "Maybe"\nmsgstr "也许"\n\n'
+            'msgid "{n} file"\nmsgid_plural "{n} files"\nmsgstr[0] "{n} 个文件"\n')
+    entries = catmod.parse(text)
+    cat = catmod.Catalogue(tmp_path, entries)
+    assert cat.get('Say "hi"') == '说"你好"' and cat.get("long one") == "很长"
+    assert cat.get("Maybe") == "Maybe" and not cat.translated("Maybe")  # fuzzy: not trusted
+    assert cat.get_plural("{n} file", "{n} files", 3) == "{n} 个文件"
+    with pytest.raises(catmod.CatalogueError, match=r"zh\.po:3: msgid 'a' appears twice.*line 1"):
+        catmod.parse('msgid "a"\nmsgstr "甲"\nmsgid "a"\nmsgstr "乙"\n', Path("zh.po"))
+    with pytest.raises(catmod.CatalogueError, match=r"zh\.po:2: expected a quoted string"):
+        catmod.parse('msgid "a"\nmsgstr 甲\n', Path("zh.po"))
+
+
+def test_gettext_follows_the_current_language() -> None:
+    assert gettext("Search") == "Search"
+    assert gettext("Search", "zh") == "搜索"
+    with language("zh"):
+        assert gettext("Search") == "搜索"
+        assert gettext("Show this page in {language}", language="English") == "用English显示此页"
+        assert gettext("not in any catalogue") == "not in any catalogue"
+        assert ngettext("{n} thing", "{n} things", 2) == "2 things"  # untranslated: English plural rules
+    assert gettext("Search") == "Search"
+
+
+@pytest.mark.parametrize("header,lang", [
+    ("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("en-US,en;q=0.9,zh-CN;q=0.8", "en"), ("fr-FR, zh-Hans;q=0.5", "zh"),
+    ("en;q=0.2, zh-TW;q=0.9", "zh"), ("zh;q=0, en", "en"), ("de", None), ("", None), ("zh;q=bad, en;q=0.1", "en"),
+])
+def test_accept_language(header: str, lang: str | None) -> None:
+    assert negotiate(header) == lang
+
+
+def test_normalize() -> None:
+    assert [normalize(x) for x in ("zh", "zh-CN", "ZH_hans", "en-GB", "fr", "", None)] == \
+        ["zh", "zh", "zh", "en", None, None, None]
+
+
+# -- the web UI -------------------------------------------------------------------------------
+def _nav(html: str) -> list[str]:
+    return [a.get_text(strip=True) for a in BeautifulSoup(html, "html.parser").select("header nav a")]
+
+
+def test_lang_parameter_sets_the_page_language_and_a_cookie(client: TestClient) -> None:
+    r = client.get("/search", params={"q": "protein", "lang": "zh"})
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.html["lang"] == "zh-CN" and r.headers["content-language"] == "zh-CN"
+    assert "搜索" in _nav(r.text) and "Search" not in _nav(r.text)
+    assert "pa_lang=zh" in r.headers["set-cookie"]
+    switch = soup.select_one("a.lang-switch")
+    assert switch.get_text() == "English" and switch["hreflang"] == "en"
+    assert "q=protein" in switch["href"] and "lang=en" in switch["href"]
+    # remembered: the next page, without ?lang, is Chinese too
+    r2 = client.get("/browse")
+    assert BeautifulSoup(r2.text, "html.parser").html["lang"] == "zh-CN" and "浏览" in _nav(r2.text)
+    # and switched back
+    r3 = client.get("/stats", params={"lang": "en"})
+    assert BeautifulSoup(r3.text, "html.parser").html["lang"] == "en" and "Stats" in _nav(r3.text)
+    assert BeautifulSoup(client.get("/stats").text, "html.parser").html["lang"] == "en"
+
+
+def test_accept_language_chooses_until_a_cookie_says_otherwise(client: TestClient) -> None:
+    zh = {"accept-language": "zh-CN,zh;q=0.9,en;q=0.5"}
+    r = client.get("/search", headers=zh)
+    assert BeautifulSoup(r.text, "html.parser").html["lang"] == "zh-CN" and "pa_lang" not in r.headers.get(
+        "set-cookie", "")
+    assert BeautifulSoup(client.get("/search", headers={"accept-language": "fr, en"}).text,
+                         "html.parser").html["lang"] == "en"
+    client.cookies.set("pa_lang", "en")
+    assert BeautifulSoup(client.get("/search", headers=zh).text, "html.parser").html["lang"] == "en"
+
+
+def test_the_json_api_stays_english_unless_asked(client: TestClient) -> None:
+    r = client.get("/search.json", params={"q": "nothing-matches-this"}, headers={"accept-language": "zh-CN"})
+    assert r.headers["content-language"] == "en"
+    r = client.get("/search.json", params={"q": "x", "mode": "fuzzy", "lang": "zh"})
+    assert r.status_code == 400 and r.headers["content-language"] == "zh-CN"
+
+
+def test_serve_get_answers_in_chinese(web_lib: Library, runner) -> None:
+    r = runner.invoke(cli, ["--db", web_lib.path, "serve", "--get", "/search?q=protein&lang=zh"])
+    assert r.exit_code == 0, r.output
+    assert '<html lang="zh-CN">' in r.output and "搜索" in r.output
