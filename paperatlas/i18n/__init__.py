@@ -106,9 +106,10 @@ def gettext(message: str, lang: str | None = None, **params: Any) -> str:
     return text.format(**params) if params else text
 
 
-def ngettext(singular: str, plural: str, n: int, lang: str | None = None, **params: Any) -> str:
-    """The singular or plural form for `n` (`{n}` is filled too); Chinese has one form."""
-    return translate_plural(singular, plural, n, lang).format(n=n, **params)
+def ngettext(singular: str, plural: str, count: int, lang: str | None = None, **params: Any) -> str:
+    """The singular or plural form for `count`; `{n}` is `count` unless given. Chinese has one form."""
+    params.setdefault("n", count)
+    return translate_plural(singular, plural, count, lang).format(**params)
 
 
 def N_(message: str) -> str:

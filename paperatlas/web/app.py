@@ -228,9 +228,10 @@ def _t(message: str, **params: Any) -> Markup:
     return text.format(**params) if params else text
 
 
-def _nt(singular: str, plural: str, n: int, **params: Any) -> Markup:
-    """Templates' `ngettext`: like `_`, the form for `n`, with `{n}` filled too."""
-    return Markup.escape(i18n.translate_plural(singular, plural, n)).format(n=n, **params)
+def _nt(singular: str, plural: str, count: int, **params: Any) -> Markup:
+    """Templates' `ngettext`: like `_`, the form for `count`; `{n}` is `count` unless given (e.g. n=x|thousands)."""
+    params.setdefault("n", count)
+    return Markup.escape(i18n.translate_plural(singular, plural, count)).format(**params)
 
 
 def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:

@@ -46,6 +46,8 @@ NAV = [(N_("For you"), "/foryou"), (N_("Triage"), "/triage"), (N_("Profile"), "/
        (N_("Group"), "/group"), (N_("Digest"), "/digest")]
 
 METHODS = tuple(RECOMMENDERS.names())
+# recommender names as the method switch shows them (`_(m)` in foryou.html)
+METHOD_LABELS = (N_("default"), N_("svm"))
 ATOM = "application/atom+xml; charset=utf-8"
 PREVIEW = 5  # recommendations shown under the profile and triage, so an edit's effect is visible
 

@@ -36,6 +36,9 @@ from .common import (
 
 NAV = [(N_("Search"), "/search"), (N_("Browse"), "/browse"), (N_("Saved"), "/saved"), (N_("Stats"), "/stats")]
 
+# search modes as the search form shows them (`_(m)` in search.html)
+MODE_LABELS = (N_("hybrid"), N_("keyword"), N_("semantic"))
+
 PAPER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
