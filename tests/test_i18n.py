@@ -135,3 +135,28 @@ def test_serve_get_answers_in_chinese(web_lib: Library, runner) -> None:
     r = runner.invoke(cli, ["--db", web_lib.path, "serve", "--get", "/search?q=protein&lang=zh"])
     assert r.exit_code == 0, r.output
     assert '<html lang="zh-CN">' in r.output and "搜索" in r.output
+
+
+def test_every_string_the_scripts_translate_is_sent_to_them() -> None:
+    """app.js / personal.js call `_("...")`; base.html sends them the translations of JS_MESSAGES only."""
+    from paperatlas.web.common import JS_MESSAGES
+
+    static = Path(extract.PACKAGE / "web" / "static")
+    used = {m for f in static.glob("*.js") for m in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\)', f.read_text())}
+    assert used, "no _(\"...\") calls found in the scripts"
+    assert used <= set(JS_MESSAGES), f"add to JS_MESSAGES in web/common.py: {sorted(used - set(JS_MESSAGES))}"
+
+
+def test_pages_embed_the_script_strings_in_chinese_only(client: TestClient) -> None:
+    import json
+
+    zh = BeautifulSoup(client.get("/search", params={"lang": "zh"}).text, "html.parser")
+    strings = json.loads(zh.select_one("script#pa-i18n").string)
+    assert strings["BibTeX copied"] == "已复制 BibTeX" and strings["Star"] == "收藏"
+    en = BeautifulSoup(client.get("/search", params={"lang": "en"}).text, "html.parser")
+    assert en.select_one("script#pa-i18n") is None
+
+
+def test_a_browser_fetch_gets_json_in_its_language(client: TestClient) -> None:
+    r = client.get("/search.json", params={"q": "x"}, headers={"accept-language": "zh-CN", "sec-fetch-site": "same-origin"})
+    assert r.headers["content-language"] == "zh-CN"

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotFound, PaperatlasError
+from ..i18n import gettext, ngettext
 from ..models import Hit, Paper
 from ..store.personal import Reader
 from . import digest as digest_mod
@@ -239,7 +240,8 @@ def group_list(lib: Any, readers: Sequence[str], n: int = 10, method: str = "nas
         ranks = {r.name: int(depth - points[i, j] + 1) for i, r in enumerate(rs) if points[i, j] > 0}
         why = ", ".join(f"{name} #{rk}" for name, rk in sorted(ranks.items(), key=lambda kv: kv[1]))
         hits.append(Hit(papers[corpus.ids[j]], float(points[:, j].sum()), {"group": k + 1},
-                        reason=f"in the top {depth} of: {why}" if why else f"in nobody's top {depth}"))
+                        reason=gettext("in the top {depth} of: {who}", depth=depth, who=why) if why
+                        else gettext("in nobody's top {depth}", depth=depth)))
     return {"method": method, "papers": hits,
             "members": [{"reader": r.name, **s} for r, s in zip(rs, stats)],
             "compare": {other: [{"reader": r.name, **s} for r, s in zip(rs, other_stats)]}}
@@ -254,9 +256,11 @@ def digest(lib: Any, reader: str | Reader | None = None, since: str | None = Non
         raise PaperatlasError(f"unknown digest format {fmt!r}", f"use one of: {', '.join(digest_mod.FORMATS)}")
     r = _reader(lib, reader)
     hits = recommend(lib, r, limit=limit, since=since)
-    sub = f"{len(hits)} papers you have not seen" + (f", added since {since}" if since else "")
+    sub = (ngettext("{n} paper you have not seen, added since {date}", "{n} papers you have not seen, added since {date}",
+                    len(hits), date=since) if since
+           else ngettext("{n} paper you have not seen", "{n} papers you have not seen", len(hits)))
     updated = lib.store.papers_added_at([h.paper.id for h in hits]) if fmt == "atom" else None
-    return digest_mod.render(hits, fmt, f"paperatlas digest for {r.name}", sub,
+    return digest_mod.render(hits, fmt, gettext("paperatlas digest for {reader}", reader=r.name), sub,
                              f"urn:paperatlas:digest:{r.name}", updated, link)
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..i18n import gettext
 from ..index.numpy import top_k
 from ..registry import Registry
 
@@ -122,7 +123,7 @@ class PriorScored:
     scores: np.ndarray
 
     def explain(self, rows: Sequence[int]) -> list[str]:
-        return ["no likes yet: like or triage a few papers to personalise this list"] * len(rows)
+        return [gettext("no likes yet: like or triage a few papers to personalise this list")] * len(rows)
 
 
 def rank(scored: Scored, limit: int, exclude: np.ndarray | None = None,

@@ -21,6 +21,7 @@ from ..cli_common import (
     show_hits,
     write_output,
 )
+from ..i18n import LANGUAGES, language
 from .base import RECOMMENDERS
 from .digest import FORMATS
 from .groups import METHODS
@@ -475,17 +476,21 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
 @click.option("--limit", type=int, default=20, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
+@click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True,
+              help="Language of the digest's own words (title, reasons); paper titles stay as they are.")
 @click.pass_context
 @handle_errors
 def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int, fmt: str,
-           output: str | None) -> None:
+           output: str | None, lang: str) -> None:
     """Your recommended papers that you have not seen or judged, as Markdown, HTML or Atom.
 
     Example:
 
         paperatlas digest --reader alice --since 2026-11-01 --format atom -o alice.xml
+        paperatlas digest --lang zh --format html -o 速递.html
     """
-    write_output(get_library(ctx).digest(reader, since, limit, fmt), output)
+    with language(lang):
+        write_output(get_library(ctx).digest(reader, since, limit, fmt), output)
 
 
 COMMANDS = [readers, like, dislike, tag, note, import_reader, recommend, profile, triage, group, digest]

@@ -43,6 +43,7 @@ import numpy as np
 
 from . import interests as interests_mod
 from . import preferences, triage
+from ..i18n import N_, gettext
 from ..index.numpy import top_k
 from .base import RECOMMENDERS, Corpus, PriorScored, Scored, Signals, zscore
 
@@ -164,21 +165,23 @@ class DefaultScored:
                 it, cols = self.groups[int(self.interest_best[r])]
             if len(cols):
                 j = int(cols[int(np.argmax(self._pos_sims_row(r)[cols]))])
-                why.append(f"because you liked {_short(c.titles[self.pos_rows[j]])!r}")
+                why.append(gettext("because you liked {title!r}", title=_short(c.titles[self.pos_rows[j]])))
             phrase = max(it.get("added", []), key=lambda p: self.phrase_sims[p][r], default=None)
             if phrase is not None and self.phrase_sims[phrase][r] > 1.0:
-                why.append(f"matches your phrase {phrase!r}")
+                why.append(gettext("matches your phrase {phrase!r}", phrase=phrase))
             elif it and self.interest_best is not None:
                 term = self._matching_term(r, int(self.interest_best[r]))
                 label = it.get("label", "")
-                why.append(f"matches {term!r} (interest: {label})" if term else f"interest: {label}")
+                label = gettext(label) if not it.get("id") else label  # "your likes": ours, not the reader's
+                why.append(gettext("matches {term!r} (interest: {label})", term=term, label=label) if term
+                           else gettext("interest: {label}", label=label))
             for sign, p, sims in self.pref_phrases:
                 if sign > 0 and sims[r] > 1.0:
-                    why.append(f"your preference: more {p!r}")
+                    why.append(gettext("your preference: more {phrase!r}", phrase=p))
                     break
             if "triage" in self.parts and self.parts["triage"][r] > 1.0:
-                why.append("fits your A/B choices")
-            out.append("; ".join(why) or "close to your profile")
+                why.append(gettext("fits your A/B choices"))
+            out.append(gettext("; ").join(why) or gettext("close to your profile"))
         return out
 
     def _pos_sims_row(self, r: int) -> np.ndarray:
@@ -255,9 +258,9 @@ class DefaultRecommender:
         known = {int(c) for _, cols in groups for c in cols}
         stray = [j for j in range(len(likes)) if j not in known]  # likes the profile has not placed
         if stray:
-            groups.append(({"id": "", "label": "your likes"}, np.array(stray, dtype=np.int64)))
+            groups.append(({"id": "", "label": N_("your likes")}, np.array(stray, dtype=np.int64)))
         if winners:
-            groups.append(({"id": "", "label": "your A/B choices"}, np.arange(len(likes), len(prow))))
+            groups.append(({"id": "", "label": N_("your A/B choices")}, np.arange(len(likes), len(prow))))
 
         # centroid query vectors: one per group with papers, and one of all positives
         def centroid(rows: np.ndarray, ww: np.ndarray, muted: Sequence[str] = ()) -> tuple[Any, np.ndarray]:

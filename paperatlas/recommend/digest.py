@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from xml.sax.saxutils import escape
 
+from ..i18n import gettext, html_lang
 from ..models import Hit
 from ..safety import md_code, md_link, md_text, safe_url
 
@@ -15,7 +16,7 @@ FORMATS = ("markdown", "html", "atom")
 
 def _authors(hit: Hit, n: int = 6) -> str:
     a = hit.paper.authors
-    return ", ".join(a[:n]) + (" et al." if len(a) > n else "")
+    return ", ".join(a[:n]) + (" " + gettext("et al.") if len(a) > n else "")
 
 
 def _meta(hit: Hit) -> str:
@@ -28,7 +29,7 @@ def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
     if subtitle:
         lines += [subtitle, ""]
     if not hits:
-        lines.append("Nothing new: every paper has been seen or judged.")
+        lines.append(gettext("Nothing new: every paper has been seen or judged."))
     for i, h in enumerate(hits, start=1):
         p = h.paper
         t = md_link(p.title, p.url)  # escaped; only http(s) URLs become links
@@ -36,7 +37,7 @@ def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
         if p.authors:
             lines.append(f"   {md_text(_authors(h))}")
         if h.reason:
-            lines.append(f"   *Why: {md_text(h.reason)}*")
+            lines.append(f"   *{gettext('Why: {reason}', reason=md_text(h.reason))}*")
         lines.append(f"   {md_code(p.id)}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -53,12 +54,12 @@ def to_html(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
             f"<li><strong>{t}</strong>"
             + (f' <span class="meta">{e(_meta(h))}</span>' if _meta(h) else "")
             + (f'<div class="authors">{e(_authors(h))}</div>' if p.authors else "")
-            + (f'<div class="why">Why: {e(h.reason)}</div>' if h.reason else "")
+            + (f'<div class="why">{e(gettext("Why: {reason}", reason=h.reason))}</div>' if h.reason else "")
             + f'<div class="id"><code>{e(p.id)}</code></div></li>'
         )
-    body = "\n".join(items) if items else "<p>Nothing new: every paper has been seen or judged.</p>"
+    body = "\n".join(items) if items else f"<p>{e(gettext('Nothing new: every paper has been seen or judged.'))}</p>"
     sub = f"<p>{e(subtitle)}</p>" if subtitle else ""
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title></head>\n'
+    return (f'<!doctype html>\n<html lang="{html_lang()}"><head><meta charset="utf-8"><title>{e(title)}</title></head>\n'
             f"<body><h1>{e(title)}</h1>{sub}\n<ol>\n{body}\n</ol></body></html>\n")
 
 
@@ -67,14 +68,14 @@ def atom(hits: Sequence[Hit], title: str, feed_id: str, updated: dict[str, str] 
     """An Atom 1.0 feed; entry ids are stable (`urn:paperatlas:paper:<id>`) so readers dedupe."""
     updated = updated or {}
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    out = ['<?xml version="1.0" encoding="utf-8"?>', '<feed xmlns="http://www.w3.org/2005/Atom">',
+    out = ['<?xml version="1.0" encoding="utf-8"?>', f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="{html_lang()}">',
            f"  <title>{escape(title)}</title>", f"  <id>{escape(feed_id)}</id>", f"  <updated>{stamp}</updated>",
            "  <generator>paperatlas</generator>"]
     if link:
         out.append(f'  <link rel="self" href="{escape(link, {chr(34): "&quot;"})}"/>')
     for h in hits:
         p = h.paper
-        summary = (f"Why: {h.reason}\n\n" if h.reason else "") + p.abstract
+        summary = (gettext("Why: {reason}", reason=h.reason) + "\n\n" if h.reason else "") + p.abstract
         out += ["  <entry>", f"    <title>{escape(p.title)}</title>",
                 f"    <id>urn:paperatlas:paper:{escape(p.id)}</id>",
                 f"    <updated>{escape(_iso(updated.get(p.id)) or stamp)}</updated>"]
@@ -82,7 +83,7 @@ def atom(hits: Sequence[Hit], title: str, feed_id: str, updated: dict[str, str] 
             out.append(f'    <link href="{escape(safe_url(p.url), {chr(34): "&quot;"})}"/>')
         out += [f"    <author><name>{escape(a)}</name></author>" for a in p.authors[:20]]
         if not p.authors:
-            out.append("    <author><name>unknown</name></author>")
+            out.append(f"    <author><name>{escape(gettext('unknown'))}</name></author>")
         out += [f'    <summary type="text">{escape(summary)}</summary>', "  </entry>"]
     out.append("</feed>")
     return "\n".join(out) + "\n"

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import gettext
 from .base import RECOMMENDERS, Corpus, PriorScored, Scored, Signals
 
 SVM_C = 0.01  # serve.py: "C = 0.01 # sensible default, i think"
@@ -46,10 +47,11 @@ class SvmScored:
             sims = (liked @ xr.T).toarray().ravel()
             why = []
             if len(sims):
-                why.append(f"closest liked: {self.corpus.titles[self.liked_rows[int(np.argmax(sims))]]!r}")
+                why.append(gettext("closest liked: {title!r}",
+                                   title=self.corpus.titles[self.liked_rows[int(np.argmax(sims))]]))
             if words:
-                why.append("SVM words: " + ", ".join(words))
-            out.append("; ".join(why))
+                why.append(gettext("SVM words: {words}", words=", ".join(words)))
+            out.append(gettext("; ").join(why))
         return out
 
 

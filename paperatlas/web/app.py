@@ -168,7 +168,9 @@ class Language:
         asked = i18n.normalize(request.query_params.get("lang"))
         lang = asked or i18n.normalize(request.cookies.get(i18n.COOKIE))
         if lang is None:
-            lang = i18n.DEFAULT if wants_json(request) else (
+            # a script's JSON stays English; a browser (it sends Sec-Fetch-*) gets its own language
+            script = wants_json(request) and "sec-fetch-site" not in request.headers
+            lang = i18n.DEFAULT if script else (
                 i18n.negotiate(request.headers.get("accept-language")) or i18n.DEFAULT)
         scope["pa.lang"] = lang
 

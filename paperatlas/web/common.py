@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import i18n
+from ..i18n import N_, gettext
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
 from ..store.personal import Reader
@@ -272,6 +273,16 @@ def _embedding_status(library: Any) -> dict[str, Any]:
         return {}
 
 
+# Strings that app.js / personal.js show; base.html embeds their translations (JSON) for `_()` there.
+JS_MESSAGES = (
+    N_("search"), N_("Search"), N_("Search failed; press Enter to retry."), N_("Could not save"), N_("Unstar"),
+    N_("Star"), N_("Star (save)"), N_("Saved ★"), N_("Removed from saved"), N_("BibTeX copied"),
+    N_("next / previous paper"), N_("star the selected paper"), N_("open it"), N_("leave the search box"),
+    N_("this help"), N_("not interested"), N_("Fewer papers like this"), N_("Undone"), N_("Tagged"),
+    N_("saved · Atom feed"), N_("Search saved: see Digest for its feed"),
+)
+
+
 def ui_language(request: Request) -> str:
     """This request's UI language ('en' or 'zh'), chosen by the Language middleware."""
     return str(request.scope.get("pa.lang") or i18n.current())
@@ -305,6 +316,7 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         lang=lang,
         html_lang=i18n.html_lang(lang),
         languages=language_links(request),
+        js_strings={m: gettext(m, lang) for m in JS_MESSAGES} if lang != i18n.DEFAULT else {},
     )
     html = w.env.get_template(template).render(ctx)
     return HTMLResponse(html, status_code=status)

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from .. import i18n
 from ..i18n import N_
 from ..errors import NotFound, PaperatlasError
 from ..models import Hit, Paper
@@ -108,8 +109,13 @@ def _recs(request: Request, r: Reader, limit: int, method: str = DEFAULT_RECOMME
     return lib(request).recommend(r, limit, method, offset, **filters)
 
 
+def _lang_suffix() -> str:
+    """Feed readers send no cookie: a feed URL shown on a Chinese page asks for Chinese itself."""
+    return "" if i18n.current() == i18n.DEFAULT else f"?lang={i18n.current()}"
+
+
 def _feed_url(name: str) -> str:
-    return f"/feeds/reader/{quote(name, safe='')}.atom"
+    return f"/feeds/reader/{quote(name, safe='')}.atom" + _lang_suffix()
 
 
 # -- for you ---------------------------------------------------------------------------------
@@ -333,7 +339,8 @@ DIGEST_FILES = {"markdown": "text/markdown; charset=utf-8", "html": "text/html; 
 def _searches(request: Request, r: Reader) -> list[dict[str, Any]]:
     if not r.id:
         return []
-    return [{**s, "feed": f"/feeds/search/{s['id']}.atom"} for s in lib(request).store.saved_searches(r.id)]
+    return [{**s, "feed": f"/feeds/search/{s['id']}.atom" + _lang_suffix()}
+            for s in lib(request).store.saved_searches(r.id)]
 
 
 def digest(request: Request) -> Response:

@@ -3,6 +3,10 @@
 "use strict";
 (function () {
   const csrf = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
+  // UI strings in the page's language: base.html embeds the translations of web/common.py's JS_MESSAGES
+  let strings = {};
+  try { strings = JSON.parse((document.getElementById("pa-i18n") || {}).textContent || "{}"); } catch (e) { /* English */ }
+  const _ = (s) => strings[s] || s;
 
   function toast(msg) {
     const t = document.createElement("div");
@@ -11,7 +15,7 @@
     setTimeout(() => t.remove(), 1600);
   }
   // shared with personal.js (loaded after this file, both deferred)
-  window.paperatlas = { csrf, toast };
+  window.paperatlas = { csrf, toast, _ };
 
   // -- search as you type -----------------------------------------------------------
   const form = document.getElementById("search-form");
@@ -38,9 +42,9 @@
       if (mine !== seq) return; // a newer keystroke won
       results.innerHTML = html;
       selected = -1;
-      document.title = (p.get("q") || "Search") + " — search · paperatlas";
+      document.title = (p.get("q") ? p.get("q") + " — " + _("search") : _("Search")) + " · paperatlas";
     } catch (e) {
-      if (e.name !== "AbortError") results.innerHTML = '<p class="error">Search failed; press Enter to retry.</p>';
+      if (e.name !== "AbortError") { results.innerHTML = '<p class="error"></p>'; results.firstChild.textContent = _("Search failed; press Enter to retry."); }
     }
   }
   if (form && results) {
@@ -64,7 +68,7 @@
         headers: { "X-CSRF-Token": csrf(), Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" },
       });
       const data = await r.json();
-      if (!r.ok) { toast(data.error || "Could not save"); return; }
+      if (!r.ok) { toast(data.error || _("Could not save")); return; }
       const on = !!data.starred;
       // every star for this paper on the page (a paper can be listed twice)
       document.querySelectorAll("form.star-form").forEach((g) => {
@@ -72,13 +76,13 @@
         const b = g.querySelector("button.star");
         b.classList.toggle("on", on); b.textContent = on ? "★" : "☆";
         b.setAttribute("aria-pressed", on ? "true" : "false");
-        b.setAttribute("aria-label", on ? "Unstar" : "Star");
-        b.title = (on ? "Unstar" : "Star (save)") + " (s)";
+        b.setAttribute("aria-label", on ? _("Unstar") : _("Star"));
+        b.title = (on ? _("Unstar") : _("Star (save)")) + " (s)";
         g.querySelector('input[name="on"]').value = on ? "0" : "1";
       });
-      toast(on ? "Saved ★" : "Removed from saved");
+      toast(on ? _("Saved ★") : _("Removed from saved"));
       document.dispatchEvent(new CustomEvent("pa:feedback", { detail: { kind: "like", on, action: f.action } }));
-    } catch (err) { toast("Could not save"); }
+    } catch (err) { toast(_("Could not save")); }
   });
 
   // -- copy BibTeX ----------------------------------------------------------------------
@@ -95,7 +99,7 @@
         try { document.execCommand("copy"); } catch (e2) { /* shown below anyway */ }
         ta.remove();
       }
-      toast("BibTeX copied");
+      toast(_("BibTeX copied"));
       return;
     }
     if (e.target.closest && e.target.closest("[data-show-keys]")) showKeys();
@@ -106,8 +110,8 @@
     if (old) { old.remove(); return; }
     const d = document.createElement("div");
     d.className = "keyhelp";
-    const rows = [["/", "search"], ["j / k", "next / previous paper"], ["s", "star the selected paper"],
-      ["o or Enter", "open it"], ["Esc", "leave the search box"], ["?", "this help"]];
+    const rows = [["/", _("search")], ["j / k", _("next / previous paper")], ["s", _("star the selected paper")],
+      ["o / Enter", _("open it")], ["Esc", _("leave the search box")], ["?", _("this help")]];
     for (const [k, v] of rows) {
       const line = document.createElement("div");
       const kbd = document.createElement("kbd"); kbd.textContent = k;

@@ -4,7 +4,7 @@
 "use strict";
 (function () {
   document.documentElement.classList.add("js");
-  const { csrf, toast } = window.paperatlas;  // from app.js
+  const { csrf, toast, _ } = window.paperatlas;  // from app.js
 
   // getAttribute: a form with an <input name="action"> shadows the form.action property
   const target = (form) => form.getAttribute("action");
@@ -15,7 +15,7 @@
     });
     let data = {};
     try { data = await r.json(); } catch (e) { /* not JSON: reported below */ }
-    if (!r.ok) throw new Error(data.error || "Could not save");
+    if (!r.ok) throw new Error(data.error || _("Could not save"));
     return data;
   }
   const feedback = (detail) => document.dispatchEvent(new CustomEvent("pa:feedback", { detail }));
@@ -47,12 +47,12 @@
           if (target(g) !== target(f)) return;
           const b = g.querySelector("button.dismiss");
           b.classList.toggle("on", on); b.setAttribute("aria-pressed", on ? "true" : "false");
-          b.textContent = on ? "not interested ✓" : "not interested";
+          b.textContent = on ? _("not interested") + " ✓" : _("not interested");
           g.querySelector('input[name="on"]').value = on ? "0" : "1";
           const card = g.closest(".paper-item");
           if (card) card.classList.toggle("dismissed", on);
         });
-        toast(on ? "Fewer papers like this" : "Undone");
+        toast(on ? _("Fewer papers like this") : _("Undone"));
         feedback({ kind: "dislike", on, action: target(f) });
       } catch (err) { toast(err.message); }
     } else if (f.classList.contains("tag-form") && f.closest(".paper-item")) {
@@ -62,16 +62,16 @@
         f.reset();
         const d = f.closest("details");
         if (d) d.open = false;
-        toast("Tagged");
+        toast(_("Tagged"));
       } catch (err) { toast(err.message); }
     } else if (f.classList.contains("save-search")) {
       e.preventDefault();
       try {
         const data = await post(f);
         const a = document.createElement("a");
-        a.href = data.feed; a.className = "feed saved-search"; a.textContent = "saved · Atom feed";
+        a.href = data.feed; a.className = "feed saved-search"; a.textContent = _("saved · Atom feed");
         f.replaceWith(a);
-        toast("Search saved: see Digest for its feed");
+        toast(_("Search saved: see Digest for its feed"));
       } catch (err) { toast(err.message); }
     }
   });
