@@ -406,10 +406,13 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
 @click.option("--token", help="With --get: send `Authorization: Bearer TOKEN` (a reader's API token).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes (one per core serves the most searches per second).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A host name this server answers to besides loopback names and IP addresses "
+                   "(repeatable; '*' for any). Other names get 400: a guard against DNS rebinding.")
 @click.pass_context
 @handle_errors
 def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: str | None, token: str | None,
-          workers: int) -> None:
+          workers: int, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the web UI and the HTTP API (every page has a .json twin; docs at /docs).
 
     Example:
@@ -420,7 +423,7 @@ def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: s
     """
     from .web.cli import run_serve
 
-    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers))
+    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers, allowed_hosts))
 
 
 def _register_subcommands() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,10 +75,34 @@ class Library(RecommendMixin):
         self.vector_cache = vector_cache or VectorCache()
         self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings)
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
+        self._session_secret: str | None = None
 
     def close(self) -> None:
         self.store.close()
         self.vector_cache.close()
+
+    # -- read-only serving --------------------------------------------------------------------
+    @property
+    def read_only(self) -> bool:
+        return bool(getattr(self.store, "read_only", False))
+
+    def set_read_only(self) -> None:
+        """From now on nothing writes to the library (`serve --read-only`): the store refuses
+        writes, profiles are computed but not saved, indexes live in the cache folder."""
+        self.store.set_read_only()
+
+    def session_secret(self) -> str:
+        """The secret that signs this library's web sessions and feed keys (made on first use and
+        kept in the library, so every host serving it agrees; in memory on a read-only server)."""
+        if self._session_secret is None:
+            import secrets
+
+            fresh = secrets.token_urlsafe(32)
+            stored = self.store.get_meta("web_session_secret")
+            if stored is None and not self.read_only:
+                stored = self.store.meta_setdefault("web_session_secret", fresh)
+            self._session_secret = stored or fresh
+        return self._session_secret
 
     def __enter__(self) -> Library:
         return self
@@ -299,15 +324,24 @@ class Library(RecommendMixin):
     # -- readers and feedback --------------------------------------------------------------
     def reader(self, name: str | None = None, create: bool = True) -> Reader:
         """The reader called `name` (default "me"), created on first use unless `create` is False."""
-        name = (name or "me").strip()
-        if not name or len(name) > 64:
-            raise PaperatlasError(f"bad reader name {name!r}", "use 1-64 characters")
+        name = self.check_reader_name(name or "me")
         r = self.store.get_reader(name)
         if r is None:
             if not create:
                 raise NotFound(f"no reader {name!r}", "`paperatlas readers` lists them")
             r = self.store.create_reader(name)
         return r
+
+    @staticmethod
+    def check_reader_name(name: str) -> str:
+        """The name, stripped; an error naming the fix for an empty, long or unprintable one."""
+        name = name.strip()
+        if not name or len(name) > 64:
+            raise PaperatlasError(f"bad reader name {name!r}", "use 1-64 characters")
+        if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
+            raise PaperatlasError(f"bad reader name {name!r}: it holds control or invisible characters",
+                                  "use letters, digits, spaces and punctuation")
+        return name
 
     def readers(self) -> list[Reader]:
         return self.store.list_readers()

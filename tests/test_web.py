@@ -168,7 +168,7 @@ def test_star_needs_csrf_token(client: TestClient, web_lib: Library) -> None:
     # a plain form post (no JavaScript) carries the token as a field and is redirected back
     r = client.post(url, data={"on": "0", "csrf": token}, headers={"referer": "http://127.0.0.1/search?q=x"},
                     follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "http://127.0.0.1/search?q=x"
+    assert r.status_code == 303 and r.headers["location"] == "/search?q=x"
     assert web_lib.liked("me") == []
     # never redirect to another site
     r = client.post(url, data={"on": "0", "csrf": token}, headers={"referer": "http://evil.example/"},
@@ -185,7 +185,7 @@ def test_get_cannot_change_anything(client: TestClient, web_lib: Library) -> Non
 
 def test_bearer_token_writes_for_scripts(web_lib: Library) -> None:
     alice = web_lib.reader("alice")
-    with TestClient(create_app(web_lib)) as c:  # a fresh client: no CSRF cookie at all
+    with TestClient(create_app(web_lib), base_url="http://127.0.0.1") as c:  # a fresh client: no CSRF cookie at all
         auth = {"authorization": f"Bearer {alice.token}"}
         r = c.post("/paper/neurips2023/abc123/star", json={"on": True}, headers=auth)
         assert r.status_code == 200 and r.json()["reader"] == "alice"
@@ -225,21 +225,45 @@ def test_tags_saved_list_and_exports(client: TestClient) -> None:
     assert r.json()["tags"] == []
 
 
-def test_reader_switch(client: TestClient, web_lib: Library) -> None:
+def test_sign_in_as_a_new_reader_then_only_the_session_speaks_for_them(client: TestClient, web_lib: Library) -> None:
     token = csrf_of(client)
     r = client.post("/reader", data={"name": "bob", "csrf": token}, follow_redirects=False)
-    assert r.status_code == 303 and "pa_reader=bob" in r.headers["set-cookie"]
+    assert r.status_code == 303 and r.headers["location"] == "/saved"
+    assert "pa_session=" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
     client.post("/paper/xss/1/star", data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
-    assert [p.id for p in web_lib.liked("bob")] == ["xss/1"]
+    assert [p.id for p in web_lib.liked("bob")] == ["xss/1"] and web_lib.liked("me") == []
     soup = BeautifulSoup(client.get("/saved").text, "html.parser")
-    assert soup.select_one("#reader-name")["value"] == "bob"
-    # the page shows bob's API token, which scripts use instead of the CSRF cookie
+    assert "bob" in soup.select_one("header .reader").get_text()
+    # bob's own page shows bob's API token, which scripts use instead of the CSRF cookie
     assert soup.select_one("details.token pre").get_text().endswith(web_lib.reader("bob").token)
+    # signing in again as bob needs bob's token
+    assert client.post("/reader", data={"name": "bob", "csrf": token},
+                       headers={"accept": "application/json"}).status_code == 403
+    ok = client.post("/reader", data={"name": "bob", "token": web_lib.reader("bob").token, "csrf": token},
+                     headers={"accept": "application/json"})
+    assert ok.status_code == 200 and ok.json()["reader"]["name"] == "bob" and "token" not in ok.json()
+
+
+def test_a_reader_name_in_a_cookie_grants_nothing(web_lib: Library) -> None:
+    bob = web_lib.reader("bob")
+    web_lib.set_feedback(bob, ["xss/1"], "like")
+    # a shared server (not bound to loopback): no owner sign-in; a remote client
+    with TestClient(create_app(web_lib), base_url="http://127.0.0.1", cookies={"pa_reader": "bob"}) as c:
+        saved = c.get("/saved.json").json()
+        assert saved["papers"] == [] and saved["reader"] is None
+        assert bob.token not in c.get("/saved").text
+        token = csrf_of(c)
+        r = c.post("/api/feedback", data={"ids": "neurips2023/abc123", "kind": "like", "csrf": token},
+                   headers={"accept": "application/json"})
+        assert r.status_code == 401 and "sign in" in r.json()["error"]
+        forged = c.get("/saved.json", cookies={"pa_session": f"{bob.id}.0000.0000"}).json()
+        assert forged["papers"] == []
+    assert [p.id for p in web_lib.liked("bob")] == ["xss/1"]
 
 
 def test_read_only_refuses_every_write(web_lib: Library) -> None:
     me = web_lib.reader("me")
-    with TestClient(create_app(web_lib, read_only=True)) as c:
+    with TestClient(create_app(web_lib, read_only=True), base_url="http://127.0.0.1") as c:
         token = csrf_of(c)
         for url in ("/paper/xss/1/star", "/paper/xss/1/tags", "/reader", "/api/feedback", "/search"):
             r = c.post(url, data={"on": "1", "tag": "t", "name": "x", "ids": "xss/1"},
@@ -314,7 +338,7 @@ def test_other_modules_can_add_routes_and_nav(web_lib: Library, tmp_path: Path) 
     mod.NAV = [("Hello", "/hello")]  # type: ignore[attr-defined]
     app = create_app(web_lib, modules=[mod], extra_routes=[("/ping", lambda r: json_response({"pong": 1}))],
                      template_dirs=[tmp_path])
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         assert c.get("/hello.json").json() == {"hello": "world"}
         page = c.get("/hello").text
         assert '<p id="hi">hi &lt;b&gt;you&lt;/b&gt;</p>' in page and 'href="/hello"' in page
@@ -355,7 +379,8 @@ def test_browser_tests_skip_or_fail_without_chromium(require: str, outcome: str,
 
 def test_inline_app_for_worker_processes(web_lib: Library) -> None:
     """`serve --workers N` runs views on the event loop; pages, API and writes behave the same."""
-    with TestClient(create_app(web_lib, inline=True)) as c:
+    with TestClient(create_app(web_lib, inline=True, owner_signin=True), base_url="http://127.0.0.1",
+                    client=("127.0.0.1", 1)) as c:
         assert c.get("/search.json", params={"q": "protein"}).json()["hits"][0]["venue"] == "NeurIPS"
         assert c.get("/paper/neurips2023/abc123").status_code == 200
         token = csrf_of(c)

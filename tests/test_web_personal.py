@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup
 from starlette.testclient import TestClient
 
 from paperatlas import Library
-from paperatlas.web import create_app
+from paperatlas.web import auth, create_app
 from paperatlas.web.common import CSRF_COOKIE
 
 
@@ -100,7 +100,7 @@ def test_not_interested_needs_csrf_and_pushes_papers_down(client: TestClient, we
     # undo, and a form post without JavaScript goes back to the page it came from
     r = client.post(url, data={"on": "0", "csrf": h["x-csrf-token"]}, headers={"referer": "http://127.0.0.1/foryou"},
                     follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "http://127.0.0.1/foryou"
+    assert r.status_code == 303 and r.headers["location"] == "/foryou"
     assert client.get("/paper/diffusion/0.json").json()["dismissed"] is False
 
 
@@ -289,7 +289,7 @@ def test_digest_lists_only_unseen_unjudged_papers(client: TestClient, web_lib: L
     client.post("/paper/protein/0/star", data={"on": "1"}, headers=h)
     client.post("/paper/protein/1/dismiss", data={"on": "1"}, headers=h)
     d = client.get("/digest.json", params={"limit": 5}).json()
-    assert d["count"] == 5 and d["feed"] == "/feeds/reader/me.atom"
+    assert d["count"] == 5 and d["feed"].startswith("/feeds/reader/me.atom?key=")
     shown = ids(d["hits"])
     assert not {"protein/0", "protein/1"} & set(shown)
     r = client.post("/digest/seen", data={"ids": ",".join(shown[:3])}, headers=h)
@@ -297,12 +297,15 @@ def test_digest_lists_only_unseen_unjudged_papers(client: TestClient, web_lib: L
     again = ids(client.get("/digest.json", params={"limit": 5}).json()["hits"])
     assert not set(shown[:3]) & set(again)
 
-    feed = client.get("/feeds/reader/me.atom", params={"limit": 5})
+    feed = client.get(d["feed"] + "&limit=5")
     assert feed.status_code == 200 and feed.headers["content-type"].startswith("application/atom+xml")
     root = ET.fromstring(feed.content)
     entries = root.findall(f"{ATOM}entry")
     assert [e.find(f"{ATOM}id").text for e in entries] == [f"urn:paperatlas:paper:{i}" for i in again]
     assert client.get("/feeds/reader/nobody.atom").status_code == 404
+    # a feed is private: without its key (or with another reader's) there is nothing there
+    assert client.get("/feeds/reader/me.atom").status_code == 404
+    assert client.get(d["feed"][:-3] + "abc").status_code == 404
     assert "urn:paperatlas:paper:" in client.get("/digest", params={"format": "atom"}).text
     md = client.get("/digest", params={"format": "markdown", "limit": 2})
     assert md.headers["content-type"].startswith("text/markdown") and md.text.startswith("# paperatlas digest for me")
@@ -310,7 +313,7 @@ def test_digest_lists_only_unseen_unjudged_papers(client: TestClient, web_lib: L
     assert client.get("/digest.json", params={"since": "last week"}).status_code == 400
     soup = BeautifulSoup(client.get("/digest", params={"limit": 5}).text, "html.parser")
     assert len(soup.select(".paper-item")) == 5
-    assert soup.select_one('link[rel=alternate][type="application/atom+xml"]')["href"] == "/feeds/reader/me.atom"
+    assert soup.select_one('link[rel=alternate][type="application/atom+xml"]')["href"] == d["feed"]
     assert soup.select_one("form.mark-seen input[name=ids]")["value"] == ",".join(again)
 
 
@@ -321,7 +324,8 @@ def test_saved_search_feed(client: TestClient, web_lib: Library) -> None:
     assert fields["q"] == "graph" and fields["mode"] == "keyword" and fields["csrf"]
     h = csrf_of(client)
     saved = client.post("/searches", data={"q": "graph", "mode": "keyword"}, headers=h).json()
-    assert saved["name"] == "graph · keyword" and saved["feed"] == f"/feeds/search/{saved['id']}.atom"
+    assert saved["name"] == "graph · keyword" and saved["feed"].startswith(f"/feeds/search/{saved['id']}.atom?key=")
+    assert client.get(f"/feeds/search/{saved['id']}.atom").status_code == 404  # the key is the feed's secret
     assert client.post("/searches", data={"q": "graph", "mode": "keyword"}, headers=h).json()["id"] == saved["id"]
     client.post("/paper/graph/0/star", data={"on": "1"}, headers=h)
     feed = ET.fromstring(client.get(saved["feed"]).content)
@@ -341,7 +345,8 @@ def test_saved_search_feed(client: TestClient, web_lib: Library) -> None:
 # -- read-only, reader switch, API docs --------------------------------------------------------------
 def test_read_only_refuses_every_personal_write(web_lib: Library) -> None:
     web_lib.set_feedback("me", ["protein/0"], "like")
-    with TestClient(create_app(web_lib, read_only=True), base_url="http://127.0.0.1") as c:
+    with TestClient(create_app(web_lib, read_only=True, owner_signin=True),
+                    base_url="http://127.0.0.1", client=("127.0.0.1", 1)) as c:
         h = csrf_of(c)
         for url, data in [("/paper/protein/1/dismiss", {}), ("/profile/edit", {"add_phrase": "x"}),
                           ("/triage", {"winner": "protein/1", "loser": "protein/2"}), ("/digest/seen", {"ids": "x"}),
@@ -354,7 +359,7 @@ def test_read_only_refuses_every_personal_write(web_lib: Library) -> None:
             soup = BeautifulSoup(r.text, "html.parser")
             assert not soup.select("main form[method=post]"), path  # no write buttons to press
         assert c.get("/foryou.json").json()["likes"] == 1
-        assert c.get("/feeds/reader/me.atom").status_code == 200
+        assert c.get(c.get("/digest.json").json()["feed"]).status_code == 200
 
 
 def test_new_readers_come_from_the_reader_switch(client: TestClient, web_lib: Library) -> None:
@@ -382,6 +387,7 @@ def test_nav_and_openapi_list_the_personal_pages(client: TestClient) -> None:
 
 def test_feed_of_a_reader_whose_name_has_a_slash(client: TestClient, web_lib: Library) -> None:
     web_lib.set_feedback("lab/ana", ["graph/0"], "like")
-    r = client.get("/feeds/reader/lab%2Fana.atom")
+    key = auth.feed_key(web_lib, "reader", web_lib.reader("lab/ana"))
+    r = client.get(f"/feeds/reader/lab%2Fana.atom?key={key}")
     assert r.status_code == 200 and "paperatlas digest for lab/ana" in r.text
     assert "urn:paperatlas:paper:graph/0<" not in r.text  # liked: never in the feed

@@ -51,7 +51,8 @@ def current_profile(lib: Any, r: Reader, corpus: Corpus, sig: Signals) -> dict[s
     """The reader's profile, brought up to date with their likes (and saved when it changed)."""
     prof, changed = interests.sync(sig.profile, corpus, sig.likes)
     if changed:
-        lib.store.set_reader_fields(r.id, profile=prof)
+        if not getattr(lib, "read_only", False):  # a read-only server computes it but writes nothing
+            lib.store.set_reader_fields(r.id, profile=prof)
         r.profile = prof
     return prof
 

@@ -76,6 +76,24 @@ def readers_add(ctx: click.Context, name: str) -> None:
     click.echo(f"added reader {r.name}; API token: {r.token}")
 
 
+@readers.command("token")
+@click.argument("name")
+@click.option("--reset", is_flag=True, help="Make a new token: the old one, its web sessions and feed URLs stop working.")
+@click.pass_context
+@handle_errors
+def readers_token(ctx: click.Context, name: str, reset: bool) -> None:
+    """Print a reader's secret token: it signs them in on the web (/signin) and scripts send it
+    as `Authorization: Bearer TOKEN`.
+
+    Example:
+
+        paperatlas readers token alice
+    """
+    lib = get_library(ctx)
+    r = lib.reader(name, create=False)
+    click.echo(lib.store.reset_token(r.id) if reset else r.token)
+
+
 def _feedback(kind: str, label: str) -> Any:
     @click.argument("paper_ids", nargs=-1, required=True)
     @reader_option

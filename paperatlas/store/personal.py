@@ -85,6 +85,13 @@ class PersonalStore:
             if profile is not None:
                 c.execute("UPDATE readers SET profile=? WHERE id=?", (json.dumps(profile, ensure_ascii=False), reader_id))
 
+    def reset_token(self: _HasConn, reader_id: int) -> str:
+        """A new secret token for the reader: the old one, its sessions and feed URLs stop working."""
+        token = secrets.token_urlsafe(24)
+        with self.transaction() as c:
+            c.execute("UPDATE readers SET token=? WHERE id=?", (token, reader_id))
+        return token
+
     # -- feedback ----------------------------------------------------------------------
     def set_feedback(self: _HasConn, reader_id: int, paper_ids: list[str], kind: str, on: bool = True,
                      at: str | None = None) -> None:

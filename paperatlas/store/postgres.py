@@ -203,7 +203,16 @@ class PostgresStore(SQLiteStore):
                 "check that PostgreSQL runs at that host and port, and that the user and database exist "
                 "(createdb NAME), or pass a SQLite file path to --db",
             ) from None
+        if self.read_only:
+            raw.execute("SET default_transaction_read_only = on")
         return _Connection(raw, self._keys)
+
+    def set_read_only(self) -> None:
+        """Every later statement runs in a read-only transaction (`serve --read-only`)."""
+        self.read_only = True
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.raw.execute("SET default_transaction_read_only = on")
 
     def close(self) -> None:
         c = getattr(self._local, "conn", None)

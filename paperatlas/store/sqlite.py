@@ -7,6 +7,7 @@ ingest writes; each batch is one transaction, so a crash leaves whole batches.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -111,6 +112,8 @@ class SQLiteStore(PersonalStore, TopicStore):
             c.execute("PRAGMA synchronous=NORMAL")
             c.execute("PRAGMA busy_timeout=30000")
             c.execute("PRAGMA foreign_keys=ON")
+            if self.read_only:
+                c.execute("PRAGMA query_only=ON")
         except sqlite3.DatabaseError as e:
             raise PaperatlasError(
                 f"{self.path} is not a paperatlas library ({e})",
@@ -164,6 +167,26 @@ class SQLiteStore(PersonalStore, TopicStore):
 
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def meta_setdefault(self, key: str, value: str) -> str:
+        """The stored value of `key`; `value` is stored first when there is none (race-free)."""
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value))
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0])
+
+    # -- read-only serving -------------------------------------------------------------
+    read_only = False
+
+    def set_read_only(self) -> None:
+        """Refuse every write from now on, on every connection (`serve --read-only`).
+
+        SQLite's query_only makes any INSERT/UPDATE/DELETE fail, so a code path that would
+        write (a profile refresh, a cache) fails loudly instead of changing the file; derived
+        indexes go to the cache folder instead of beside the library."""
+        self.read_only = True
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.execute("PRAGMA query_only=ON")
 
     # -- ingest support --------------------------------------------------------------
     def record_hashes(self) -> dict[str, str]:
@@ -419,7 +442,15 @@ class SQLiteStore(PersonalStore, TopicStore):
     @property
     def index_root(self) -> Path | None:
         """Where this host keeps the library's derived indexes (None: in memory only)."""
-        return None if self.path == ":memory:" else Path(self.path + ".index")
+        if self.path == ":memory:":
+            return None
+        if self.read_only:  # nothing may appear beside a library served read-only
+            from ..embed.quantize import cache_dir
+
+            real = Path(self.path).expanduser().resolve()
+            digest = hashlib.sha256(str(real).encode()).hexdigest()[:16]
+            return cache_dir() / "read-only" / f"{real.name}-{digest}"
+        return Path(self.path + ".index")
 
     # -- whole tables, for `paperatlas copy` -------------------------------------------------
     def table_names(self) -> list[str]:

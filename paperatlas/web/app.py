@@ -35,6 +35,7 @@ from .. import i18n
 from ..library import Library
 from ..search.query import parse
 from ..search.snippets import highlight
+from . import auth
 from .common import (
     CSRF_COOKIE,
     Endpoint,
@@ -55,6 +56,7 @@ ROUTE_MODULES: list[str] = ["paperatlas.web.views", "paperatlas.web.personal", "
 
 MAX_BODY = 64 * 1024  # bytes of a POST body: forms and small JSON, never uploads
 MAX_URL = 4096  # characters of path + query string
+MAX_HEADERS = 32 * 1024  # bytes of all request headers together (browsers send a few KB)
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 CSP = (
@@ -74,20 +76,35 @@ class _BodyTooLarge(Exception):
 
 
 class Guard:
-    """Size limits (413/414), read-only mode (403 for every write), the CSRF cookie and
-    security headers, applied before any view runs."""
+    """Applied before any view runs: size limits (413/414/431), the Host allow-list (400: DNS
+    rebinding), read-only mode and cross-site writes (403), the CSRF cookie, security headers,
+    and whether the local owner may be signed in without a session (see auth.py)."""
 
-    def __init__(self, app: ASGIApp, read_only: bool = False, max_body: int = MAX_BODY, max_url: int = MAX_URL):
+    def __init__(self, app: ASGIApp, read_only: bool = False, max_body: int = MAX_BODY, max_url: int = MAX_URL,
+                 allowed_hosts: Sequence[str] = (), owner_signin: bool = False):
         self.app = app
         self.read_only = read_only
         self.max_body = max_body
         self.max_url = max_url
+        self.hosts = auth.HostCheck(allowed_hosts)
+        self.owner_signin = owner_signin
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         request = Request(scope)
+        scope["pa.owner_signin"] = self.owner_signin
+        if sum(len(k) + len(v) for k, v in scope.get("headers", [])) > MAX_HEADERS:
+            await self._fail(scope, receive, send, 431, f"the request headers are larger than {MAX_HEADERS} bytes",
+                             "send fewer or smaller cookies and headers")
+            return
+        host = request.headers.get("host")
+        if not self.hosts.allows(host):
+            await self._fail(scope, receive, send, 400, f"this server does not answer to the host name {host!r}",
+                             "open it by an address it serves (127.0.0.1 or localhost), or restart `paperatlas "
+                             "serve` with --allowed-host NAME for the name you use")
+            return
         raw_path = scope.get("raw_path") or scope["path"].encode()
         if len(raw_path) + len(scope.get("query_string", b"")) > self.max_url:
             await self._fail(scope, receive, send, 414, f"the URL is longer than {self.max_url} characters",
@@ -101,6 +118,10 @@ class Guard:
         if self.read_only and scope["method"] not in SAFE_METHODS:
             await self._fail(scope, receive, send, 403, "this server is read-only",
                              "restart `paperatlas serve` without --read-only to change anything")
+            return
+        if scope["method"] not in SAFE_METHODS and _cross_site(request):
+            await self._fail(scope, receive, send, 403, "a write from another site is refused",
+                             "make changes from this site's own pages; scripts send no Origin header")
             return
 
         cookie = request.cookies.get(CSRF_COOKIE, "")
@@ -189,6 +210,23 @@ class Language:
 
         with i18n.language(lang):
             await self.app(scope, receive, send_with_language)
+
+
+def _cross_site(request: Request) -> bool:
+    """A browser write sent by another site's page (defence in depth beside the CSRF token)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site.lower() not in ("same-origin", "none"):
+        return True
+    origin = request.headers.get("origin")
+    if origin is None:
+        return False
+    if origin == "null":
+        return True  # sandboxed frames and file:// pages
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return True
+    return parts.scheme not in ("http", "https") or parts.netloc.lower() != request.headers.get("host", "").lower()
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -295,6 +333,8 @@ def create_app(
     max_body: int = MAX_BODY,
     max_url: int = MAX_URL,
     inline: bool = False,
+    allowed_hosts: Sequence[str] = (),
+    owner_signin: bool = False,
 ) -> Starlette:
     """The web UI and HTTP API over `library`.
 
@@ -308,6 +348,9 @@ def create_app(
         max_url: longest path + query string (414 above).
         inline: run sync views on the event loop instead of a thread pool; for one-process-
             per-core serving (`serve --workers N`), where thread hand-offs only cost CPU.
+        allowed_hosts: Host names served besides loopback names and IP addresses ("*": any).
+        owner_signin: sign in requests from this machine as the owner (reader "me", or the only
+            reader) without a session; for a server bound to loopback only (docs/security.md).
 
     Example:
         >>> app = create_app(Library("demo.db"))  # doctest: +SKIP
@@ -337,9 +380,12 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Language),
-                    Middleware(Guard, read_only=read_only, max_body=max_body, max_url=max_url)],
+                    Middleware(Guard, read_only=read_only, max_body=max_body, max_url=max_url,
+                               allowed_hosts=allowed_hosts, owner_signin=owner_signin)],
         exception_handlers=handlers,
     )
+    if read_only:
+        library.set_read_only()
     app.state.web = Web(
         library=library,
         env=make_env(template_dirs),

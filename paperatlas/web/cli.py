@@ -39,7 +39,9 @@ def app_from_env() -> Any:
 
     tune_for_serving()
     library = Library(os.environ["PAPERATLAS_SERVE_DB"])
-    app = create_app(library, read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1", inline=True)
+    hosts = [h for h in os.environ.get("PAPERATLAS_SERVE_HOSTS", "").split(",") if h]
+    app = create_app(library, read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1", inline=True,
+                     allowed_hosts=hosts, owner_signin=os.environ.get("PAPERATLAS_SERVE_OWNER") == "1")
     warm(library)
     return app
 
@@ -83,9 +85,11 @@ def _announce(library: Library, host: str, port: int, read_only: bool, workers: 
     procs = f", {workers} processes" if workers > 1 else ""
     click.echo(f"paperatlas: serving {redact(library.path)} ({library.count()} papers){mode}{procs} at "
                f"http://{shown}:{port}/  (Ctrl+C to stop)")
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo("warning: listening beyond this machine; anyone who can reach it can read the library"
-                   + ("" if read_only else " and change stars and tags (add --read-only)"), err=True)
+    if not is_loopback_host(host):
+        click.echo("warning: listening beyond this machine; anyone who can reach it can read the papers"
+                   + ("" if read_only else " and create readers (add --read-only to refuse every change)")
+                   + ". Readers sign in with their token (`paperatlas readers token NAME`); host names other "
+                   "than IP addresses need --allowed-host NAME.", err=True)
     sys.stdout.flush()
 
 
@@ -168,12 +172,26 @@ def _port_fix(port: int) -> str:
     return f"pick another port: --port {port + 1} (--port 0: any free port)"
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether `serve --host` binds to this machine only (the owner may then skip sign-in)."""
+    import ipaddress
+
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def run_serve(library: Library, host: str, port: int, read_only: bool, get_path: str | None,
-              token: str | None = None, workers: int = 1) -> int:
+              token: str | None = None, workers: int = 1, allowed_hosts: tuple[str, ...] = ()) -> int:
     """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not."""
     from .app import create_app, request_once, warm
 
-    app = create_app(library, read_only=read_only)
+    # --get runs in this process for the person at this terminal: they are the owner
+    owner = get_path is not None or is_loopback_host(host)
+    app = create_app(library, read_only=read_only, allowed_hosts=allowed_hosts, owner_signin=owner)
     if get_path is not None:
         headers = [("authorization", f"Bearer {token}")] if token else []
         status, _, body = request_once(app, get_path, headers=headers)
@@ -211,6 +229,8 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
         os.environ["PAPERATLAS_SERVE_DB"] = (library.path if is_postgres_url(library.path)
                                              else str(Path(library.path).resolve()))
         os.environ["PAPERATLAS_SERVE_READ_ONLY"] = "1" if read_only else "0"
+        os.environ["PAPERATLAS_SERVE_HOSTS"] = ",".join(allowed_hosts)
+        os.environ["PAPERATLAS_SERVE_OWNER"] = "1" if owner else "0"
     if reuse_port:
         # this socket only holds the port: it never listens, so the kernel gives it no connections
         try:

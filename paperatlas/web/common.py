@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from jinja2 import Environment
 from starlette.requests import Request
@@ -26,12 +26,14 @@ from ..i18n import N_, gettext
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
 from ..store.personal import Reader
+from . import auth
 
 CSRF_COOKIE = "pa_csrf"
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf"
-READER_COOKIE = "pa_reader"
+LEGACY_READER_COOKIE = "pa_reader"  # named the reader before sign-in existed; now only cleared
 DEFAULT_READER = "me"
+INT_LIMIT = 2**53  # larger integers are no year, page or count; SQLite would overflow at 2**63
 
 
 class HTTPError(PaperatlasError):
@@ -71,6 +73,9 @@ class Param:
             except ValueError:
                 raise HTTPError(400, f"parameter {self.name!r} must be a whole number, not {raw!r}",
                                 f"e.g. {self.name}={self.default or 1}") from None
+            if not -INT_LIMIT <= v <= INT_LIMIT:
+                raise HTTPError(400, f"parameter {self.name!r} is out of range ({raw[:20]}...)",
+                                f"use a number between {-INT_LIMIT} and {INT_LIMIT}")
             if self.minimum is not None and v < self.minimum:
                 v = self.minimum
             if self.maximum is not None and v > self.maximum:
@@ -91,6 +96,8 @@ class Param:
 
     def schema(self) -> dict[str, Any]:
         s: dict[str, Any] = {"type": {int: "integer", bool: "boolean"}.get(self.type, "string")}
+        if self.type is int:  # what parse() refuses with a 400, the document says too
+            s["minimum"], s["maximum"] = -INT_LIMIT, INT_LIMIT
         if self.choices:
             s["enum"] = list(self.choices)
         if self.default is not None:
@@ -215,25 +222,55 @@ def _token_reader(request: Request) -> Reader | None:
     return request.scope["pa.bearer_reader"]  # type: ignore[no-any-return]
 
 
-def reader_name(request: Request) -> str:
-    r = _token_reader(request)
-    if r is not None:
-        return str(r.name)
-    name = (request.cookies.get(READER_COOKIE) or DEFAULT_READER).strip()
-    return name if 0 < len(name) <= 64 else DEFAULT_READER
+def is_owner_request(request: Request) -> bool:
+    """A request the local owner makes: the server is bound to loopback and so is the client."""
+    return bool(request.scope.get("pa.owner_signin")) and auth.client_is_loopback(request)
 
 
-def current_reader(request: Request, create: bool = False) -> Reader | None:
-    """The reader this browser (cookie) or script (bearer token) acts as.
-
-    Pages only read, so they do not create the reader (None until its first write)."""
+def signed_in_reader(request: Request) -> Reader | None:
+    """The reader of a bearer token or a valid session cookie (never of a bare name)."""
     r = _token_reader(request)
     if r is not None:
         return r
-    try:
-        return lib(request).reader(reader_name(request), create=create)
-    except NotFound:
-        return None
+    if "pa.session_reader" not in request.scope:
+        value = request.cookies.get(auth.SESSION_COOKIE, "")
+        request.scope["pa.session_reader"] = auth.session_reader(lib(request), value) if value else None
+    return request.scope["pa.session_reader"]  # type: ignore[no-any-return]
+
+
+def reader_name(request: Request) -> str:
+    """The name shown for this visitor: their reader, the owner's, or "" (not signed in)."""
+    r = current_reader(request)
+    if r is not None:
+        return str(r.name)
+    if is_owner_request(request):
+        return auth.owner_name(lib(request)) or ""
+    return ""
+
+
+def current_reader(request: Request, create: bool = False) -> Reader | None:
+    """The reader this request speaks for: a bearer token, a signed session cookie, or (only on a
+    loopback server, from this machine) the owner. None for a visitor who has not signed in.
+
+    Pages only read, so they do not create the reader (None until its first write); with
+    `create`, the owner's reader is made on their first write, and anyone else gets a 401."""
+    r = signed_in_reader(request)
+    if r is not None:
+        return r
+    L = lib(request)
+    if is_owner_request(request):
+        owner = auth.owner_reader(L)
+        if owner is None and create:
+            name = auth.owner_name(L)
+            if name is not None:
+                return L.reader(name)
+        if owner is not None or not create:
+            return owner
+    if create:
+        raise HTTPError(401, "sign in first: changes are saved for a reader",
+                        "sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
+                        "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`")
+    return None
 
 
 def csrf_token(request: Request) -> str:
@@ -306,6 +343,7 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
     ctx.update(
         request=request,
         reader=reader_name(request),
+        signed_in=signed_in_reader(request) is not None,
         readers=[r.name for r in w.library.readers()] if not w.read_only else [],
         read_only=w.read_only,
         csrf=csrf_token(request),
@@ -343,10 +381,24 @@ def done(request: Request, data: dict[str, Any], fallback: str) -> Response:
     """Answer a write: JSON for scripts and fetch(), else back to the page it came from."""
     if wants_json(request):
         return json_response(data)
-    back = request.headers.get("referer", "")
+    return RedirectResponse(same_site_path(request, request.headers.get("referer", "")) or fallback,
+                            status_code=303)
+
+
+def same_site_path(request: Request, url: str) -> str:
+    """The path (and query) of `url` when it is an http(s) URL of this very site, else "".
+    Redirects go to a path, never to a whole URL: no open redirect, no other scheme."""
+    if not url or len(url) > 4096:
+        return ""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
     host = request.headers.get("host", "")
-    # only redirect back to this site (never an open redirect)
-    if back and host and back.split("/")[2:3] == [host]:
-        return RedirectResponse(back, status_code=303)
-    return RedirectResponse(fallback, status_code=303)
+    if parts.scheme not in ("http", "https") or not host or parts.netloc.lower() != host.lower():
+        return ""
+    path = parts.path if parts.path.startswith("/") and not parts.path.startswith("//") else "/"
+    if any(ord(ch) < 32 or ch == "\\" for ch in path + parts.query):
+        return ""
+    return path + ("?" + parts.query if parts.query else "")
 

@@ -24,6 +24,7 @@ from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
 from ..recommend.groups import METHODS as GROUP_METHODS
 from ..recommend.triage import NEITHER
 from ..store.personal import Reader
+from . import auth
 from .common import (
     FILTER_PARAMS,
     PAGING_PARAMS,
@@ -109,13 +110,24 @@ def _recs(request: Request, r: Reader, limit: int, method: str = DEFAULT_RECOMME
     return lib(request).recommend(r, limit, method, offset, **filters)
 
 
-def _lang_suffix() -> str:
+def _lang_suffix(first: bool = True) -> str:
     """Feed readers send no cookie: a feed URL shown on a Chinese page asks for Chinese itself."""
-    return "" if i18n.current() == i18n.DEFAULT else f"?lang={i18n.current()}"
+    if i18n.current() == i18n.DEFAULT:
+        return ""
+    return ("?" if first else "&") + f"lang={i18n.current()}"
 
 
-def _feed_url(name: str) -> str:
-    return f"/feeds/reader/{quote(name, safe='')}.atom" + _lang_suffix()
+def _feed_url(request: Request, r: Reader) -> str:
+    """The reader's feed URL, with the key that stands in for sign-in ("" before the reader exists)."""
+    if not r.id:
+        return ""
+    key = auth.feed_key(lib(request), "reader", r)
+    return f"/feeds/reader/{quote(r.name, safe='')}.atom?key={key}" + _lang_suffix(first=False)
+
+
+def _search_feed_url(request: Request, r: Reader, sid: Any) -> str:
+    key = auth.feed_key(lib(request), "search", r, sid)
+    return f"/feeds/search/{sid}.atom?key={key}" + _lang_suffix(first=False)
 
 
 # -- for you ---------------------------------------------------------------------------------
@@ -339,8 +351,7 @@ DIGEST_FILES = {"markdown": "text/markdown; charset=utf-8", "html": "text/html; 
 def _searches(request: Request, r: Reader) -> list[dict[str, Any]]:
     if not r.id:
         return []
-    return [{**s, "feed": f"/feeds/search/{s['id']}.atom" + _lang_suffix()}
-            for s in lib(request).store.saved_searches(r.id)]
+    return [{**s, "feed": _search_feed_url(request, r, s["id"])} for s in lib(request).store.saved_searches(r.id)]
 
 
 def digest(request: Request) -> Response:
@@ -348,9 +359,10 @@ def digest(request: Request) -> Response:
     since = _since(a["since"])
     r = _viewer(request)
     L = lib(request)
-    feed = _feed_url(r.name)
+    feed = _feed_url(request, r)
     if a["format"]:
-        body = L.digest(r, since, a["limit"], a["format"], link=str(request.base_url).rstrip("/") + feed)
+        body = L.digest(r, since, a["limit"], a["format"],
+                        link=str(request.base_url).rstrip("/") + (feed or "/digest"))
         ext = "md" if a["format"] == "markdown" else a["format"]
         return Response(body, media_type=DIGEST_FILES[a["format"]],
                         headers={"content-disposition": f'inline; filename="digest.{ext}"'})
@@ -377,13 +389,22 @@ async def mark_seen(request: Request) -> Response:
     return done(request, {"reader": r.name, "seen": len(ids)}, "/digest")
 
 
-FEED_PARAMS = [Param("limit", int, 20, "how many entries", minimum=1, maximum=100)]
+FEED_PARAMS = [
+    Param("limit", int, 20, "how many entries", minimum=1, maximum=100),
+    Param("key", str, None, "the feed's key, as in the URL the Digest page gives (feeds are private)",
+          max_length=64),
+]
+NO_FEED = "copy the feed's URL, key included, from the reader's Digest page"
 
 
 def reader_feed(request: Request) -> Response:
     a = query(request, FEED_PARAMS)
     L = lib(request)
-    r = L.reader(request.path_params["name"], create=False)  # a feed URL never creates a reader
+    name = request.path_params["name"]
+    r = L.store.get_reader(name)  # a feed URL never creates a reader
+    # one answer for "no such reader" and "wrong key": a feed URL reveals nothing without its key
+    if r is None or not auth.check_feed_key(L, "reader", r, a["key"] or ""):
+        raise NotFound(f"no feed for reader {name!r} with this key", NO_FEED)
     return Response(L.digest(r, None, a["limit"], "atom", link=str(request.url)), media_type=ATOM)
 
 
@@ -393,8 +414,8 @@ def search_feed(request: Request) -> Response:
     sid = request.path_params["search_id"]
     # the feed URL carries only the id, so find its owner (readers are few; no SQL here)
     owner = next((r for r in L.readers() if any(s["id"] == sid for s in L.store.saved_searches(r.id))), None)
-    if owner is None:
-        raise NotFound(f"no saved search {sid}", "save a search from the search page; the Digest page lists them")
+    if owner is None or not auth.check_feed_key(L, "search", owner, a["key"] or "", sid):
+        raise NotFound(f"no saved search {sid} with this key", NO_FEED)
     return Response(L.saved_search_feed(owner, sid, a["limit"], link=str(request.url)), media_type=ATOM)
 
 
@@ -423,7 +444,7 @@ async def save_search(request: Request) -> Response:
         sid = same["id"]
     else:
         sid = store.save_search(r.id, name, a["q"], params)
-    out = {"id": sid, "name": name, "query": a["q"], "params": params, "feed": f"/feeds/search/{sid}.atom"}
+    out = {"id": sid, "name": name, "query": a["q"], "params": params, "feed": _search_feed_url(request, r, sid)}
     if wants_json(request):
         return json_response(out)
     return RedirectResponse("/digest#searches", status_code=303)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import json
 from typing import Any
 
@@ -13,17 +14,19 @@ from ..errors import PaperatlasError
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Paper
 from ..search.engine import MODES
-from ..store.personal import FEEDBACK_KINDS
+from ..store.personal import FEEDBACK_KINDS, Reader
 from ..store.sqlite import SORTABLE
+from . import auth
 from .common import (
     FILTER_PARAMS,
     PAGING_PARAMS,
-    READER_COOKIE,
+    LEGACY_READER_COOKIE,
     Endpoint,
     HTTPError,
     Param,
     check_write,
     current_reader,
+    is_owner_request,
     done,
     json_response,
     lib,
@@ -303,17 +306,56 @@ async def feedback(request: Request) -> Response:
     return json_response({"reader": r.name if r else None, "kind": kind, "on": on, "ids": ids})
 
 
-READER_PARAMS = [Param("name", str, None, "the reader to act as (created on first use)", required=True,
-                       max_length=64, where="form")]
+SIGNIN_PARAMS = [
+    Param("name", str, None, "the reader's name (a new name creates that reader)", required=True, max_length=64,
+          where="form"),
+    Param("token", str, None, "the reader's secret token (`paperatlas readers token NAME`); not needed to "
+          "create a new reader", max_length=200, where="form"),
+]
 
 
-async def switch_reader(request: Request) -> Response:
-    data = await check_write(request)
-    name = READER_PARAMS[0].parse((data.get("name") or "").strip())
-    r = lib(request).reader(name)
-    resp = done(request, {"reader": r.public()}, "/saved")
-    resp.set_cookie(READER_COOKIE, r.name, max_age=10 * 365 * 86400, path="/", httponly=True, samesite="strict")
+def _session_response(request: Request, r: Reader, resp: Response) -> Response:
+    resp.set_cookie(auth.SESSION_COOKIE, auth.session_value(lib(request), r), max_age=auth.SESSION_MAX_AGE,
+                    path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+    resp.delete_cookie(LEGACY_READER_COOKIE, path="/")
     return resp
+
+
+async def sign_in(request: Request) -> Response:
+    """Sign in as a reader with their token, or create a new reader (and sign in as them)."""
+    data = await check_write(request)
+    L = lib(request)
+    try:
+        name = L.check_reader_name(SIGNIN_PARAMS[0].parse(data.get("name")))
+    except PaperatlasError as e:
+        raise HTTPError(400, e.message, e.fix) from None
+    token = SIGNIN_PARAMS[1].parse(data.get("token")) or ""
+    r = L.store.get_reader(name)
+    created = False
+    if r is None:
+        r, created = L.reader(name), True
+    elif not (token and hmac.compare_digest(r.token.encode(), token.strip().encode())):
+        owner = auth.owner_reader(L) if is_owner_request(request) else None
+        if owner is None or owner.id != r.id:
+            raise HTTPError(403, f"wrong or missing token for reader {name!r}",
+                            f"`paperatlas readers token {name}` prints it (run it where the library is); "
+                            "or choose a new name to create a new reader")
+    out = {"reader": r.public(), "created": created}
+    if created:
+        out["token"] = r.token  # shown once, to the one who made it (it is also on their Saved page)
+    return _session_response(request, r, done(request, out, "/saved" if created else "/"))
+
+
+async def sign_out(request: Request) -> Response:
+    await check_write(request)
+    resp = done(request, {"signed_out": True}, "/")
+    resp.delete_cookie(auth.SESSION_COOKIE, path="/")
+    resp.delete_cookie(LEGACY_READER_COOKIE, path="/")
+    return resp
+
+
+def signin_page(request: Request) -> Response:
+    return render(request, "signin.html")
 
 
 # -- saved ---------------------------------------------------------------------------------
@@ -436,8 +478,11 @@ ENDPOINTS = [
              response={"type": "string"}),
     Endpoint("/api/feedback", feedback, methods=("POST",), params=FEEDBACK_PARAMS, writes=True, tags=["saved"],
              summary="Set or clear like / dislike / seen on many papers at once (for scripts)."),
-    Endpoint("/reader", switch_reader, methods=("POST",), params=READER_PARAMS, writes=True, tags=["readers"],
-             summary="Act as another reader (sets a cookie; creates the reader on first use)."),
+    Endpoint("/reader", sign_in, methods=("POST",), params=SIGNIN_PARAMS, writes=True, tags=["readers"],
+             summary="Sign in as a reader with their token (a signed session cookie), or create a new reader."),
+    Endpoint("/signout", sign_out, methods=("POST",), writes=True, tags=["readers"],
+             summary="Sign out (forget the session cookie)."),
+    Endpoint("/signin", signin_page, tags=["readers"], summary="The sign-in page (HTML)."),
     Endpoint("/stats", stats, json_twin=True, tags=["meta"],
              summary="Counts per venue and year, the embedding model and index size."),
     Endpoint("/healthz", healthz, api_only=True, tags=["meta"], summary="Liveness check; touches nothing.",
