@@ -19,12 +19,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def become(page, name: str) -> None:  # type: ignore[no-untyped-def]
-    """Switch to (and so create) a reader with the header's reader box, as a person would."""
+    """Create a reader and sign in as them from the header's sign-in link, as a person would."""
     page.goto("/foryou")
-    page.locator("#reader-name").fill(name)
-    page.locator("form.reader button").click()
+    page.locator("header .reader a").click()  # "switch" (the owner) or "sign in"
+    page.locator('form.signin input[name="name"]').fill(name)
+    page.locator("form.signin button").click()
     page.wait_for_load_state()
-    expect(page.locator("#reader-name")).to_have_value(name)
+    expect(page.locator("header .reader b")).to_have_text(name)
 
 
 def like(page, *paper_ids: str) -> None:  # type: ignore[no-untyped-def]
