@@ -287,6 +287,8 @@ class Library(RecommendMixin):
 
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:
+        if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
+            raise PaperatlasError(f"year {year} is out of range", "use a year such as 2024")
         return self.store.filter_ids(venue, year, status)
 
     def search(

@@ -1,0 +1,200 @@
+"""Issue 16, the web side, against a real `paperatlas serve` on loopback: reader isolation,
+Host and Origin checks, size limits, read-only serving that writes nothing, parameters that
+once made 500s, and redirects that never leave the site."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from paperatlas.bench.http import start_server, stop_server
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))
+ENV = {**os.environ, "PAPERATLAS_EMBEDDER": "hashing"}
+
+
+def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), *args], capture_output=True,
+                          text=True, env=ENV, timeout=300, check=True)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A library of the examples with readers alice and bob, made as the issue made them: by `like`."""
+    db = tmp_path_factory.mktemp("trust") / "lib.db"
+    cli(db, "ingest", *EXAMPLES)
+    ids = [p["id"] for p in json.loads(cli(db, "list", "--json", "--limit", "6").stdout)]
+    cli(db, "like", ids[0], ids[1], "--reader", "alice")
+    cli(db, "like", ids[2], ids[3], "--reader", "bob")
+    return db, ids
+
+
+@pytest.fixture(scope="module")
+def server(library: tuple[Path, list[str]]) -> Iterator[str]:
+    proc, port = start_server(str(library[0]), env=ENV, cwd=str(ROOT), timeout=90)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+def token(db: Path, name: str) -> str:
+    return cli(db, "readers", "token", name).stdout.strip()
+
+
+def csrf(c: httpx.Client) -> str:
+    c.get("/")
+    return c.cookies.get("pa_csrf") or ""
+
+
+def test_a_reader_cookie_alone_gets_nothing_of_theirs(server: str, library: tuple[Path, list[str]]) -> None:
+    db, ids = library
+    bob = token(db, "bob")
+    with httpx.Client(base_url=server, cookies={"pa_reader": "bob"}) as c:
+        saved = c.get("/saved.json").json()
+        assert not {p["id"] for p in saved["papers"]} & {ids[2], ids[3]}  # none of bob's likes
+        assert bob not in c.get("/saved").text  # nor bob's token
+        r = c.post("/api/feedback", data={"ids": ids[4], "kind": "like", "csrf": csrf(c)},
+                   headers={"accept": "application/json"})
+        assert r.status_code in (200, 401)  # the owner (this machine) may like, but never as bob
+    likes = json.loads(cli(db, "export", "--reader", "bob", "--format", "json").stdout)
+    assert sorted(p["id"] for p in likes) == sorted([ids[2], ids[3]])
+    # bob's feed is private: the bare URL answers 404, the keyed one (from bob's own digest) works
+    assert httpx.get(f"{server}/feeds/reader/bob.atom").status_code == 404
+    feed = httpx.get(f"{server}/digest.json", headers={"authorization": f"Bearer {bob}"}).json()["feed"]
+    assert "key=" in feed and httpx.get(server + feed).status_code == 200
+
+
+def test_sign_in_with_the_token_and_only_then(server: str, library: tuple[Path, list[str]]) -> None:
+    db, ids = library
+    with httpx.Client(base_url=server) as c:
+        t = csrf(c)
+        wrong = c.post("/reader", data={"name": "alice", "token": "guess", "csrf": t},
+                       headers={"accept": "application/json"})
+        assert wrong.status_code == 403 and "readers token alice" in wrong.json()["fix"]
+        ok = c.post("/reader", data={"name": "alice", "token": token(db, "alice"), "csrf": t},
+                    headers={"accept": "application/json"})
+        assert ok.status_code == 200 and "pa_session" in c.cookies
+        assert {p["id"] for p in c.get("/saved.json").json()["papers"]} == {ids[0], ids[1]}
+        # a reader named in Chinese is fine; control characters are refused before anything is created
+        zh = c.post("/reader", data={"name": "日本", "csrf": t}, headers={"accept": "application/json"})
+        assert zh.status_code == 200 and zh.json()["reader"]["name"] == "日本"
+        assert c.get("/saved.json").json()["reader"] == "日本"
+        bad = c.post("/reader", data={"name": "evil\x07name", "csrf": t}, headers={"accept": "application/json"})
+        assert bad.status_code == 400 and "control" in bad.json()["error"]
+    names = [r["name"] for r in json.loads(cli(db, "readers", "--json").stdout)]
+    assert "日本" in names and not any("\x07" in n for n in names)
+
+
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:80", "localhost.attacker.example"])
+def test_a_foreign_host_name_is_refused(server: str, host: str) -> None:
+    r = httpx.get(f"{server}/saved.json", headers={"host": host})
+    assert r.status_code == 400 and "--allowed-host" in r.json()["fix"]
+    assert httpx.get(f"{server}/healthz", headers={"host": "localhost"}).status_code == 200
+
+
+def sign_in(c: httpx.Client, db: Path, name: str) -> str:
+    t = csrf(c)
+    r = c.post("/reader", data={"name": name, "token": token(db, name), "csrf": t},
+               headers={"accept": "application/json"})
+    assert r.status_code == 200, r.text
+    return t
+
+
+def test_cross_site_writes_are_refused(server: str, library: tuple[Path, list[str]]) -> None:
+    db, ids = library
+    with httpx.Client(base_url=server) as c:
+        t = sign_in(c, db, "alice")
+        for h in ({"origin": "https://attacker.example"}, {"origin": "null"}, {"sec-fetch-site": "cross-site"}):
+            r = c.post("/api/feedback", data={"ids": ids[5], "csrf": t}, headers={**h, "accept": "application/json"})
+            assert r.status_code == 403 and "another site" in r.json()["error"], h
+        same = c.post("/api/feedback", data={"ids": ids[5], "csrf": t, "on": "0"},
+                      headers={"origin": server, "sec-fetch-site": "same-origin", "accept": "application/json"})
+        assert same.status_code == 200
+
+
+def test_huge_headers_and_numbers(server: str) -> None:
+    r = httpx.get(f"{server}/search.json", params={"q": "x"}, headers={"x-pad": "a" * 200_000})
+    assert 400 <= r.status_code < 500
+    for url in ("/search.json?q=x&year=9223372036854775808", "/foryou.json?year=99999999999999999999",
+                "/browse.json?year=-9223372036854775809", "/search.json?q=x&page=18446744073709551616"):
+        r = httpx.get(server + url)
+        assert r.status_code == 400, (url, r.status_code)
+        assert "year" in r.json()["error"] or "page" in r.json()["error"]
+
+
+def test_redirects_never_echo_a_foreign_or_odd_referer(server: str, library: tuple[Path, list[str]]) -> None:
+    db, ids = library
+    with httpx.Client(base_url=server) as c:
+        t = sign_in(c, db, "alice")
+        for ref, want in [("javascript:alert(1)//127.0.0.1", "/paper/"), ("https://attacker.example/x", "/paper/"),
+                          (f"{server}/search?q=ok", "/search?q=ok"), (f"{server}//evil.example/", "/")]:
+            r = c.post(f"/paper/{ids[5]}/star", data={"on": "0", "csrf": t}, headers={"referer": ref})
+            assert r.status_code == 303 and r.headers["location"].startswith(want), (ref, r.headers["location"])
+            assert "javascript" not in r.headers["location"] and "attacker" not in r.headers["location"]
+
+
+def _dump(db: Path) -> str:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return hashlib.sha256("\n".join(con.iterdump()).encode()).hexdigest()
+    finally:
+        con.close()
+
+
+def _listing(folder: Path) -> list[tuple[str, int]]:
+    return sorted((p.name, p.stat().st_size) for p in folder.iterdir() if not p.name.endswith(("-wal", "-shm")))
+
+
+def test_read_only_serving_changes_nothing(library: tuple[Path, list[str]], tmp_path: Path) -> None:
+    src, _ = library
+    db = tmp_path / "ro" / "lib.db"
+    db.parent.mkdir()
+    shutil.copy(src, db)
+    alice = token(db, "alice")
+    cli(db, "like", library[1][4], "--reader", "alice")  # a like the stored profile has not seen yet
+    before, files = _dump(db), _listing(db.parent)
+    env = {**ENV, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc, port = start_server(str(db), "--read-only", env=env, cwd=str(ROOT), timeout=90)
+    try:
+        auth = {"authorization": f"Bearer {alice}"}
+        for path in ("/foryou", "/foryou.json", "/profile.json", "/digest.json", "/search.json?q=learning", "/stats"):
+            assert httpx.get(f"http://127.0.0.1:{port}{path}", headers=auth).status_code == 200, path
+        r = httpx.post(f"http://127.0.0.1:{port}/reader", data={"name": "x"})
+        assert r.status_code == 403
+    finally:
+        stop_server(proc)
+    assert _dump(db) == before
+    assert _listing(db.parent) == files, "a read-only server left files beside the library"
+
+
+def test_a_saved_search_with_a_huge_year_never_500s(tmp_path: Path, library: tuple[Path, list[str]]) -> None:
+    from starlette.testclient import TestClient
+
+    from paperatlas import Library
+    from paperatlas.web import create_app
+
+    db = tmp_path / "lib.db"
+    shutil.copy(library[0], db)
+    lib = Library(db, embedder="hashing")
+    me = lib.reader("me")
+    sid = lib.store.save_search(me.id, "huge", "learning", {"year": 2**70})  # stored by an older version
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
+                    client=("127.0.0.1", 1)) as c:
+        feed = next(s["feed"] for s in c.get("/digest.json").json()["saved_searches"] if s["id"] == sid)
+        r = c.get(feed)
+        assert r.status_code < 500, r.text
+        h = {"x-csrf-token": c.cookies.get("pa_csrf") or "", "accept": "application/json"}
+        assert c.post("/searches", data={"q": "x", "year": str(2**70)}, headers=h).status_code == 400
+    lib.close()
