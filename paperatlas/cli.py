@@ -440,6 +440,9 @@ def _register_subcommands() -> None:
 
     cli.add_command(topics)
     cli.add_command(map_cmd)
+    from .mcp.cli import mcp_cmd
+
+    cli.add_command(mcp_cmd)
 
 
 _register_subcommands()

@@ -1,0 +1,41 @@
+"""The `paperatlas mcp` command (the SDK is imported only when the server starts)."""
+
+from __future__ import annotations
+
+import click
+
+from ..cli_common import Fail, get_library, handle_errors
+
+
+@click.command("mcp")
+@click.option("--http", "port", type=click.IntRange(1, 65535), metavar="PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="With --http: the address to listen on (loopback only by default).")
+@click.option("--read-only", is_flag=True, help="Refuse the tools that change the library (like, dislike).")
+@click.pass_context
+@handle_errors
+def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool) -> None:
+    """Serve the library to AI assistants over the Model Context Protocol (stdio by default).
+
+    Tools: search, get_paper, similar, recommend, topics, like, dislike; papers are resources
+    paper://{id}. Add it to an assistant's `mcpServers` config: see README, "Use it from an AI assistant".
+
+    Example:
+
+        paperatlas --db papers.db mcp
+
+        paperatlas --db papers.db mcp --http 8765 --read-only
+    """
+    if host != "127.0.0.1" and port is None:
+        raise Fail("--host is for --http", "add --http PORT, or drop --host to serve on stdio")
+    lib = get_library(ctx)
+    from .server import create_server
+
+    server = create_server(lib, read_only=read_only)
+    if port is None:
+        server.run("stdio")  # stdout carries the protocol: nothing else may print there
+        return
+    where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp"
+    click.echo(f"paperatlas MCP server at {where}{' (read-only)' if read_only else ''}; Ctrl-C stops it", err=True)
+    server.run("streamable-http", host=host, port=port)

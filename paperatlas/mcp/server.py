@@ -1,0 +1,320 @@
+"""The MCP tools and resources over one Library.
+
+Every tool answers with structured content (its output schema is the pydantic model it is
+annotated with) plus a readable text rendering of the same result, for clients that show text.
+A library error becomes an MCP tool error whose text ends with the fix; the server keeps running.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.resources.templates import ResourceSecurity
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from .. import __version__
+from ..errors import PaperatlasError
+from ..library import Library
+from ..models import Hit, Paper
+
+MAX_LIMIT = 100
+T = TypeVar("T")
+
+INSTRUCTIONS = """paperatlas: a personal library of conference papers (titles, abstracts, venues, years).
+Use `search` to find papers by words or meaning, `get_paper` for one paper's whole record (ids come
+from search results), `similar` for papers near one paper, `topics` for the map of the field, and
+`recommend` for a reader's personal suggestions. `like` / `dislike` teach a reader's recommender
+(refused when the server runs read-only). Papers are also resources: paper://{id}."""
+
+
+# -- result shapes (their JSON schemas are the tools' output schemas) ---------------------------
+class PaperHit(BaseModel):
+    """One paper in a ranked list."""
+
+    id: str = Field(description="paper id: pass it to get_paper, similar, like, dislike")
+    title: str
+    title_derived: bool = Field(False, description="true when the list gave no title and it was made from the abstract")
+    authors: list[str] = Field(default_factory=list)
+    venue: str = ""
+    year: int | None = None
+    status: str = Field("", description="Oral, Spotlight, Poster... when the list says")
+    score: float = Field(description="higher is better; comparable only within one answer")
+    snippet: str = Field("", description="the part of the abstract where the query's words are")
+    reason: str = Field("", description="why this paper is here (similar, recommend)")
+    url: str = ""
+
+
+class SearchResult(BaseModel):
+    query: str
+    mode: str
+    hits: list[PaperHit]
+    note: str = Field("", description="something the caller should know, e.g. papers not yet searchable by meaning")
+
+
+class PaperRecord(BaseModel):
+    """A paper's whole record."""
+
+    id: str
+    title: str
+    title_derived: bool = False
+    abstract: str = ""
+    authors: list[str] = Field(default_factory=list)
+    venue: str = ""
+    year: int | None = None
+    status: str = ""
+    track: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    url: str = ""
+    source: str = Field("", description="the file the paper was ingested from")
+    extra: dict[str, Any] = Field(default_factory=dict, description="other fields the list carried (doi, arxiv...)")
+    uri: str = Field(description="this paper as an MCP resource")
+
+
+class HitsResult(BaseModel):
+    """A ranked list for a paper (similar) or a reader (recommend)."""
+
+    of: str = Field(description="the paper id (similar) or the reader (recommend)")
+    hits: list[PaperHit]
+    note: str = ""
+
+
+class TopicItem(BaseModel):
+    topic: int
+    label: str
+    size: int = Field(description="papers in this topic")
+    phrases: list[str]
+    central: list[str] = Field(description="ids of the most central papers, most central first")
+    parent: int | None = Field(None, description="the coarse topic of a fine one")
+
+
+class TopicsResult(BaseModel):
+    level: str
+    topics: list[TopicItem]
+
+
+class FeedbackResult(BaseModel):
+    reader: str
+    kind: Literal["like", "dislike"]
+    ids: list[str] = Field(description="the papers now judged (ids resolved to the library's own)")
+    undone: bool = Field(False, description="true when the judgement was removed instead")
+
+
+# argument types shared by like / dislike (module level: the SDK evaluates the annotations here)
+Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]],
+                Field(min_length=1, max_length=500, description="paper ids from search results")]
+ReaderName = Annotated[str, Field(min_length=1, max_length=64, description="the reader's name (created on first like)")]
+Undo = Annotated[bool, Field(description="true removes the judgement instead")]
+
+
+# -- rendering ------------------------------------------------------------------------------------
+_TAG = re.compile(r"<[^>]+>")
+
+
+def plain_snippet(snippet: str) -> str:
+    """The engine's snippet is escaped HTML with <mark>; an assistant wants plain text."""
+    return html.unescape(_TAG.sub("", snippet))
+
+
+def hit_model(h: Hit) -> PaperHit:
+    p = h.paper
+    return PaperHit(id=p.id, title=p.title, title_derived=p.title_derived, authors=p.authors, venue=p.venue,
+                    year=p.year, status=p.status, score=round(float(h.score), 6),
+                    snippet=plain_snippet(h.snippet), reason=h.reason, url=p.url)
+
+
+def paper_model(p: Paper) -> PaperRecord:
+    d = p.to_dict()
+    d.pop("raw", None)
+    return PaperRecord(**d, uri=f"paper://{p.id}")
+
+
+def _hits_text(hits: Sequence[PaperHit]) -> str:
+    lines = []
+    for i, h in enumerate(hits, start=1):
+        meta = " · ".join(x for x in (f"{h.venue} {h.year or ''}".strip(), f"id {h.id}", f"score {h.score:.3f}") if x)
+        lines.append(f"{i}. {h.title}{' (title derived from the abstract)' if h.title_derived else ''} [{meta}]")
+        if h.authors:
+            lines.append(f"   {', '.join(h.authors[:8])}{' et al.' if len(h.authors) > 8 else ''}")
+        if h.reason:
+            lines.append(f"   why: {h.reason}")
+        if h.snippet:
+            lines.append(f"   {h.snippet}")
+    return "\n".join(lines)
+
+
+def paper_text(r: PaperRecord) -> str:
+    head = [r.title + (" (title derived from the abstract)" if r.title_derived else "")]
+    meta = " · ".join(x for x in (", ".join(r.authors), f"{r.venue} {r.year or ''}".strip(), r.status) if x)
+    if meta:
+        head.append(meta)
+    head.append(f"id {r.id}" + (f" · {r.url}" if r.url else ""))
+    return "\n".join(head) + "\n\n" + r.abstract
+
+
+def answer(model: BaseModel, text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=model.model_dump(mode="json"))
+
+
+# -- the server -----------------------------------------------------------------------------------
+def create_server(library: Library, read_only: bool = False, name: str = "paperatlas") -> MCPServer:
+    """An MCP server whose tools and resources all go through `library`.
+
+    Args:
+        library: the open Library (the server does not close it).
+        read_only: refuse `like` / `dislike` (tool errors that say how to allow them).
+    """
+    server: MCPServer = MCPServer(name, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    lock = threading.Lock()  # tools run in worker threads; the Library serves one call at a time
+
+    def call(fn: Callable[[], T]) -> T:
+        try:
+            with lock:
+                return fn()
+        except PaperatlasError as e:  # the message already ends with "Fix: ..."
+            raise ToolError(str(e)) from None
+
+    def waiting_note(mode: str) -> str:
+        if mode == "keyword":
+            return ""
+        try:
+            st = library.embedding_status()
+        except PaperatlasError:
+            return ""
+        if st["waiting"]:
+            return (f"{st['waiting']} of {st['papers']} papers are not embedded yet: search by meaning cannot see "
+                    "them (they still match by keyword); `paperatlas embed` fixes that")
+        return ""
+
+    ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    @server.tool(annotations=ro)
+    def search(
+        query: Annotated[str, Field(min_length=1, max_length=2000,
+                                    description='words or a question; "double quotes" for an exact phrase')],
+        mode: Annotated[Literal["hybrid", "keyword", "semantic"],
+                        Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)")] = "hybrid",
+        venue: Annotated[str | None, Field(description="only this venue, e.g. NeurIPS (case-insensitive)")] = None,
+        year: Annotated[int | None, Field(ge=1900, le=2100, description="only this year")] = None,
+        author: Annotated[str | None, Field(description="only papers with an author whose name contains this")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
+    ) -> Annotated[CallToolResult, SearchResult]:
+        """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
+
+        def run() -> list[Hit]:
+            if not author:
+                return library.search(query, mode, limit, venue=venue, year=year)
+            # authors are not indexed for search: filter a deeper candidate list
+            want = author.casefold()
+            hits = library.search(query, mode, min(limit * 20, 1000), venue=venue, year=year)
+            return [h for h in hits if any(want in a.casefold() for a in h.paper.authors)][:limit]
+
+        hits = [hit_model(h) for h in call(run)]
+        note = call(lambda: waiting_note(mode))
+        if not hits:
+            filters = ", ".join(f"{k}={v}" for k, v in (("venue", venue), ("year", year), ("author", author)) if v)
+            note = (note + "; " if note else "") + (
+                f"nothing matched with {filters}: try without them" if filters
+                else "nothing matched: try other or fewer words, or mode=hybrid")
+        result = SearchResult(query=query, mode=mode, hits=hits, note=note)
+        text = _hits_text(hits) or "No papers matched."
+        return answer(result, text + (f"\nNote: {note}" if note else ""))
+
+    @server.tool(annotations=ro)
+    def get_paper(
+        id: Annotated[str, Field(min_length=1, max_length=500, description="a paper id, as search returns it")],
+    ) -> Annotated[CallToolResult, PaperRecord]:
+        """One paper's whole record: title, abstract, authors, venue, year, status, url."""
+        rec = paper_model(call(lambda: library.get(id)))
+        return answer(rec, paper_text(rec))
+
+    @server.tool(annotations=ro)
+    def similar(
+        id: Annotated[str, Field(min_length=1, max_length=500, description="the paper id to start from")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
+    ) -> Annotated[CallToolResult, HitsResult]:
+        """Papers nearest to one paper by meaning, each with a reason (shared key phrases)."""
+        hits = [hit_model(h) for h in call(lambda: library.similar(id, limit))]
+        note = "" if hits else "no neighbours: related papers need embeddings (`paperatlas embed`)"
+        return answer(HitsResult(of=id, hits=hits, note=note), _hits_text(hits) or f"No papers near {id}. {note}")
+
+    @server.tool(annotations=ro)
+    def recommend(
+        reader: Annotated[str, Field(min_length=1, max_length=64, description="the reader's name, e.g. me")] = "me",
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
+        venue: Annotated[str | None, Field(description="only this venue")] = None,
+        year: Annotated[int | None, Field(ge=1900, le=2100, description="only this year")] = None,
+    ) -> Annotated[CallToolResult, HitsResult]:
+        """Personal recommendations for a reader, from the papers they liked and disliked; each says why."""
+
+        def run() -> list[Hit]:
+            r = library.reader(reader, create=False)
+            return library.recommend(r, limit, venue=venue, year=year)
+
+        hits = [hit_model(h) for h in call(run)]
+        note = "" if hits else f"nothing to recommend: like a few papers first (tool `like`, reader {reader!r})"
+        return answer(HitsResult(of=reader, hits=hits, note=note), _hits_text(hits) or note)
+
+    @server.tool(annotations=ro)
+    def topics(
+        level: Annotated[Literal["coarse", "fine"], Field(description="coarse: a few broad topics; fine: many")] = "coarse",
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+    ) -> Annotated[CallToolResult, TopicsResult]:
+        """The library's topics (built by `paperatlas topics build`), largest first, with key phrases."""
+        from ..topics.build import list_topics
+
+        ts = call(lambda: list_topics(library, level))[:limit]
+        items = [TopicItem(topic=t.topic, label=t.label, size=t.size, phrases=t.phrases, central=t.central[:5],
+                           parent=t.parent) for t in ts]
+        text = "\n".join(f"{t.topic}. {t.label} ({t.size} papers): {', '.join(t.phrases[:6])}" for t in items)
+        return answer(TopicsResult(level=level, topics=items), text or "No topics.")
+
+    rw = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+    def feedback(reader: str, ids: list[str], kind: Literal["like", "dislike"], undo: bool) -> CallToolResult:
+        if read_only:
+            raise ToolError(f"this paperatlas server is read-only: it cannot {kind} papers\n"
+                            "Fix: restart it without --read-only (`paperatlas mcp`) to let assistants record "
+                            "likes and dislikes")
+
+        def run() -> list[str]:
+            real = [library.get(i).id for i in ids]  # every id checked before anything is written
+            library.set_feedback(reader, real, kind, on=not undo)
+            return real
+
+        done = call(run)
+        res = FeedbackResult(reader=reader, kind=kind, ids=done, undone=undo)
+        verb = {("like", False): "liked", ("dislike", False): "disliked",
+                ("like", True): "no longer liked", ("dislike", True): "no longer disliked"}[(kind, undo)]
+        return answer(res, f"{reader} {verb}: {', '.join(done)}")
+
+    @server.tool(annotations=rw)
+    def like(ids: Ids, reader: ReaderName = "me", undo: Undo = False) -> Annotated[CallToolResult, FeedbackResult]:
+        """Record that a reader likes (stars, saves) these papers; recommendations learn from it."""
+        return feedback(reader, ids, "like", undo)
+
+    @server.tool(annotations=rw)
+    def dislike(ids: Ids, reader: ReaderName = "me", undo: Undo = False) -> Annotated[CallToolResult, FeedbackResult]:
+        """Record that a reader is not interested in these papers; recommendations rank such papers lower."""
+        return feedback(reader, ids, "dislike", undo)
+
+    @server.resource("paper://{+id}", name="paper", mime_type="application/json",
+                     description="A paper's whole record as JSON (the id as search returns it)",
+                     security=ResourceSecurity(exempt_params={"id"}))  # ids are looked up, never used as paths
+    def paper_resource(id: str) -> str:
+        try:
+            with lock:
+                p = library.get(id)
+        except PaperatlasError as e:
+            raise ResourceError(str(e)) from None
+        return json.dumps(paper_model(p).model_dump(mode="json"), ensure_ascii=False)
+
+    return server
