@@ -228,11 +228,15 @@ def export_(
     ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, reader: str | None,
     output: str | None, with_vectors: bool,
 ) -> None:
-    """Export papers as JSONL, JSON, CSV, BibTeX or Markdown (to stdout unless -o).
+    """Export papers as JSONL, JSON, CSV, BibTeX, Markdown, RIS or CSL-JSON (to stdout unless -o).
+
+    RIS and CSL-JSON import into Zotero (File > Import...) with DOI, arXiv id and abstract.
 
     Example:
 
         paperatlas export --format bibtex --venue NeurIPS -o neurips.bib
+
+        paperatlas export --format ris -o atlas.ris
 
         paperatlas export --reader alice --format json
     """

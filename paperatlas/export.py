@@ -1,4 +1,4 @@
-"""Render papers as JSONL, JSON, CSV, BibTeX or Markdown (CLI export and saved-list download)."""
+"""Render papers as JSONL, JSON, CSV, BibTeX, Markdown, RIS or CSL-JSON (CLI export and saved-list download)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .models import Paper
+from .refs.writers import to_csl_json, to_ris
 from .safety import csv_cell, md_code, md_link, md_text, safe_url
 
-EXPORT_FORMATS = ("jsonl", "json", "csv", "bibtex", "markdown")
+EXPORT_FORMATS = ("jsonl", "json", "csv", "bibtex", "markdown", "ris", "csl-json")
 
 
 def _public(p: Paper) -> dict[str, object]:
@@ -111,6 +112,8 @@ EXPORTERS: dict[str, Callable[[Sequence[Paper]], str]] = {
     "csv": to_csv,
     "bibtex": to_bibtex,
     "markdown": to_markdown,
+    "ris": to_ris,  # Zotero, EndNote, Mendeley
+    "csl-json": to_csl_json,  # Zotero, pandoc, citeproc
 }
 
 

@@ -281,10 +281,16 @@ def saved_search_feed(lib: Any, reader: str | Reader | None, name_or_id: str | i
 
 
 # -- import, tags, notes ---------------------------------------------------------------------
-def import_reader(lib: Any, reader: str | Reader | None, path: str | Path) -> ImportReport:
-    """Like every paper of a BibTeX file or title/id list that is in the library; report the rest."""
+def import_reader(lib: Any, reader: str | Reader | None, path: str | Path, format: str | None = None) -> ImportReport:
+    """Like every paper of a reference file (CSL-JSON, RIS, BibTeX, Zotero RDF, a title/id list) that is
+    in the library; report the rest. The file is read whole before anything is written."""
+    from ..refs.readers import sniff
+
+    fmt = format or sniff(Path(path).read_text(encoding="utf-8-sig", errors="replace"))
+    entries = read_entries(path, fmt)
     r = _reader(lib, reader)
-    report = match(lib, read_entries(path))
+    report = match(lib, entries)
+    report.format = fmt
     ids = list(dict.fromkeys(pid for _, pid, _ in report.matched))
     if ids:
         lib.store.set_feedback(r.id, ids, "like", True)

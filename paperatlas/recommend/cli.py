@@ -22,6 +22,7 @@ from ..cli_common import (
     write_output,
 )
 from ..i18n import LANGUAGES, language
+from ..refs import FORMATS as REF_FORMATS
 from .base import RECOMMENDERS
 from .digest import FORMATS
 from .groups import METHODS
@@ -214,19 +215,24 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
 @click.command("import-reader")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @reader_option
+@click.option("--format", "fmt", type=click.Choice(["auto", *REF_FORMATS]), default="auto", show_default=True,
+              help="The file's format (auto: detected from its content).")
 @json_option
 @click.pass_context
 @handle_errors
-def import_reader(ctx: click.Context, file: str, reader: str | None, as_json: bool) -> None:
-    """Bootstrap a reader from their own work: like every paper of a BibTeX file or a list of
-    titles / ids (one a line) that is in the library, and list the entries that are not.
+def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, as_json: bool) -> None:
+    """Bootstrap a reader from their own library: like every paper of a Zotero export (CSL-JSON, RIS,
+    BibTeX/BibLaTeX, Zotero RDF) or of a list of titles / ids (one a line) that is in this library,
+    and list the entries that are not. Matches by DOI, arXiv id, then title.
 
     Example:
+
+        paperatlas import-reader my-library.json --reader alice
 
         paperatlas import-reader my-papers.bib --reader alice
     """
     lib = get_library(ctx)
-    report = lib.import_reader(reader, file)
+    report = lib.import_reader(reader, file, None if fmt == "auto" else fmt)
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -1,97 +1,79 @@
-"""Bootstrap a reader from their own work: match a BibTeX file or a list of titles/ids to the library.
+"""Bootstrap a reader from their own library: match a reference file to the papers of the library.
 
-Matching, in order: an id the library knows (paper id, DOI, arXiv id, OpenReview
-forum id, or an alias), the exact title (case, punctuation and spacing ignored), then
-a close title among the keyword-search hits (difflib ratio >= 0.9). What does not match
-is reported, never guessed.
+Reads what Zotero (and Better BibTeX, Mendeley, JabRef...) export: CSL-JSON, RIS, BibTeX/BibLaTeX,
+Zotero RDF, or a plain list of titles / ids (see `paperatlas.refs.readers`). Matching, in order:
+an id the library knows (paper id or alias, e.g. an OpenReview forum id), the DOI, the arXiv id,
+the exact title (case, punctuation and spacing ignored), then a close title among the keyword-search
+hits (difflib ratio >= 0.9). What does not match is reported, never guessed.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..ingest.clean import normalize_key
+from ..refs import ids as idmod
+from ..refs.readers import Entry, read_entries as _read
 
 FUZZY_MIN = 0.9
-_ARXIV = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
-_FORUM = re.compile(r"forum\?id=([\w\-]+)")
-_DOI = re.compile(r"\b(10\.\d{4,9}/\S+)")
-
-
-@dataclass
-class Entry:
-    """One thing the reader listed: what it said, and the ids/title to try."""
-
-    text: str
-    ids: list[str] = field(default_factory=list)
-    title: str = ""
+__all__ = ["Entry", "ImportReport", "match", "read_entries"]
 
 
 @dataclass
 class ImportReport:
     matched: list[tuple[str, str, str]] = field(default_factory=list)  # (entry, paper id, how)
     unmatched: list[str] = field(default_factory=list)
+    format: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"matched": [{"entry": e, "id": i, "how": h} for e, i, h in self.matched],
+        return {"format": self.format,
+                "matched": [{"entry": e, "id": i, "how": h} for e, i, h in self.matched],
                 "unmatched": self.unmatched}
 
     def summary(self) -> str:
         return f"{len(self.matched)} matched, {len(self.unmatched)} not in the library"
 
 
-def _ids_in(text: str) -> list[str]:
-    out = [text.strip()]
-    for rx in (_DOI, _ARXIV, _FORUM):
-        out += [m.group(1).rstrip(".,;") for m in rx.finditer(text)]
-    return [i for i in dict.fromkeys(out) if i]
+def read_entries(path: str | Path, format: str | None = None) -> list[Entry]:
+    """Entries of a reference file: CSL-JSON, RIS, BibTeX, Zotero RDF or a plain list (by content)."""
+    return _read(path, format)
 
 
-def read_entries(path: str | Path) -> list[Entry]:
-    """Entries of a BibTeX file (by its content) or of a plain list (one title or id a line)."""
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
-    if re.search(r"@\w+\s*\{", text):
-        return bibtex_entries(text)
-    return [Entry(line.strip(), _ids_in(line), line.strip()) for line in text.splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+class _Index:
+    """DOI, arXiv id and title keys of the library's papers, built once, on first need."""
 
-
-def bibtex_entries(text: str) -> list[Entry]:
-    import bibtexparser
-
-    out = []
-    for e in bibtexparser.parse_string(text).entries:
-        f = {k.lower(): str(v.value) for k, v in e.fields_dict.items()}
-        title = re.sub(r"(?<!\\)[{}]", "", f.get("title", "")).strip()
-        ids = []
-        for k in ("doi", "eprint", "arxiv", "url", "openreview"):
-            if f.get(k):
-                ids += _ids_in(f[k])
-        out.append(Entry(title or e.key, ids, title))
-    return out
+    def __init__(self, lib: Any) -> None:
+        self.doi: dict[str, str] = {}
+        self.arxiv: dict[str, str] = {}
+        self.title: dict[str, str] = {}
+        for p in lib.papers():
+            d, a = idmod.paper_ids(p)
+            if d:
+                self.doi.setdefault(d, p.id)
+            if a:
+                self.arxiv.setdefault(a, p.id)
+            if not p.title_derived:
+                self.title.setdefault(normalize_key(p.title), p.id)
 
 
 def match(lib: Any, entries: list[Entry]) -> ImportReport:
     """Match entries to papers of `lib` (a Library)."""
     report = ImportReport()
-    by_title: dict[str, str] | None = None
+    index: _Index | None = None
     for e in entries:
         found = next(((pid, "id") for i in e.ids if (pid := lib.store.resolve_id(i))), None)
-        if found is None and e.title:
-            if by_title is None:  # built only when some entry needs it
-                by_title = {}
-                for p in lib.papers():
-                    if not p.title_derived:
-                        by_title.setdefault(normalize_key(p.title), p.id)
-            key = normalize_key(e.title)
-            if key in by_title:
-                found = (by_title[key], "title")
-            else:
-                found = _fuzzy(lib, e.title, key)
+        if found is None and (e.doi or e.arxiv or e.title):
+            index = index or _Index(lib)
+            if e.doi and e.doi in index.doi:
+                found = (index.doi[e.doi], "doi")
+            elif e.arxiv and (pid := index.arxiv.get(e.arxiv) or lib.store.resolve_id(e.arxiv)):
+                found = (pid, "arxiv")
+            elif e.title:
+                key = normalize_key(e.title)
+                found = (index.title[key], "title") if key in index.title else _fuzzy(lib, e.title, key)
         if found:
             report.matched.append((e.text, found[0], found[1]))
         else:

@@ -64,9 +64,10 @@ class RecommendMixin:
         """An Atom feed of a saved search's unseen results."""
         return api.saved_search_feed(self, reader, name_or_id, limit, link)
 
-    def import_reader(self, reader: ReaderArg, path: str | Path) -> ImportReport:
-        """Like the papers of a BibTeX file or title/id list; report what is not in the library."""
-        return api.import_reader(self, reader, path)
+    def import_reader(self, reader: ReaderArg, path: str | Path, format: str | None = None) -> ImportReport:
+        """Like the papers of a reference file (Zotero's CSL-JSON, RIS, BibTeX, Zotero RDF, or a list of
+        titles / ids); report what is not in the library. `format` is detected from the content unless given."""
+        return api.import_reader(self, reader, path, format)
 
     def tag(self, reader: ReaderArg, paper_ids: Sequence[str], tag: str, remove: bool = False) -> None:
         api.tag(self, reader, paper_ids, tag, remove)

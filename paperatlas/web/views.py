@@ -361,12 +361,14 @@ def signin_page(request: Request) -> Response:
 # -- saved ---------------------------------------------------------------------------------
 SAVED_PARAMS = [Param("tag", str, None, "only papers with this tag", max_length=40)]
 EXPORT_PARAMS = [
-    Param("format", str, "bibtex", "bibtex, csv, markdown, json or jsonl", choices=EXPORT_FORMATS),
+    Param("format", str, "bibtex", "bibtex, csv, markdown, json, jsonl, ris or csl-json", choices=EXPORT_FORMATS),
     *SAVED_PARAMS,
 ]
 EXPORT_FILES = {"bibtex": ("bib", "application/x-bibtex"), "csv": ("csv", "text/csv"),
                 "markdown": ("md", "text/markdown"), "json": ("json", "application/json"),
-                "jsonl": ("jsonl", "application/x-ndjson")}
+                "jsonl": ("jsonl", "application/x-ndjson"),
+                "ris": ("ris", "application/x-research-info-systems"),
+                "csl-json": ("csl.json", "application/vnd.citationstyles.csl+json")}
 
 
 def _saved(request: Request, tag_filter: str | None) -> tuple[list[Paper], dict[str, list[str]]]:
@@ -393,7 +395,8 @@ def saved(request: Request) -> Response:
     r = current_reader(request)
     return render(request, "saved.html", a=a, papers=papers, tags=tags, all_tags=all_tags,
                   token=r.token if r and not web(request).read_only else "",
-                  formats=[("bibtex", "BibTeX"), ("csv", "CSV"), ("markdown", "Markdown"), ("json", "JSON")],
+                  formats=[("bibtex", "BibTeX"), ("ris", "RIS (Zotero)"), ("csl-json", "CSL-JSON"), ("csv", "CSV"),
+                           ("markdown", "Markdown"), ("json", "JSON")],
                   liked={p.id for p in papers})
 
 
