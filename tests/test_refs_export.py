@@ -120,7 +120,9 @@ def test_saved_page_downloads_ris_and_csl_json(lib_path: str) -> None:
 
     from paperatlas.web import create_app
 
-    with Library(lib_path) as lib, TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
+    # a loopback server seen from this machine: the owner ("me") is signed in, as for `make demo`
+    with Library(lib_path) as lib, TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
+                                              client=("127.0.0.1", 50000)) as c:
         lib.set_feedback("me", ["2106.09685", "h4185992fcd6e189"], "like")  # the browser's default reader
         page = c.get("/saved")
         hrefs = [a["href"] for a in BeautifulSoup(page.text, "html.parser").select('a[href^="/saved/export"]')]
