@@ -198,3 +198,15 @@ def test_a_saved_search_with_a_huge_year_never_500s(tmp_path: Path, library: tup
         h = {"x-csrf-token": c.cookies.get("pa_csrf") or "", "accept": "application/json"}
         assert c.post("/searches", data={"q": "x", "year": str(2**70)}, headers=h).status_code == 400
     lib.close()
+
+
+def test_export_of_a_tag_in_chinese(server: str, library: tuple[Path, list[str]]) -> None:
+    """Found by the standing schemathesis run: a non-ASCII tag made the download's file name a 500."""
+    db, ids = library
+    with httpx.Client(base_url=server) as c:
+        t = sign_in(c, db, "alice")
+        assert c.post(f"/paper/{ids[0]}/tags", data={"tag": "待读", "csrf": t},
+                      headers={"accept": "application/json"}).status_code == 200
+        r = c.get("/saved/export", params={"format": "json", "tag": "待读"})
+        assert r.status_code == 200 and [p["id"] for p in r.json()] == [ids[0]]
+        assert 'filename="paperatlas-saved.json"' in r.headers["content-disposition"]

@@ -44,6 +44,11 @@ def _sign(secret: bytes, text: str) -> str:
     return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()[:32]
 
 
+def _same(a: str, b: str) -> bool:
+    """Constant-time equality that also takes non-ASCII input (hmac refuses such str)."""
+    return hmac.compare_digest(a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass"))
+
+
 def session_value(library: Library, r: Reader) -> str:
     """The cookie value that signs `r` in: id.fingerprint.signature."""
     body = f"{r.id}.{_fingerprint(r)}"
@@ -56,10 +61,10 @@ def session_reader(library: Library, value: str) -> Reader | None:
     if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 18:
         return None
     body = f"{parts[0]}.{parts[1]}"
-    if not hmac.compare_digest(_sign(library_secret(library), body), parts[2]):
+    if not _same(_sign(library_secret(library), body), parts[2]):
         return None
     r = library.store.get_reader(int(parts[0]))
-    if r is None or not hmac.compare_digest(_fingerprint(r), parts[1]):
+    if r is None or not _same(_fingerprint(r), parts[1]):
         return None  # the reader is gone or their token was reset since
     return r
 
@@ -70,7 +75,7 @@ def feed_key(library: Library, kind: str, r: Reader, ident: str | int = "") -> s
 
 
 def check_feed_key(library: Library, kind: str, r: Reader, key: str, ident: str | int = "") -> bool:
-    return bool(key) and hmac.compare_digest(feed_key(library, kind, r, ident), key)
+    return bool(key) and _same(feed_key(library, kind, r, ident), key)
 
 
 def owner_reader(library: Library) -> Reader | None:

@@ -33,7 +33,7 @@ CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf"
 LEGACY_READER_COOKIE = "pa_reader"  # named the reader before sign-in existed; now only cleared
 DEFAULT_READER = "me"
-INT_LIMIT = 2**53  # larger integers are no year, page or count; SQLite would overflow at 2**63
+INT_LIMIT = 2**31 - 1  # larger integers are no year, page or count (SQLite would overflow at 2**63)
 
 
 class HTTPError(PaperatlasError):
@@ -108,6 +108,8 @@ class Param:
             s["maximum"] = self.maximum
         if self.type is str and self.where != "path":
             s["maxLength"] = self.max_length
+            if self.required:
+                s["minLength"] = 1  # parse() refuses an empty required value
         return s
 
 
@@ -129,6 +131,7 @@ class Endpoint:
     writes: bool = False
     response: dict[str, Any] = field(default_factory=dict)  # OpenAPI schema of the JSON answer
     tags: Sequence[str] = ()
+    media: Sequence[str] = ()  # the answer's content types, when not (only) JSON
 
 
 # -- the per-app context ---------------------------------------------------------------

@@ -57,12 +57,17 @@ def build(endpoints: list[Endpoint]) -> dict[str, Any]:
                           "required": [p.name for p in body if p.required]}
                 op["requestBody"] = {"content": {"application/x-www-form-urlencoded": {"schema": schema},
                                                  "application/json": {"schema": schema}}}
-            ok = {"description": "OK", "content": {"application/json": {"schema": e.response or {"type": "object"}}}}
+            content = {m: {"schema": (e.response or {"type": "object"}) if m == "application/json"
+                           else {"type": "string"}} for m in (e.media or ("application/json",))}
+            ok = {"description": "OK", "content": content}
             err = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-            op["responses"] = {"200": ok, "400": err, "404": err}
+            # what the guard answers before any view: a bad Host (400), a long URL (414), big headers (431)
+            op["responses"] = {"200": ok, "400": err, "404": err, "414": err, "431": err}
             if e.writes:
                 op["security"] = [{"bearer": []}, {"csrf": []}]
-                op["responses"].update({"401": err, "403": err, "413": err})
+                op["responses"].update({"401": err, "403": err, "413": err, "415": err})
+                if not e.json_twin:  # a form post from a page is answered with a redirect back
+                    op["responses"]["303"] = {"description": "back to the page the form was on"}
             paths.setdefault(path, {})[method.lower()] = op
     return {
         "openapi": "3.1.0",

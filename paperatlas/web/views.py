@@ -404,7 +404,9 @@ def saved_export(request: Request) -> Response:
     a = query(request, EXPORT_PARAMS)
     papers, _ = _saved(request, a["tag"])
     ext, media = EXPORT_FILES[a["format"]]
-    name = f"paperatlas-saved{('-' + ''.join(c for c in a['tag'] if c.isalnum())) if a['tag'] else ''}.{ext}"
+    # a header is latin-1: the file name keeps only the tag's ASCII letters and digits
+    tag = "".join(c for c in a["tag"] or "" if c.isascii() and c.isalnum())
+    name = f"paperatlas-saved{'-' + tag if tag else ''}.{ext}"
     return Response(export(papers, a["format"]), media_type=f"{media}; charset=utf-8",
                     headers={"content-disposition": f'attachment; filename="{name}"'})
 
@@ -477,6 +479,7 @@ ENDPOINTS = [
     Endpoint("/saved", saved, params=SAVED_PARAMS, json_twin=True, tags=["saved"],
              summary="The current reader's starred papers with their tags."),
     Endpoint("/saved/export", saved_export, params=EXPORT_PARAMS, api_only=True, tags=["saved"],
+             media=tuple(sorted({m for _, m in EXPORT_FILES.values()})),
              summary="Download the starred papers as BibTeX, CSV, Markdown, JSON or JSONL.",
              response={"type": "string"}),
     Endpoint("/api/feedback", feedback, methods=("POST",), params=FEEDBACK_PARAMS, writes=True, tags=["saved"],
