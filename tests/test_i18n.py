@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -141,15 +142,17 @@ def test_every_string_the_scripts_translate_is_sent_to_them() -> None:
     """app.js / personal.js call `_("...")`; base.html sends them the translations of JS_MESSAGES only."""
     from paperatlas.web.common import JS_MESSAGES
 
-    static = Path(extract.PACKAGE / "web" / "static")
-    used = {m for f in static.glob("*.js") for m in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\)', f.read_text())}
-    assert used, "no _(\"...\") calls found in the scripts"
-    assert used <= set(JS_MESSAGES), f"add to JS_MESSAGES in web/common.py: {sorted(used - set(JS_MESSAGES))}"
+    from paperatlas.topics.map import MAP_MESSAGES
+
+    for folder, known, where in [("web/static", JS_MESSAGES, "JS_MESSAGES in web/common.py"),
+                                 ("topics/static", MAP_MESSAGES, "MAP_MESSAGES in topics/map.py")]:
+        used = {json.loads(f'"{m}"') for f in (extract.PACKAGE / folder).glob("*.js")
+                for m in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\s*[,)]', f.read_text())}
+        assert len(used) > 5, f"no _(\"...\") calls found in {folder}"
+        assert used <= set(known), f"add to {where}: {sorted(used - set(known))}"
 
 
 def test_pages_embed_the_script_strings_in_chinese_only(client: TestClient) -> None:
-    import json
-
     zh = BeautifulSoup(client.get("/search", params={"lang": "zh"}).text, "html.parser")
     strings = json.loads(zh.select_one("script#pa-i18n").string)
     assert strings["BibTeX copied"] == "已复制 BibTeX" and strings["Star"] == "收藏"

@@ -328,3 +328,24 @@ def test_web_map_routes(synth_lib) -> None:
     # other pages keep the strict site-wide policy
     _, headers, _ = request_once(app, "/stats")
     assert all("'unsafe-eval'" not in v for k, v in headers if k.lower() == "content-security-policy")
+
+
+def test_map_page_in_chinese(synth_lib, tmp_path: Path) -> None:
+    """The web map (?lang=zh) and `map --lang zh` come with Chinese controls and script strings."""
+    pytest.importorskip("starlette")
+    from paperatlas.web.app import create_app, request_once
+
+    lib, _ = synth_lib
+    status, headers, body = request_once(create_app(lib), "/map?lang=zh")
+    page = body.decode("utf-8")
+    assert status == 200 and '<html lang="zh-CN">' in page and "<title>paperatlas 主题地图</title>" in page
+    assert 'placeholder="搜索标题、作者、关键短语"' in page and ">子主题</button>" in page
+    strings = json.loads(re.search(r'<script id="atlas-i18n" type="application/json">(.*?)</script>', page).group(1))
+    assert strings["{n} papers selected"] == "已选中 {n} 篇论文"
+    out = tmp_path / "atlas.html"
+    r = CliRunner().invoke(cli, ["--db", lib.path, "map", "--out", str(out), "--lang", "zh"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    offline = out.read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in offline and 'id="atlas-i18n"' in offline and ">重置</button>" in offline
+    english = request_once(create_app(lib), "/map")[2].decode("utf-8")
+    assert '<html lang="en">' in english and "atlas-i18n" not in english and ">reset</button>" in english

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..cli_common import echo_json, get_library, handle_errors, nothing_found, out
+from ..i18n import LANGUAGES, language
 from .build import build_topics, list_topics, topics_status
 from .layout import REDUCERS
 from .pipeline import LEVELS
@@ -87,9 +88,12 @@ def build(ctx: click.Context, seed: int, layout: str, k: int | None, as_json: bo
 @click.option("--title", default=None, help="Page title (default: the library's name).")
 @click.option("--reader", default=None, help="Highlight this reader's saved papers.")
 @click.option("--build", "rebuild", is_flag=True, help="Build the topics first if there are none or they are stale.")
+@click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True,
+              help="Language of the page's controls and messages (topic labels come from the papers).")
 @click.pass_context
 @handle_errors
-def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | None, rebuild: bool) -> None:
+def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | None, rebuild: bool,
+            lang: str) -> None:
     """Write an interactive map of every paper as one HTML file that opens offline.
 
     Colour by topic, labels on the map, zoom and pan, hover for titles, click to open,
@@ -107,6 +111,7 @@ def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | 
     status = topics_status(lib)
     if rebuild and (not status["built"] or status.get("stale")):
         build_topics(lib)
-    n = write_map(lib, out_path, title or f"{Path(lib.path).stem} · paperatlas map", reader)
+    with language(lang):
+        n = write_map(lib, out_path, title or f"{Path(lib.path).stem} · paperatlas map", reader)
     size = Path(out_path).stat().st_size
     click.echo(f"wrote {n} papers to {out_path} ({size / 1e6:.1f} MB)", err=True)

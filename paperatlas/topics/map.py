@@ -13,7 +13,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
+
+from .. import i18n
 from ..errors import PaperatlasError
+from ..i18n import N_, gettext
 from .build import list_topics
 
 if TYPE_CHECKING:
@@ -34,6 +39,22 @@ MAP_CSP = (
     "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+
+
+# Strings that atlas.js shows; the page embeds their translations (atlas.html has its own `_()`).
+MAP_MESSAGES = (
+    N_("This library has no papers on the map yet."), N_("The plotting library did not load."),
+    N_("This browser cannot draw the map (WebGL is unavailable): {error}"), N_("Close"), N_("Topic: {label}"),
+    N_("Subtopic: {label}"), N_("Open paper"), N_("{n} papers selected"), N_("Key phrases of the selection"),
+    N_("\u2026 and {n} more"), N_("1 match"), N_("{n} matches"), N_("{n} search results"), N_("{n} saved"),
+    N_("Could not load the map: {error}"),
+)
+
+
+def _page_env() -> Environment:
+    env = Environment(loader=FileSystemLoader(str(STATIC)), autoescape=True)
+    env.globals["_"] = lambda message, **params: Markup.escape(i18n.translate(message)).format(**params)
+    return env
 
 
 def asset(name: str) -> tuple[bytes, str]:
@@ -145,13 +166,14 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
         tail = (f'<script src="{base}regl-scatterplot.min.js"></script>\n'
                 f'<script src="{base}atlas.js"></script>')
     attr_html = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items() if v)
-    page = (STATIC / "atlas.html").read_text(encoding="utf-8")
     title_html = html.escape(title)
     if home_url:
         title_html = f'<a href="{html.escape(home_url, quote=True)}">{title_html}</a>'
-    page = page.replace("{{TITLE_HTML}}", title_html)
-    return (page.replace("{{TITLE}}", html.escape(title)).replace("{{HEAD}}", head)
-            .replace("{{ATTRS}}", attr_html).replace("{{SCRIPTS}}", tail))
+    lang = i18n.current()  # the request's language in the web app; `paperatlas map --lang` on the CLI
+    strings = {m: gettext(m) for m in MAP_MESSAGES} if lang != i18n.DEFAULT else {}
+    return _page_env().get_template("atlas.html").render(
+        TITLE=title, TITLE_HTML=Markup(title_html), HEAD=Markup(head), ATTRS=Markup(attr_html),
+        SCRIPTS=Markup(tail), html_lang=i18n.html_lang(lang), strings=Markup(_script_json(strings)) if strings else "")
 
 
 def _no_close(js: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from ..i18n import N_
+from ..i18n import N_, gettext
 from ..topics.map import ASSETS, MAP_CSP, asset, map_data, render_map_html
 from .common import Endpoint, HTTPError, Param, json_response, lib, query, reader_name, wants_json, web
 
@@ -47,10 +47,10 @@ def map_page(request: Request) -> Response:
     if wants_json(request):  # no topics yet: map_data raises, the app answers 400 with the fix
         return json_response(_payload(request, a["venue"], a["year"]))
     if not (lib(request).store.topics_meta() or {}):
-        raise HTTPError(404, "this library has no topics yet, so there is no map",
-                        "run `paperatlas topics build`, then reload")
+        raise HTTPError(404, gettext("this library has no topics yet, so there is no map"),
+                        gettext("run `paperatlas topics build`, then reload"))
     qs = request.url.query
-    page = render_map_html(title="paperatlas map", inline=False, asset_base="/map/assets/",
+    page = render_map_html(title=gettext("paperatlas map"), inline=False, asset_base="/map/assets/",
                            data_url="/map.json" + (f"?{qs}" if qs else ""), paper_url="/paper/{id}",
                            search_url="/search.json", home_url="/")
     return HTMLResponse(page, headers={"content-security-policy": MAP_CSP, "cache-control": "no-cache"})

@@ -6,6 +6,14 @@
   var root = document.getElementById("atlas");
   var $ = function (id) { return document.getElementById(id); };
 
+  // UI strings in the page's language (map.py embeds the translations of MAP_MESSAGES)
+  var strings = {};
+  try { strings = JSON.parse(($("atlas-i18n") || {}).textContent || "{}"); } catch (e) { /* English */ }
+  function _(s, params) {
+    var t = strings[s] || s;
+    return params ? t.replace(/\{(\w+)\}/g, function (m, k) { return k in params ? String(params[k]) : m; }) : t;
+  }
+
   function message(text) {
     var m = $("atlas-msg");
     m.textContent = text;
@@ -40,8 +48,8 @@
 
   function init(D) {
     var N = D.ids.length;
-    if (!N) { message("This library has no papers on the map yet."); return; }
-    if (typeof createScatterplot !== "function") { message("The plotting library did not load."); return; }
+    if (!N) { message(_("This library has no papers on the map yet.")); return; }
+    if (typeof createScatterplot !== "function") { message(_("The plotting library did not load.")); return; }
     var level = "coarse";
     var topics = D.topics;
     var nCoarse = topics.coarse.length;
@@ -99,7 +107,7 @@
         showReticle: false,
       });
     } catch (e) {
-      message("This browser cannot draw the map (WebGL is unavailable): " + e.message);
+      message(_("This browser cannot draw the map (WebGL is unavailable): {error}", { error: e.message }));
       return;
     }
 
@@ -247,7 +255,7 @@
     function closeButton() {
       var b = el("button", "atlas-close", "\u00d7");
       b.type = "button";
-      b.title = "Close";
+      b.title = _("Close");
       b.addEventListener("click", function () { plot.deselect(); showInfo(null); });
       return b;
     }
@@ -270,20 +278,20 @@
         h.appendChild(paperTitle(i));
         info.appendChild(h);
         info.appendChild(el("div", "atlas-muted", [D.authors[i], D.venues[D.venue[i]] + " " + (D.year[i] || "")].filter(Boolean).join(" · ")));
-        info.appendChild(el("div", "", "Topic: " + topicOf("coarse", i).label));
-        info.appendChild(el("div", "atlas-muted", "Subtopic: " + topicOf("fine", i).label));
+        info.appendChild(el("div", "", _("Topic: {label}", { label: topicOf("coarse", i).label })));
+        info.appendChild(el("div", "atlas-muted", _("Subtopic: {label}", { label: topicOf("fine", i).label })));
         info.appendChild(chips(D.phrases[i].map(function (j) { return D.vocab[j]; })));
         var href = linkFor(i);
         if (href) {
-          var a = el("a", "", "Open paper \u2197");
+          var a = el("a", "", _("Open paper") + " \u2197");
           a.href = href;
           if (!paperUrl) { a.target = "_blank"; a.rel = "noopener"; }
           info.appendChild(a);
         }
       } else {
         info.removeAttribute("data-paper");
-        info.appendChild(el("h3", "", sel.length + " papers selected"));
-        info.appendChild(el("div", "atlas-muted", "Key phrases of the selection"));
+        info.appendChild(el("h3", "", _("{n} papers selected", { n: sel.length })));
+        info.appendChild(el("div", "atlas-muted", _("Key phrases of the selection")));
         info.appendChild(chips(selectionPhrases(sel, 8)));
         var list = el("ol");
         sel.slice(0, 300).forEach(function (i) {
@@ -292,7 +300,7 @@
           list.appendChild(li);
         });
         info.appendChild(list);
-        if (sel.length > 300) info.appendChild(el("div", "atlas-muted", "\u2026 and " + (sel.length - 300) + " more"));
+        if (sel.length > 300) info.appendChild(el("div", "atlas-muted", _("\u2026 and {n} more", { n: sel.length - 300 })));
       }
       info.hidden = false;
       info.scrollIntoView({ block: "nearest" });
@@ -380,7 +388,7 @@
         if (!q) { setHighlight(null, ""); return; }
         if (!searchUrl) {
           var hits = localSearch(q);
-          setHighlight(hits, hits.size + " match" + (hits.size === 1 ? "" : "es"));
+          setHighlight(hits, hits.size === 1 ? _("1 match") : _("{n} matches", { n: hits.size }));
           return;
         }
         fetch(searchUrl + (searchUrl.indexOf("?") < 0 ? "?" : "&") + "per_page=100&q=" + encodeURIComponent(q), { credentials: "same-origin" })
@@ -390,9 +398,9 @@
             var rows = Array.isArray(res) ? res : (res.hits || res.results || []);
             var ids = idIndex(), hits = new Set();
             rows.forEach(function (h) { var i = ids[h.id || (h.paper && h.paper.id)]; if (i !== undefined) hits.add(i); });
-            setHighlight(hits, hits.size + " search results");
+            setHighlight(hits, _("{n} search results", { n: hits.size }));
           })
-          .catch(function () { var hits = localSearch(q); setHighlight(hits, hits.size + " matches"); });
+          .catch(function () { var hits = localSearch(q); setHighlight(hits, _("{n} matches", { n: hits.size })); });
       }, 180);
     });
 
@@ -402,7 +410,7 @@
       var on = !savedBtn.classList.contains("on");
       savedBtn.classList.toggle("on", on);
       $("atlas-search").value = "";
-      setHighlight(on ? new Set(D.saved) : null, on ? D.saved.length + " saved" : "");
+      setHighlight(on ? new Set(D.saved) : null, on ? _("{n} saved", { n: D.saved.length }) : "");
     });
 
     var venueSel = $("atlas-venue"), yearSel = $("atlas-year");
@@ -481,7 +489,7 @@
   }
 
   loadData().then(init).catch(function (e) {
-    message("Could not load the map: " + e.message);
+    message(_("Could not load the map: {error}", { error: e.message }));
     root.setAttribute("data-error", e.message);
   });
 })();
