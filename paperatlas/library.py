@@ -10,6 +10,7 @@ from typing import Any
 
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from .errors import ModelMismatch, NotFound, PaperatlasError
+from .i18n import gettext
 from .ingest.pipeline import Progress, ingest_files
 from .models import Hit, IngestReport, Paper
 from .search.engine import SearchEngine, SearchSettings
@@ -147,7 +148,8 @@ class Library(RecommendMixin):
         """The paper with this id (or an alias of a merged duplicate). Raises NotFound."""
         p = self.store.get_paper(paper_id)
         if p is None:
-            raise NotFound(f"no paper with id {paper_id!r}", "`paperatlas list` shows the ids in this library")
+            raise NotFound(gettext("no paper with id {id!r}", id=paper_id),
+                           gettext("`paperatlas list` shows the ids in this library"))
         return p
 
     def get_many(self, ids: Sequence[str]) -> list[Paper]:

@@ -225,3 +225,16 @@ def test_templates_have_no_unmarked_english(template: str) -> None:
     path = next(d / template for d in extract.TEMPLATE_DIRS if (d / template).exists())
     left = untranslated_text(path.read_text(encoding="utf-8"))
     assert not left, f"{path}: wrap these words' text in {{{{ _(\"...\") }}}}: {sorted(left)}"
+
+
+def test_error_pages_in_chinese(client: TestClient) -> None:
+    r = client.get("/no/such/page", params={"lang": "zh"})
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert r.status_code == 404 and soup.select_one("p.error").get_text() == "没有这个页面"
+    r = client.get("/paper/none-such")
+    assert r.status_code == 404 and "没有 id 为“none-such”的论文" in r.text and "返回搜索" in r.text
+    r = client.get("/search", params={"q": "x", "mode": "fuzzy"})
+    assert r.status_code == 400 and "参数“mode”必须是" in r.text
+    # a script's JSON error stays English
+    client.cookies.clear()
+    assert client.get("/search.json", params={"q": "x", "mode": "fuzzy"}).json()["error"].startswith("parameter 'mode'")

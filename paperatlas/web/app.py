@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..errors import NotFound, PaperatlasError
 from .. import i18n
+from ..i18n import gettext
 from ..library import Library
 from ..search.query import parse
 from ..search.snippets import highlight
@@ -238,12 +239,12 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, PaperatlasError):
         return error_response(request, 400, exc.message, exc.fix)
     if isinstance(exc, HTTPException):
-        msg = {404: "no such page", 405: "method not allowed"}.get(exc.status_code, str(exc.detail))
-        resp = error_response(request, exc.status_code, msg, "see /docs for the pages and the API")
+        msg = {404: gettext("no such page"), 405: gettext("method not allowed")}.get(exc.status_code, str(exc.detail))
+        resp = error_response(request, exc.status_code, msg, gettext("see /docs for the pages and the API"))
         if exc.headers:
             resp.headers.update(exc.headers)
         return resp
-    return error_response(request, 500, "internal error", "see the server log")
+    return error_response(request, 500, gettext("internal error"), gettext("see the server log"))
 
 
 # -- templates ------------------------------------------------------------------------------

@@ -62,20 +62,23 @@ class Param:
     def parse(self, raw: str | None) -> Any:
         if raw is None or raw == "":
             if self.required:
-                raise HTTPError(400, f"missing parameter {self.name!r}", f"add {self.name}=... to the request")
+                raise HTTPError(400, gettext("missing parameter {name!r}", name=self.name),
+                                gettext("add {name}=... to the request", name=self.name))
             return self.default
         if len(raw) > self.max_length:
-            raise HTTPError(400, f"parameter {self.name!r} is longer than {self.max_length} characters",
-                            "shorten it")
+            raise HTTPError(400, gettext("parameter {name!r} is longer than {n} characters", name=self.name,
+                                         n=self.max_length), gettext("shorten it"))
         if self.type is int:
             try:
                 v: Any = int(raw)
             except ValueError:
-                raise HTTPError(400, f"parameter {self.name!r} must be a whole number, not {raw!r}",
-                                f"e.g. {self.name}={self.default or 1}") from None
+                raise HTTPError(400, gettext("parameter {name!r} must be a whole number, not {raw!r}", name=self.name,
+                                             raw=raw),
+                                gettext("e.g. {example}", example=f"{self.name}={self.default or 1}")) from None
             if not -INT_LIMIT <= v <= INT_LIMIT:
-                raise HTTPError(400, f"parameter {self.name!r} is out of range ({raw[:20]}...)",
-                                f"use a number between {-INT_LIMIT} and {INT_LIMIT}")
+                raise HTTPError(400, gettext("parameter {name!r} is out of range ({raw}...)", name=self.name,
+                                             raw=raw[:20]),
+                                gettext("use a number between {low} and {high}", low=-INT_LIMIT, high=INT_LIMIT))
             if self.minimum is not None and v < self.minimum:
                 v = self.minimum
             if self.maximum is not None and v > self.maximum:
@@ -87,11 +90,13 @@ class Param:
                 return True
             if low in ("0", "false", "no", "off"):
                 return False
-            raise HTTPError(400, f"parameter {self.name!r} must be true or false, not {raw!r}",
-                            f"use {self.name}=1 or {self.name}=0")
+            raise HTTPError(400, gettext("parameter {name!r} must be true or false, not {raw!r}", name=self.name,
+                                         raw=raw),
+                            gettext("use {name}=1 or {name}=0", name=self.name))
         if self.choices and raw not in self.choices:
-            raise HTTPError(400, f"parameter {self.name!r} must be one of {', '.join(self.choices)}, not {raw!r}",
-                            f"e.g. {self.name}={self.choices[0]}")
+            raise HTTPError(400, gettext("parameter {name!r} must be one of {choices}, not {raw!r}", name=self.name,
+                                         choices=", ".join(self.choices), raw=raw),
+                            gettext("e.g. {example}", example=f"{self.name}={self.choices[0]}"))
         return raw
 
     def schema(self) -> dict[str, Any]:
@@ -192,17 +197,17 @@ async def form(request: Request) -> dict[str, str]:
         try:
             data = json.loads(body or b"{}")
         except ValueError:
-            raise HTTPError(400, "the request body is not valid JSON", "send a JSON object") from None
+            raise HTTPError(400, gettext("the request body is not valid JSON"), gettext("send a JSON object")) from None
         if not isinstance(data, dict):
-            raise HTTPError(400, "the JSON body must be an object", 'e.g. {"on": true}')
+            raise HTTPError(400, gettext("the JSON body must be an object"), gettext("e.g. {example}", example='{"on": true}'))
         return {k: (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool)
                     else str(v)) for k, v in data.items()}
     if ctype in ("", "application/x-www-form-urlencoded"):
         try:
             return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
         except UnicodeDecodeError:
-            raise HTTPError(400, "the form body is not UTF-8", "send UTF-8") from None
-    raise HTTPError(415, f"unsupported content type {ctype!r}",
+            raise HTTPError(400, gettext("the form body is not UTF-8"), gettext("send UTF-8")) from None
+    raise HTTPError(415, gettext("unsupported content type {ctype!r}", ctype=ctype),
                     "send application/x-www-form-urlencoded or application/json")
 
 
@@ -215,7 +220,8 @@ def bearer_reader(request: Request) -> Reader | None:
     token = auth[7:].strip()
     r = lib(request).store.reader_by_token(token) if token else None
     if r is None:
-        raise HTTPError(401, "unknown API token", "use a reader's token: it is shown on that reader's Saved page (/saved)")
+        raise HTTPError(401, gettext("unknown API token"),
+                        gettext("use a reader's token: it is shown on that reader's Saved page (/saved)"))
     return r
 
 
@@ -270,9 +276,9 @@ def current_reader(request: Request, create: bool = False) -> Reader | None:
         if owner is not None or not create:
             return owner
     if create:
-        raise HTTPError(401, "sign in first: changes are saved for a reader",
-                        "sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
-                        "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`")
+        raise HTTPError(401, gettext("sign in first: changes are saved for a reader"),
+                        gettext("sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
+                                "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`"))
     return None
 
 
@@ -295,8 +301,8 @@ async def check_write(request: Request) -> dict[str, str]:
     cookie = request.cookies.get(CSRF_COOKIE, "")
     sent = request.headers.get(CSRF_HEADER) or data.get(CSRF_FIELD, "")
     if not cookie or not sent or not hmac.compare_digest(cookie.encode(), sent.encode()):
-        raise HTTPError(403, "missing or wrong CSRF token",
-                        "reload the page and try again; scripts send `Authorization: Bearer <reader token>`")
+        raise HTTPError(403, gettext("missing or wrong CSRF token"),
+                        gettext("reload the page and try again; scripts send `Authorization: Bearer <reader token>`"))
     return data
 
 

@@ -59,7 +59,7 @@ def map_page(request: Request) -> Response:
 def map_asset(request: Request) -> Response:
     name = request.path_params["name"]
     if name not in ASSETS:
-        raise HTTPError(404, f"no map asset {name!r}", "see /map")
+        raise HTTPError(404, gettext("no map asset {name!r}", name=name), gettext("see /map"))
     body, ctype = asset(name)
     return Response(body, media_type=ctype, headers={"cache-control": "public, max-age=3600"})
 

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import i18n
-from ..i18n import N_
+from ..i18n import N_, gettext
 from ..errors import NotFound, PaperatlasError
 from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
@@ -215,7 +215,7 @@ async def edit_profile(request: Request) -> Response:
         elif p.name == "preferences" and p.name in data:
             edits[p.name] = ""  # clearing the preferences is an edit; other blank fields are not
     if not any(k in edits for k in EDITS):
-        raise HTTPError(400, "no edit given", "send one of: " + ", ".join(EDITS))
+        raise HTTPError(400, gettext("no edit given"), gettext("send one of: {edits}", edits=", ".join(EDITS)))
     r = _writer(request)
     prof = lib(request).edit_profile(r, **edits)
     top = _preview(request, lib(request).reader(r.name))  # re-read: `r` holds the profile before the edit
@@ -335,7 +335,8 @@ def _since(raw: str | None) -> str | None:
     try:
         datetime.fromisoformat(raw)
     except ValueError:
-        raise HTTPError(400, f"since must be a date like 2026-01-31, not {raw!r}", "use since=YYYY-MM-DD") from None
+        raise HTTPError(400, gettext("since must be a date like 2026-01-31, not {raw!r}", raw=raw),
+                        gettext("use since=YYYY-MM-DD")) from None
     return raw
 
 
@@ -383,7 +384,7 @@ async def mark_seen(request: Request) -> Response:
     data = await check_write(request)
     ids = [i.strip() for i in SEEN_PARAMS[0].parse(data.get("ids")).split(",") if i.strip()]
     if len(ids) > 1000:
-        raise HTTPError(400, "at most 1000 ids at once", "send fewer")
+        raise HTTPError(400, gettext("at most 1000 ids at once"), gettext("send fewer"))
     r = _writer(request)
     lib(request).set_feedback(r, ids, "seen", True)
     return done(request, {"reader": r.name, "seen": len(ids)}, "/digest")
@@ -394,7 +395,7 @@ FEED_PARAMS = [
     Param("key", str, None, "the feed's key, as in the URL the Digest page gives (feeds are private)",
           max_length=64),
 ]
-NO_FEED = "copy the feed's URL, key included, from the reader's Digest page"
+NO_FEED = N_("copy the feed's URL, key included, from the reader's Digest page")
 
 
 def reader_feed(request: Request) -> Response:
@@ -404,7 +405,7 @@ def reader_feed(request: Request) -> Response:
     r = L.store.get_reader(name)  # a feed URL never creates a reader
     # one answer for "no such reader" and "wrong key": a feed URL reveals nothing without its key
     if r is None or not auth.check_feed_key(L, "reader", r, a["key"] or ""):
-        raise NotFound(f"no feed for reader {name!r} with this key", NO_FEED)
+        raise NotFound(gettext("no feed for reader {name!r} with this key", name=name), gettext(NO_FEED))
     return Response(L.digest(r, None, a["limit"], "atom", link=str(request.url)), media_type=ATOM)
 
 
@@ -415,7 +416,7 @@ def search_feed(request: Request) -> Response:
     # the feed URL carries only the id, so find its owner (readers are few; no SQL here)
     owner = next((r for r in L.readers() if any(s["id"] == sid for s in L.store.saved_searches(r.id))), None)
     if owner is None or not auth.check_feed_key(L, "search", owner, a["key"] or "", sid):
-        raise NotFound(f"no saved search {sid} with this key", NO_FEED)
+        raise NotFound(gettext("no saved search {id} with this key", id=sid), gettext(NO_FEED))
     return Response(L.saved_search_feed(owner, sid, a["limit"], link=str(request.url)), media_type=ATOM)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from ..i18n import N_
+from ..i18n import N_, gettext
 from ..errors import PaperatlasError
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Paper
@@ -296,9 +296,11 @@ async def feedback(request: Request) -> Response:
     try:
         ids = json.loads(raw) if raw.lstrip().startswith("[") else [i.strip() for i in raw.split(",") if i.strip()]
     except ValueError:
-        raise HTTPError(400, "ids is not a valid JSON list", 'send e.g. ["id1", "id2"]') from None
+        raise HTTPError(400, gettext("ids is not a valid JSON list"),
+                        gettext("send e.g. {example}", example='["id1", "id2"]')) from None
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > 1000:
-        raise HTTPError(400, "ids must be a list of at most 1000 paper ids", 'send e.g. ["id1", "id2"]')
+        raise HTTPError(400, gettext("ids must be a list of at most 1000 paper ids"),
+                        gettext("send e.g. {example}", example='["id1", "id2"]'))
     kind = FEEDBACK_PARAMS[1].parse(data.get("kind"))
     on = FEEDBACK_PARAMS[2].parse(data.get("on"))
     r = current_reader(request, create=True)
@@ -337,9 +339,9 @@ async def sign_in(request: Request) -> Response:
     elif not (token and hmac.compare_digest(r.token.encode(), token.strip().encode())):
         owner = auth.owner_reader(L) if is_owner_request(request) else None
         if owner is None or owner.id != r.id:
-            raise HTTPError(403, f"wrong or missing token for reader {name!r}",
-                            f"`paperatlas readers token {name}` prints it (run it where the library is); "
-                            "or choose a new name to create a new reader")
+            raise HTTPError(403, gettext("wrong or missing token for reader {name!r}", name=name),
+                            gettext("`paperatlas readers token {name}` prints it (run it where the library is); "
+                                    "or choose a new name to create a new reader", name=name))
     out = {"reader": r.public(), "created": created}
     if created:
         out["token"] = r.token  # shown once, to the one who made it (it is also on their Saved page)
