@@ -447,6 +447,9 @@ def _register_subcommands() -> None:
     from .mcp.cli import mcp_cmd
 
     cli.add_command(mcp_cmd)
+    from .sources.cli import register as register_sources
+
+    register_sources(cli)
 
 
 _register_subcommands()

@@ -18,6 +18,7 @@ from .store.personal import Reader
 from .store import is_postgres_url, open_store, redact
 from .store.vector_cache import VectorCache, text_hash
 from .recommend.mixin import RecommendMixin
+from .sources.mixin import SourcesMixin
 
 DEFAULT_DB = "paperatlas.db"
 
@@ -35,7 +36,7 @@ def missing_library(path: str) -> NotFound:
     )
 
 
-class Library(RecommendMixin):
+class Library(RecommendMixin, SourcesMixin):
     """A paper library in one SQLite file.
 
     Example:

@@ -233,3 +233,21 @@ def test_cli_on_both(url: str, tmp_path: Path, runner) -> None:
         dims = lib.vectors()["p-rl"].shape[0]
     assert len(rows) == 3 and all(len(r["vector"]) == dims for r in rows)
     assert f"{redact(url)}: 3 papers" in run("stats")
+
+
+def test_follow_and_fetch_position_round_trip(url: str) -> None:
+    """Subscriptions and fetch positions (issue 13) on both backends."""
+    with Library(url, embedder="hashing") as lib:
+        key, created = lib.follow("paperlists", ["colm", "2025"], base_url="http://127.0.0.1:9")
+        assert (key, created) == ("paperlists colm 2025", True)
+        assert lib.follow("paperlists", ["colm", "2025"], base_url="http://127.0.0.1:10") == (key, False)
+        lib.follow("paperlists", ["colt", "2024"])
+        (f, g) = lib.follows()
+        assert f.key == key and f.args == ["colm", "2025"] and f.options == {"base_url": "http://127.0.0.1:10"}
+        lib.store.record_follow_run(key, "2 new", "")
+        lib.store.set_source_state(key, {"offset": 1000})
+        lib.store.set_source_state(key, {"offset": 2000})
+    with Library(url) as lib:
+        assert lib.follows()[0].last_summary == "2 new" and lib.store.source_state(key) == {"offset": 2000}
+        assert lib.unfollow("paperlists", ["colt", "2024"]) == "paperlists colt 2024"
+        assert [x.key for x in lib.follows()] == [key]

@@ -203,6 +203,15 @@ def read_file(path: str | Path, format: str | Format | None = None, encoding: st
     return result
 
 
+def read_string(name: str, text: str, fmt: Format) -> ReadResult:
+    """Parse text that did not come from a file (a page a source fetched) as `fmt`; `name` (a URL)
+    names it in errors. Bad records are collected in the result, as for files."""
+    container = _json_or_jsonl(text) if fmt in RECORD_FLAVOURS else fmt
+    result = _READERS[container](name, text)
+    result.format = fmt
+    return result
+
+
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
 _VENUE_YEAR_KV = re.compile(r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.I)
 
@@ -420,6 +429,11 @@ def _read_atom(name: str, text: str) -> ReadResult:
             return (x.text or "").strip() if x is not None else ""
 
         links = {ln.get("title") or ln.get("rel") or "": ln.get("href", "") for ln in entry.findall(f"{_ATOM}link")}
+        if not links.get("alternate"):
+            # arXiv's feed since late 2025 writes bare <link href=".../abs/ID"/> and <link href=".../pdf/ID"/>
+            hrefs = [ln.get("href", "") for ln in entry.findall(f"{_ATOM}link")]
+            links["alternate"] = next((h for h in hrefs if "/abs/" in h), "")
+            links.setdefault("pdf", next((h for h in hrefs if "/pdf/" in h), ""))
         cat = entry.find(f"{_ARXIV}primary_category")
         row = {
             "arxiv_id": t(f"{_ATOM}id"),
@@ -432,6 +446,7 @@ def _read_atom(name: str, text: str) -> ReadResult:
             "doi": t(f"{_ARXIV}doi"),
             "categories": [c.get("term", "") for c in entry.findall(f"{_ATOM}category")],
             "primary_category": cat.get("term", "") if cat is not None else "",
+            "pdf_url": links.get("pdf", ""),
         }
         res.rows.append((f"entry {n}", row))
     return res

@@ -27,7 +27,7 @@ YEAR_KEYS = ("year", "publication_year", "pub_year", "date", "published", "updat
 STATUS_KEYS = ("status", "decision", "presentation", "presentation_type", "session_type")
 TRACK_KEYS = ("track",)
 KEYWORD_KEYS = ("keywords", "keyword", "tags", "categories", "subjects", "topics")
-URL_KEYS = ("url", "link", "forum_url", "pdf_url", "pdf", "html_url")
+URL_KEYS = ("url", "link", "forum_url", "site", "pdf_url", "pdf", "html_url")
 EXTRA_KEYS = ("primary_area", "tldr", "doi", "openreview_id", "categories", "journal_ref", "primary_category")
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
@@ -229,6 +229,8 @@ def _generic(r: dict[str, Any], fmt: Format) -> dict[str, Any]:
             f["id"] = m.group(1)
         f["venue"] = f["venue"] or "arXiv"
         f["keywords"] = r.get("categories")
+        if r.get("pdf_url"):
+            f["extra"]["pdf"] = r["pdf_url"]
     return f
 
 
@@ -236,22 +238,38 @@ def _openreview(row: dict[str, Any]) -> dict[str, Any]:
     c = row.get("content")
     if not isinstance(c, dict):
         raise RecordError("is an OpenReview note without a `content` object")
-    venue_str = _text(c.get("venue"))  # e.g. "ICLR 2024 oral"
+    venue_str = _text(c.get("venue"))  # e.g. "ICLR 2024 oral", "Submitted to ICLR 2024"
+    venueid = _text(c.get("venueid"))  # "ICLR.cc/2024/Conference", ".../Rejected_Submission"
     forum = _text(row.get("forum")) or _text(row.get("id"))
     m = _YEAR.search(venue_str)
     venue = venue_str[: m.start()].strip() if m else venue_str
+    venue = re.sub(r"^(?:submitted to|withdrawn from|rejected by)\s+", "", venue, flags=re.I)
+    pdf = _text(c.get("pdf"))
+    if pdf.startswith("/"):
+        pdf = "https://openreview.net" + pdf
     return {
         "id": _text(row.get("id")) or forum,
         "title": _text(c.get("title")),
         "abstract": _text(c.get("abstract")),
         "authors": _unwrap(c.get("authors")),
-        "venue": venue or _text(c.get("venueid")).split("/")[0],
-        "year": _year(venue_str) or _year(row.get("pdate")) or _year(row.get("cdate")),
-        "status": _status_from(venue_str),
+        "venue": venue or venueid.split("/")[0].removesuffix(".cc"),
+        "year": _year(venue_str) or _year(venueid) or _year(row.get("pdate")) or _year(row.get("cdate")),
+        "status": _status_from(venue_str) or _decision_from_venueid(venueid),
         "keywords": _unwrap(c.get("keywords")),
         "url": f"https://openreview.net/forum?id={forum}" if forum else "",
-        "extra": {"tldr": _text(c.get("TLDR") or c.get("tldr")), "primary_area": _text(c.get("primary_area"))},
+        "extra": {"tldr": _text(c.get("TLDR") or c.get("tldr")), "primary_area": _text(c.get("primary_area")),
+                  "pdf": pdf, "venueid": venueid if "/" in venueid else ""},
     }
+
+
+# OpenReview API v2 marks a submission's fate in content.venueid: VENUE/Rejected_Submission, ...
+_VENUEID_DECISIONS = {"rejected_submission": "Rejected", "withdrawn_submission": "Withdrawn",
+                      "desk_rejected_submission": "Desk rejected", "submission": "Under review"}
+
+
+def _decision_from_venueid(venueid: str) -> str:
+    tail = venueid.rsplit("/", 1)[-1].lower() if "/" in venueid else ""
+    return _VENUEID_DECISIONS.get(tail, "")
 
 
 def _arxiv_snapshot(row: dict[str, Any]) -> dict[str, Any]:

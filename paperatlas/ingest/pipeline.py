@@ -144,7 +144,41 @@ def ingest_files(
         parsed.append(item)
         report.files.append(str(path))
         report.formats[str(path)] = rr.format.value
+    return store_parsed(store, parsed, report, bad, overrides, skip_bad, progress, batch_size)
 
+
+def ingest_rows(
+    store: SQLiteStore,
+    name: str,
+    source: str,
+    fmt: Format,
+    rows: list[tuple[str, dict[str, Any]]],
+    defaults: dict[str, Any] | None = None,
+    skip_bad: bool = False,
+    state: tuple[str, str] | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> IngestReport:
+    """Ingest rows that did not come from a file (a page a source fetched), exactly as `ingest` would.
+
+    `name` says where the rows came from in error messages (a URL); `source` is the papers' source.
+    `state` (key, json) is saved in the same transaction as the last batch: a fetch's position."""
+    report = IngestReport(files=[name], formats={name: fmt.value})
+    parsed = [_Parsed(name, source, fmt, list(rows), dict(defaults or {}))]
+    return store_parsed(store, parsed, report, [], {}, skip_bad, None, batch_size, state)
+
+
+def store_parsed(
+    store: SQLiteStore,
+    parsed: list[_Parsed],
+    report: IngestReport,
+    bad: list[BadRecord],
+    overrides: dict[str, Any],
+    skip_bad: bool,
+    progress: Progress | None,
+    batch_size: int,
+    state: tuple[str, str] | None = None,
+) -> IngestReport:
+    """Normalise, plan and write parsed rows (the part of an ingest after reading)."""
     known = store.record_hashes()
     by_id, by_key, by_pos = store.ident_index()
     total = sum(len(p.rows) for p in parsed)
@@ -190,7 +224,8 @@ def ingest_files(
     report.bad = bad
 
     done = 0
-    for start in range(0, len(plan), batch_size):
+    starts = list(range(0, len(plan), batch_size)) or ([0] if state else [])
+    for start in starts:
         batch = plan[start : start + batch_size]
         inserts, updates, aliases, records = [], [], [], []
         for action, paper, chash, key, pos, rh in batch:
@@ -210,7 +245,8 @@ def ingest_files(
             (inserts if action == "new" else updates).append((paper, chash, key, pos))
             records.append((rh, paper.id))
             setattr(report, action, getattr(report, action) + 1)
-        store.write_batch(inserts, updates, aliases, records)
+        last = start == starts[-1]
+        store.write_batch(inserts, updates, aliases, records, state if last else None)
         done += len(batch)
         if progress:
             progress(done, total)

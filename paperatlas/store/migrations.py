@@ -189,4 +189,27 @@ MIGRATIONS: list[tuple[str, str]] = [
         DROP INDEX IF EXISTS papers_source_pos;
         """,
     ),
+    (
+        "sources",
+        """
+        -- where each fetch stands (issue 13): the page to resume from after a kill, the last complete
+        -- run; written in the same transaction as the batch of papers it follows
+        CREATE TABLE source_state (
+            key TEXT PRIMARY KEY,
+            state TEXT NOT NULL DEFAULT '{}',
+            updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        -- subscriptions that `paperatlas update` fetches
+        CREATE TABLE follows (
+            key TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            args TEXT NOT NULL DEFAULT '[]',
+            options TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            last_run_at TEXT NOT NULL DEFAULT '',
+            last_summary TEXT NOT NULL DEFAULT '',
+            last_error TEXT NOT NULL DEFAULT ''
+        );
+        """,
+    ),
 ]

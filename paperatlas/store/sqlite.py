@@ -22,6 +22,7 @@ from ..errors import PaperatlasError
 from ..models import Paper
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
+from .sources import SourceStore
 from .topics import TopicStore
 
 PAPER_COLUMNS = (
@@ -78,7 +79,7 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore(PersonalStore, TopicStore):
+class SQLiteStore(PersonalStore, TopicStore, SourceStore):
     """The library file. Thread-safe: one connection per thread."""
 
     backend = "sqlite"
@@ -215,8 +216,10 @@ class SQLiteStore(PersonalStore, TopicStore):
         updates: Sequence[tuple[Paper, str, str, int | None]],
         aliases: Sequence[tuple[str, str]],
         records: Sequence[tuple[str, str]],
+        state: tuple[str, str] | None = None,
     ) -> None:
-        """Write one batch in one transaction: (paper, content_hash, dedup_key, source_pos) rows."""
+        """Write one batch in one transaction: (paper, content_hash, dedup_key, source_pos) rows,
+        and with `state` (key, json) a fetch's position, so the two can never disagree."""
         with self.transaction() as c:
             if inserts:
                 (last,) = c.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
@@ -243,6 +246,9 @@ class SQLiteStore(PersonalStore, TopicStore):
                 c.executemany("INSERT OR IGNORE INTO aliases(alias, paper_id) VALUES (?, ?)", aliases)
             if records:
                 c.executemany("INSERT OR REPLACE INTO records(record_hash, paper_id) VALUES (?, ?)", records)
+            if state is not None:
+                c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
+                          " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", state)
 
     # -- reading papers --------------------------------------------------------------
     def resolve_id(self, pid: str) -> str | None:

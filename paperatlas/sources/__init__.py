@@ -1,0 +1,14 @@
+"""Sources: fetch a venue's papers from the web into the library (issue 13).
+
+`SOURCES` maps a name to a Source; `fetch(store, source)` stores what it yields through the ingest
+pipeline. Every source shares one HTTP client (sources/http.py) with timeouts, retries and manners.
+"""
+
+from __future__ import annotations
+
+from . import paperlists  # noqa: F401  (registers itself)
+from .base import SOURCES, FetchReport, Page, Source, SourceArgsError, create_source, fetch
+from .http import FetchError, HttpClient
+
+__all__ = ["SOURCES", "FetchError", "FetchReport", "HttpClient", "Page", "Source", "SourceArgsError",
+           "create_source", "fetch"]

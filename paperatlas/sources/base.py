@@ -1,0 +1,154 @@
+"""The Source protocol, its registry, and the loop that stores what a source fetches.
+
+A source turns its arguments into pages of raw rows (the same row dicts the file readers produce),
+each with the position to resume from once it is stored. `fetch()` writes every page through the
+ingest pipeline (normalisation, deduplication, one transaction per batch) and saves that position
+in the library in the same transaction as the page's last batch: a killed fetch resumes at the
+first page it had not stored, and nothing is stored twice.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+from xml.etree import ElementTree as ET
+
+from ..errors import PaperatlasError
+from ..ingest.formats import Format
+from ..models import IngestReport
+from ..registry import Registry
+from .http import FetchError, HttpClient, Response
+
+SOURCES: Registry[Source] = Registry("source")
+
+
+class SourceArgsError(PaperatlasError):
+    """The arguments do not name something this source can fetch."""
+
+
+@dataclass
+class Page:
+    """One response's worth of rows, and where the fetch stands once they are stored."""
+
+    url: str
+    rows: list[tuple[str, dict[str, Any]]]
+    format: Format
+    state: dict[str, Any]
+    defaults: dict[str, Any] = field(default_factory=dict)
+    total: int | None = None  # records the source says there are, when it says
+
+
+class Source(Protocol):
+    """A place papers come from. `key` names one subscription ("paperlists colm 2025")."""
+
+    name: ClassVar[str]
+    default_base: ClassVar[str]
+    polite_delay: ClassVar[float]  # seconds between two requests, as the service asks
+    key: str
+    base_url: str
+
+    def pages(self, client: HttpClient, state: dict[str, Any]) -> Iterator[Page]: ...
+
+
+@dataclass
+class FetchReport(IngestReport):
+    """What one fetch did: the ingest counts plus the network side."""
+
+    source: str = ""
+    pages: int = 0
+    requests: int = 0
+    retries: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    resumed: bool = False
+    not_modified: bool = False
+
+    def summary(self) -> str:
+        s = super().summary() + f" from {self.source}"
+        extra = [f"{self.pages} page{'s' if self.pages != 1 else ''}",
+                 f"{self.requests} request{'s' if self.requests != 1 else ''}"]
+        if self.retries:
+            extra.append(f"{self.retries} retried")
+        if self.resumed:
+            extra.append("resumed")
+        if self.not_modified:
+            extra.append("not modified since the last fetch")
+        return f"{s} ({', '.join(extra)}, {self.seconds:.1f} s)"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d.update(source=self.source, pages=self.pages, requests=self.requests, retries=self.retries,
+                 bytes=self.bytes, seconds=round(self.seconds, 3), resumed=self.resumed,
+                 not_modified=self.not_modified, summary=self.summary())
+        return d
+
+
+def create_source(name: str, args: Sequence[str], base_url: str | None = None, **options: Any) -> Source:
+    """The registered source `name` for `args` (an unknown name lists the valid ones)."""
+    return SOURCES.create(name, args=list(args), base_url=base_url, **options)
+
+
+def fetch(store: Any, source: Source, client: HttpClient | None = None,
+          progress: Callable[[int, int | None], None] | None = None) -> FetchReport:
+    """Fetch `source` into `store`, resuming from the saved position. Raises FetchError (what was
+    stored before the failure stays, with its position) or SourceArgsError."""
+    from ..ingest.pipeline import ingest_rows
+
+    client = client or HttpClient(delay=source.polite_delay)
+    before = dict(client.stats)
+    state = store.source_state(source.key)
+    report = FetchReport(source=source.key, resumed=bool(state) and not state.get("complete", False))
+    start = time.monotonic()
+    done = 0
+    try:
+        for page in source.pages(client, state):
+            report.pages += 1
+            if page.state.get("not_modified"):
+                report.not_modified = True
+            r = ingest_rows(store, page.url, source.name, page.format, page.rows, page.defaults,
+                            skip_bad=True, state=(source.key, json.dumps(page.state)))
+            report.add(r)
+            done += len(page.rows)
+            if progress:
+                progress(done, page.total)
+    finally:
+        report.seconds = time.monotonic() - start
+        for k in ("requests", "retries", "bytes"):
+            setattr(report, k, client.stats[k] - before.get(k, 0))
+    return report
+
+
+# -- helpers the sources share ---------------------------------------------------------------
+def get_parsed(client: HttpClient, url: str, parse: Callable[[Response], Any], what: str,
+               params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+               tries: int = 3) -> tuple[Response, Any]:
+    """GET and parse; a page that does not parse (a proxy's error page, a body cut off without a
+    length) is fetched again, then reported with the URL and what was wrong."""
+    last: Exception | None = None
+    for attempt in range(tries):
+        resp = client.get(url, params, headers, what=what)
+        if resp.status == 304:
+            return resp, None
+        try:
+            return resp, parse(resp)
+        except (ValueError, ET.ParseError, KeyError, TypeError) as e:
+            last = e
+            if attempt + 1 < tries:
+                client.stats["retries"] += 1
+                client.sleep(min(client.max_wait, client.backoff * (2 ** attempt)))
+    shown = resp.url
+    raise FetchError(f"{what}: the page at {shown} is not what the service sends ({last})",
+                     "try again later (a re-run resumes here); if it persists, check --base-url points at the "
+                     "service itself and not at a login or error page", shown)
+
+
+def parse_json(resp: Response) -> Any:
+    try:
+        return json.loads(resp.body.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 at byte {e.start}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None

@@ -1,0 +1,198 @@
+"""`paperatlas fetch / follow / unfollow / update`: papers from the web, and staying current (issue 13).
+
+Exit codes: 0 done (also when nothing was new: a repeat says "0 new"), 1 a source could not be
+fetched (what came before the failure is stored, and a re-run resumes there), 2 usage.
+`update` tries every followed source and exits 1 when any of them failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..cli_common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
+from .base import SOURCES
+from .http import HttpClient
+
+
+def _client_options(f: Any) -> Any:
+    for opt in reversed([
+        click.option("--base-url", metavar="URL", help="Fetch from this mirror or proxy instead of the service."),
+        click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True,
+                     help="Seconds to wait for the server to answer or send more (connecting: 10 s at most)."),
+        click.option("--retries", type=click.IntRange(0, 20), default=4, show_default=True,
+                     help="Retries of a failed request (429 and 503 honour Retry-After)."),
+        click.option("--delay", type=click.FloatRange(0, 600), default=None,
+                     help="Seconds between two requests (default: what the service asks, e.g. 3 for arXiv)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _source_options(f: Any) -> Any:
+    for opt in reversed([
+        click.option("--all", "all_", is_flag=True, help="openreview: every submission, not only accepted papers."),
+        click.option("--since", metavar="DATE", help="arxiv: papers submitted on or after DATE (YYYY-MM-DD)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _client(timeout: float, retries: int, delay: float | None) -> Any:
+    def make(polite: float) -> HttpClient:
+        return HttpClient(connect_timeout=min(10.0, timeout), read_timeout=timeout, retries=retries,
+                          delay=polite if delay is None else delay)
+    return make
+
+
+def _sources_help() -> str:
+    return ", ".join(SOURCES.names())
+
+
+@click.command("fetch", context_settings={"ignore_unknown_options": False})
+@click.argument("source", metavar="SOURCE")
+@click.argument("args", nargs=-1, required=True)
+@_source_options
+@_client_options
+@click.option("--no-embed", is_flag=True, help="Do not compute embeddings after fetching.")
+@json_option
+@click.pass_context
+@handle_errors
+def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool, since: str | None,
+              base_url: str | None, timeout: float, retries: int, delay: float | None, no_embed: bool,
+              as_json: bool) -> None:
+    """Store a venue's papers from the web (only new or changed ones; a killed fetch resumes).
+
+    SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR.
+
+    Example:
+
+    \b
+        paperatlas fetch openreview ICLR.cc/2025/Conference
+        paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01
+        paperatlas fetch paperlists iclr 2025 --no-embed
+    """
+    lib = get_library(ctx, create=True)
+    make = _client(timeout, retries, delay)
+    from .base import create_source, fetch
+
+    src = create_source(source, args, base_url, **{k: v for k, v in (("all", all_), ("since", since)) if v})
+    report = fetch(lib.store, src, make(src.polite_delay))
+    if not as_json:
+        click.echo(report.summary())
+        for b in report.bad[:20]:
+            click.echo(f"  skipped {b}", err=True)
+    embedded = maybe_embed(lib, no_embed, quiet=as_json)
+    if as_json:
+        echo_json({**report.to_dict(), "embedded": embedded})
+
+
+@click.command("follow")
+@click.argument("source", required=False)
+@click.argument("args", nargs=-1)
+@_source_options
+@click.option("--base-url", metavar="URL", help="Fetch from this mirror or proxy instead of the service.")
+@json_option
+@click.pass_context
+@handle_errors
+def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], all_: bool, since: str | None,
+               base_url: str | None, as_json: bool) -> None:
+    """Subscribe to a source: `paperatlas update` fetches it (with no arguments: list subscriptions).
+
+    Example:
+
+    \b
+        paperatlas follow openreview ICLR.cc/2026/Conference
+        paperatlas follow arxiv cs.LG
+        paperatlas follow
+    """
+    if source is None:
+        lib = get_library(ctx)
+        rows = [{"key": f.key, "source": f.source, "args": f.args, "options": f.options,
+                 "last_run_at": f.last_run_at, "last_summary": f.last_summary, "last_error": f.last_error}
+                for f in lib.follows()]
+        if as_json:
+            echo_json(rows)
+        elif not rows:
+            click.echo("not following anything yet; e.g. `paperatlas follow arxiv cs.LG`")
+        for r in rows if not as_json else []:
+            last = r["last_error"] or r["last_summary"] or "not fetched yet"
+            click.echo(f"{r['key']}\t{r['last_run_at'] or '-'}\t{last}")
+        return
+    lib = get_library(ctx, create=True)
+    key, created = lib.follow(source, list(args), base_url, **{"all": all_, "since": since})
+    msg = f"following {key}" if created else f"already following {key} (options updated)"
+    echo_json({"key": key, "created": created}) if as_json else click.echo(
+        msg + "; `paperatlas update` fetches it")
+
+
+@click.command("unfollow")
+@click.argument("source")
+@click.argument("args", nargs=-1)
+@click.pass_context
+@handle_errors
+def unfollow_cmd(ctx: click.Context, source: str, args: tuple[str, ...]) -> None:
+    """Stop following a source (the papers it brought stay in the library).
+
+    Example:
+
+        paperatlas unfollow arxiv cs.LG
+    """
+    key = get_library(ctx).unfollow(source, list(args))
+    click.echo(f"no longer following {key}")
+
+
+@click.command("update")
+@click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True,
+              help="Seconds to wait for a server to answer or send more.")
+@click.option("--retries", type=click.IntRange(0, 20), default=4, show_default=True, help="Retries per request.")
+@click.option("--delay", type=click.FloatRange(0, 600), default=None, help="Seconds between two requests.")
+@click.option("--no-embed", is_flag=True, help="Do not compute embeddings after fetching.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the one-line summary (and errors).")
+@json_option
+@click.pass_context
+@handle_errors
+def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | None, no_embed: bool, quiet: bool,
+               as_json: bool) -> None:
+    """Fetch every followed source, then embed the new papers (cron-friendly).
+
+    Prints one line per source and a one-line summary; exits 1 when any source failed (the others
+    are still fetched), 0 otherwise, also when nothing was new. Digests and feeds then see the new papers.
+
+    Example:
+
+        paperatlas update --quiet --no-embed   # in cron: 0 * * * *
+    """
+    lib = get_library(ctx)
+    if not lib.follows():
+        raise Fail("not following anything: nothing to update\n"
+                   "Fix: subscribe first, e.g. `paperatlas follow arxiv cs.LG` or `paperatlas follow paperlists iclr 2025`")
+    results = lib.update(_client(timeout, retries, delay))
+    failed = [r for r in results if r.error]
+    new = sum(r.report.new for r in results if r.report)
+    updated = sum(r.report.updated for r in results if r.report)
+    for r in results:
+        if r.error:
+            click.echo(f"{r.follow.key}: failed: {r.error}", err=True)
+        elif not quiet and not as_json:
+            click.echo(r.report.summary() if r.report else r.follow.key)
+    embedded = maybe_embed(lib, no_embed, quiet=quiet or as_json)
+    summary = (f"update: {len(results)} source{'s' if len(results) != 1 else ''}, {new} new, {updated} updated"
+               + (f", {len(failed)} failed" if failed else "") + (f", {embedded} embedded" if embedded else ""))
+    if as_json:
+        echo_json({"summary": summary, "new": new, "updated": updated, "embedded": embedded,
+                   "sources": [{"key": r.follow.key, "error": r.error,
+                                **(r.report.to_dict() if r.report else {})} for r in results]})
+    else:
+        click.echo(summary)
+    if failed:
+        ctx.exit(EXIT_ERROR)
+
+
+COMMANDS = [fetch_cmd, follow_cmd, unfollow_cmd, update_cmd]
+
+
+def register(group: click.Group) -> None:
+    for c in COMMANDS:
+        group.add_command(c)

@@ -1,0 +1,69 @@
+"""Fetch positions and subscriptions (issue 13): the SQL behind `fetch`, `follow`, `unfollow`, `update`.
+
+Written in SQLite's dialect like the rest of the store; PostgresStore runs it through its translator.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .personal import _HasConn
+
+
+@dataclass
+class Follow:
+    """A saved subscription: `paperatlas update` fetches `source args` with `options`."""
+
+    key: str
+    source: str
+    args: list[str]
+    options: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    last_run_at: str = ""
+    last_summary: str = ""
+    last_error: str = ""
+
+
+_FOLLOW_COLS = "key, source, args, options, created_at, last_run_at, last_summary, last_error"
+
+
+def _follow(row: tuple[Any, ...]) -> Follow:
+    return Follow(row[0], row[1], json.loads(row[2]), json.loads(row[3]), *row[4:8])
+
+
+class SourceStore:
+    """Mixin of SQLiteStore (and so of PostgresStore)."""
+
+    def source_state(self: _HasConn, key: str) -> dict[str, Any]:
+        row = self.conn.execute("SELECT state FROM source_state WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def set_source_state(self: _HasConn, key: str, state: dict[str, Any]) -> None:
+        with self.transaction() as c:
+            c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
+                      " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", (key, json.dumps(state)))
+
+    def add_follow(self: _HasConn, key: str, source: str, args: list[str], options: dict[str, Any]) -> bool:
+        """Save a subscription; False when it already existed (its options are then replaced)."""
+        with self.transaction() as c:
+            existed = c.execute("SELECT 1 FROM follows WHERE key=?", (key,)).fetchone() is not None
+            if existed:
+                c.execute("UPDATE follows SET options=? WHERE key=?", (json.dumps(options), key))
+            else:
+                c.execute("INSERT INTO follows(key, source, args, options) VALUES (?, ?, ?, ?)",
+                          (key, source, json.dumps(args), json.dumps(options)))
+        return not existed
+
+    def remove_follow(self: _HasConn, key: str) -> bool:
+        with self.transaction() as c:
+            return c.execute("DELETE FROM follows WHERE key=?", (key,)).rowcount > 0
+
+    def follows(self: _HasConn) -> list[Follow]:
+        return [_follow(r) for r in self.conn.execute(f"SELECT {_FOLLOW_COLS} FROM follows ORDER BY created_at, key")]
+
+    def record_follow_run(self: _HasConn, key: str, summary: str, error: str) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE follows SET last_run_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_summary=?,"
+                      " last_error=? WHERE key=?", (summary, error, key))

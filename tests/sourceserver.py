@@ -1,0 +1,122 @@
+"""A loopback HTTP server that plays recorded responses of paper sources and injects faults.
+
+Routes map a path to a recorded body (or to a function of the query string, for paged APIs).
+Faults are queued per path and used up one request at a time:
+
+    "429:2"      429 Too Many Requests with Retry-After: 2
+    "503"        503 Service Unavailable (no Retry-After);  "503:1" with Retry-After: 1
+    "cut"        200 with the full Content-Length, but only half the body, then the connection closes
+    "slow:S"     wait S seconds before answering (past the client's read timeout when S is larger)
+    "malformed"  200 with a body that is not what the service sends (half a JSON document, HTML)
+    "reset"      close the connection without any answer
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+Route = bytes | Callable[[dict[str, list[str]]], "tuple[int, dict[str, str], bytes] | bytes"]
+
+
+@dataclass
+class Seen:
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    status: int = 0
+
+
+@dataclass
+class SourceServer:
+    routes: dict[str, Route] = field(default_factory=dict)
+    faults: dict[str, list[str]] = field(default_factory=dict)
+    seen: list[Seen] = field(default_factory=list)
+    content_type: dict[str, str] = field(default_factory=dict)
+
+    def start(self) -> SourceServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                parts = urlsplit(self.path)
+                rec = Seen(parts.path, parse_qs(parts.query), dict(self.headers.items()))
+                server.seen.append(rec)
+                queue = server.faults.get(parts.path) or server.faults.get("*") or []
+                fault = queue.pop(0) if queue else ""
+                name, _, arg = fault.partition(":")
+                if name == "reset":
+                    rec.status = -1
+                    self.close_connection = True
+                    self.wfile.flush()
+                    self.connection.shutdown(2)
+                    return
+                if name == "slow":
+                    time.sleep(float(arg or 5))
+                if name in ("429", "503"):
+                    headers = {"Retry-After": arg} if arg else {}
+                    return self._send(int(name), headers, b"busy", rec)
+                route = server.routes.get(parts.path)
+                if route is None:
+                    return self._send(404, {}, b"not found", rec)
+                status, headers, body = 200, {}, route
+                if callable(route):
+                    out = route(rec.query)
+                    status, headers, body = out if isinstance(out, tuple) else (200, {}, out)
+                etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
+                headers = {"ETag": etag, **headers}
+                if status == 200 and self.headers.get("If-None-Match") == etag:
+                    return self._send(304, {"ETag": etag}, b"", rec)
+                if name == "malformed":
+                    body = body[: len(body) // 3] or b"<html>oops</html>"
+                if name == "cut":
+                    rec.status = 200
+                    self.send_response(200)
+                    self.send_header("Content-Type", server.content_type.get(parts.path, "application/json"))
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body[: len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self._send(status, headers, body, rec)
+
+            def _send(self, status: int, headers: dict[str, str], body: bytes, rec: Seen) -> None:
+                rec.status = status
+                self.send_response(status)
+                self.send_header("Content-Type", server.content_type.get(rec.path, "application/json"))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if body:
+                    self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def hits(self, path: str) -> list[Seen]:
+        return [s for s in self.seen if s.path == path]

@@ -1,0 +1,201 @@
+"""Sources (issue 13): fetch from a loopback server that plays recorded responses and injects faults.
+
+Nothing here reaches the internet. The recordings and where they come from: tests/data/sources/PROVENANCE.md.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.sources import FetchError, HttpClient, create_source, fetch
+from paperatlas.sources.http import USER_AGENT, retry_after
+
+from sourceserver import SourceServer
+
+DATA = Path(__file__).parent / "data" / "sources"
+COLT = (DATA / "colt2024.json").read_bytes()
+COLM = (Path(__file__).parent / "data" / "pasted" / "colm2025.json").read_bytes()
+
+
+@pytest.fixture
+def server() -> Iterator[SourceServer]:
+    s = SourceServer(routes={"/colt/colt2024.json": COLT, "/colm/colm2025.json": COLM}).start()
+    yield s
+    s.stop()
+
+
+def _client(**kw: object) -> HttpClient:
+    waits: list[float] = []
+    c = HttpClient(**{"sleep": waits.append, "read_timeout": 2.0, **kw})  # type: ignore[arg-type]
+    c.waits = waits  # type: ignore[attr-defined]
+    return c
+
+
+def _free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# -- the HTTP client --------------------------------------------------------------------------
+def test_client_sends_user_agent_and_honours_retry_after(server: SourceServer) -> None:
+    server.faults["/colt/colt2024.json"] = ["429:7", "503:2", "503"]
+    c = _client(backoff=0.5)
+    resp = c.get(server.url + "/colt/colt2024.json")
+    assert resp.status == 200 and resp.body == COLT
+    assert c.waits == [7.0, 2.0, 2.0]  # Retry-After twice, then backoff 0.5 * 2**2 for the bare 503
+    assert [h.status for h in server.hits("/colt/colt2024.json")] == [429, 503, 503, 200]
+    assert all(h.headers["User-Agent"] == USER_AGENT for h in server.seen) and "paperatlas/" in USER_AGENT
+
+
+def test_retry_after_is_capped_and_dates_are_understood() -> None:
+    assert retry_after("120") == 120.0
+    assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == pytest.approx(10.0)
+    assert retry_after("soon") is None and retry_after(None) is None
+
+
+def test_body_cut_midway_and_slow_answers_are_retried(server: SourceServer) -> None:
+    server.faults["/colt/colt2024.json"] = ["cut", "slow:1.5", "reset"]
+    c = _client(read_timeout=0.5)
+    assert c.get(server.url + "/colt/colt2024.json").body == COLT
+    assert c.stats["retries"] == 3
+
+
+def test_give_up_names_the_url_and_the_fix(server: SourceServer) -> None:
+    server.faults["/colt/colt2024.json"] = ["503"] * 10
+    with pytest.raises(FetchError) as e:
+        _client(retries=2).get(server.url + "/colt/colt2024.json")
+    assert "HTTP 503" in str(e.value) and "/colt/colt2024.json" in str(e.value) and "re-run resumes" in e.value.fix
+    with pytest.raises(FetchError, match="HTTP 404"):
+        _client().get(server.url + "/nothing/here.json")
+
+
+def test_unreachable_host_fails_within_seconds_naming_host_and_port() -> None:
+    port = _free_port()
+    start = time.monotonic()
+    with pytest.raises(FetchError) as e:
+        HttpClient().get(f"http://127.0.0.1:{port}/colm/colm2025.json")
+    assert time.monotonic() - start < 5
+    assert f"127.0.0.1:{port}" in str(e.value) and "--base-url" in e.value.fix
+
+
+def test_proxy_from_the_environment_is_used(server: SourceServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTTP_PROXY is honoured: the loopback server acts as the proxy for a host that does not exist."""
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+    monkeypatch.setenv("NO_PROXY", "")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("http_proxy", raising=False)
+    # papers.example does not exist: the answer can only come through the proxy
+    assert HttpClient(retries=0).get("http://papers.example/colt/colt2024.json").body == COLT
+    assert server.seen[-1].headers.get("Host") == "papers.example"
+
+
+# -- paperlists ---------------------------------------------------------------------------------
+def test_paperlists_fetch_stores_like_ingest_and_repeats_store_nothing(server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        assert (r.new, r.updated, r.pages) == (6, 0, 1)
+        p = lib.get("1fe608bc4a")
+        assert p.venue == "COLT" and p.year == 2024 and p.authors[:2] == ["Gianmarco Genalti", "Lupo Marsigli"]
+        assert p.url == "https://proceedings.mlr.press/v247/genalti24a.html" and p.source == "paperlists"
+        # the same as `ingest colt2024.json`
+        with Library(tmp_path / "ingested.db", embedder="hashing") as other:
+            other.ingest([DATA / "colt2024.json"])
+            assert other.get("1fe608bc4a").title == p.title and other.get("1fe608bc4a").abstract == p.abstract
+        again = lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        assert again.new == 0 and again.not_modified and "0 new" in again.summary()
+        assert server.hits("/colt/colt2024.json")[-1].status == 304
+        assert lib.count() == 6
+
+
+def test_paperlists_faults_lose_nothing_and_store_nothing_twice(server: SourceServer, tmp_path: Path) -> None:
+    server.faults["/colt/colt2024.json"] = ["429:1", "cut", "malformed", "503"]
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        assert r.new == 6 and lib.count() == 6 and r.retries == 4
+        rows = lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT dedup_key) FROM papers")
+        assert rows == [(6, 6)]
+
+
+def test_paperlists_malformed_every_time_names_the_url(server: SourceServer, tmp_path: Path) -> None:
+    server.faults["/colt/colt2024.json"] = ["malformed"] * 5
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        with pytest.raises(FetchError) as e:
+            lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        assert "/colt/colt2024.json" in str(e.value) and "not valid JSON" in str(e.value)
+        assert lib.count() == 0
+
+
+def test_paperlists_upper_case_venue_falls_back_to_the_lower_case_file(server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        assert lib.fetch("paperlists", ["COLM", "2025"], base_url=server.url, client=_client()).new == 2
+
+
+def test_bad_arguments_say_what_to_type(tmp_path: Path) -> None:
+    from paperatlas.sources import SourceArgsError
+    from paperatlas.registry import UnknownBackend
+
+    with pytest.raises(SourceArgsError, match="VENUE YEAR"):
+        create_source("paperlists", ["colt"])
+    with pytest.raises(UnknownBackend, match="paperlists"):
+        create_source("nosuch", ["x"])
+
+
+# -- the CLI contract ---------------------------------------------------------------------------
+def test_cli_fetch_paperlists_contract(server: SourceServer, tmp_path: Path) -> None:
+    db = str(tmp_path / "lib.db")
+    server.faults["/colm/colm2025.json"] = ["429:1", "503:1"]
+    runner = CliRunner()
+    args = ["--db", db, "fetch", "paperlists", "colm", "2025", "--base-url", server.url, "--no-embed"]
+    r = runner.invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    assert "2 new" in r.output
+    r = runner.invoke(cli, args)
+    assert r.exit_code == 0 and "0 new" in r.output, r.output
+    r = runner.invoke(cli, [*args, "--json"])
+    assert json.loads(r.output)["new"] == 0
+
+
+def test_cli_fetch_unreachable_exits_nonzero_fast_with_host_port(tmp_path: Path) -> None:
+    port = _free_port()
+    start = time.monotonic()
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "fetch", "paperlists", "colm", "2025",
+                                 "--base-url", f"http://127.0.0.1:{port}", "--no-embed"])
+    assert r.exit_code == 1 and time.monotonic() - start < 10
+    assert f"127.0.0.1:{port}" in r.output and "Fix:" in r.output
+
+
+def test_follow_update_unfollow(server: SourceServer, tmp_path: Path) -> None:
+    db = str(tmp_path / "lib.db")
+    runner = CliRunner()
+    r = runner.invoke(cli, ["--db", db, "follow", "paperlists", "colm", "2025", "--base-url", server.url])
+    assert r.exit_code == 0 and "following paperlists colm 2025" in r.output, r.output
+    r = runner.invoke(cli, ["--db", db, "follow", "paperlists", "colt", "2024", "--base-url", server.url])
+    r = runner.invoke(cli, ["--db", db, "update", "--no-embed"])
+    assert r.exit_code == 0, r.output
+    assert r.output.strip().splitlines()[-1] == "update: 2 sources, 8 new, 0 updated"
+    r = runner.invoke(cli, ["--db", db, "update", "--no-embed", "--quiet"])
+    assert r.exit_code == 0 and r.output.strip() == "update: 2 sources, 0 new, 0 updated", r.output
+    r = runner.invoke(cli, ["--db", db, "follow"])
+    assert "paperlists colm 2025" in r.output and "0 new" in r.output
+    # a failing source: the others are still fetched, and the exit code says so
+    server.faults["/colt/colt2024.json"] = ["503"] * 10
+    r = runner.invoke(cli, ["--db", db, "update", "--no-embed", "--quiet", "--retries", "1"])
+    assert r.exit_code == 1 and "paperlists colt 2024: failed" in r.output and "1 failed" in r.output
+    r = runner.invoke(cli, ["--db", db, "unfollow", "paperlists", "colt", "2024"])
+    assert r.exit_code == 0
+    r = runner.invoke(cli, ["--db", db, "unfollow", "paperlists", "colt", "2024"])
+    assert r.exit_code == 1 and "not following" in r.output
+    with Library(db) as lib:
+        assert [f.key for f in lib.follows()] == ["paperlists colm 2025"] and lib.count() == 8
