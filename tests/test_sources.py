@@ -199,3 +199,164 @@ def test_follow_update_unfollow(server: SourceServer, tmp_path: Path) -> None:
     assert r.exit_code == 1 and "not following" in r.output
     with Library(db) as lib:
         assert [f.key for f in lib.follows()] == ["paperlists colm 2025"] and lib.count() == 8
+
+
+# -- OpenReview ------------------------------------------------------------------------------------
+OR_NOTES = json.loads((DATA / "openreview_colm2025_notes.json").read_text(encoding="utf-8"))["notes"]
+VENUE = "colmweb.org/COLM/2025/Conference"
+
+
+def _notes_api(qs: dict[str, list[str]]) -> bytes:
+    """The /notes endpoint over the recorded notes: content.venueid or invitation, offset, limit."""
+    if qs.get("content.venueid", [""])[0] != VENUE and qs.get("invitation", [""])[0] != VENUE + "/-/Submission":
+        return json.dumps({"notes": [], "count": 0}).encode()
+    off, lim = int(qs.get("offset", ["0"])[0]), int(qs.get("limit", ["1000"])[0])
+    return json.dumps({"notes": OR_NOTES[off: off + lim], "count": len(OR_NOTES)}).encode()
+
+
+@pytest.fixture
+def or_server() -> Iterator[SourceServer]:
+    s = SourceServer(routes={"/notes": _notes_api}).start()
+    yield s
+    s.stop()
+
+
+def test_openreview_pages_and_fields(or_server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        assert (r.new, r.pages) == (5, 3)
+        offsets = [h.query["offset"][0] for h in or_server.hits("/notes")]
+        assert offsets == ["0", "2", "4"] and or_server.seen[0].query["content.venueid"] == [VENUE]
+        p = lib.get("0JzWiigkUy")
+        assert p.title == "BEARCUBS: A benchmark for computer-using web agents" and p.venue == "COLM" and p.year == 2025
+        assert p.authors[0] == "Yixiao Song" and "benchmark" in p.keywords
+        assert p.url == "https://openreview.net/forum?id=0JzWiigkUy"
+        assert p.extra["pdf"] == "https://openreview.net/pdf?id=0JzWiigkUy" and p.extra["venueid"] == VENUE
+        again = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        assert again.new == 0 and again.unchanged == 5 and lib.count() == 5
+
+
+def test_openreview_all_asks_the_submission_invitation(or_server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        assert lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), all=True).new == 5
+        assert or_server.seen[-1].query["invitation"] == [VENUE + "/-/Submission"]
+        r = lib.fetch("openreview", ["Nowhere.cc/2025/Conference"], base_url=or_server.url, client=_client())
+        assert r.new == 0 and "no accepted papers" in r.notes[0]
+
+
+def test_openreview_decisions_from_venueid() -> None:
+    from paperatlas.ingest.formats import Format
+    from paperatlas.ingest.normalize import to_paper
+
+    note = dict(OR_NOTES[0], content={**OR_NOTES[0]["content"], "venue": {"value": "Submitted to COLM 2025"},
+                                      "venueid": {"value": VENUE.replace("Conference", "Conference/Rejected_Submission")}})
+    p, _ = to_paper(note, Format.OPENREVIEW)
+    assert (p.venue, p.year, p.status) == ("COLM", 2025, "Rejected")
+
+
+def test_openreview_faults_on_every_page_lose_nothing(or_server: SourceServer, tmp_path: Path) -> None:
+    or_server.faults["/notes"] = ["429:1", "", "cut", "", "malformed", "503"]
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        assert r.new == 5 and r.retries == 4
+        assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]
+
+
+def test_openreview_failed_fetch_resumes_at_the_stored_position(or_server: SourceServer, tmp_path: Path) -> None:
+    or_server.faults["/notes"] = ["", "503", "503"]  # page 2 fails for good (retries=1)
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        with pytest.raises(FetchError):
+            lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(retries=1), page_size=2)
+        assert lib.count() == 2 and lib.store.source_state(f"openreview {VENUE}") == {"offset": 2, "complete": False}
+        before = len(or_server.seen)
+        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        assert r.resumed and r.new == 3 and lib.count() == 5
+        assert or_server.seen[before].query["offset"] == ["2"]  # resumed, not started over
+
+
+def test_a_killed_fetch_resumes(or_server: SourceServer, tmp_path: Path) -> None:
+    """SIGKILL while page 2 is on its way: page 1 is stored with its position, a re-run finishes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "lib.db"
+    or_server.faults["/notes"] = ["", "slow:30"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    code = ("import sys; from paperatlas import Library; from paperatlas.sources import HttpClient;"
+            f"Library(sys.argv[1]).fetch('openreview', [{VENUE!r}], base_url=sys.argv[2], page_size=2,"
+            " client=HttpClient(read_timeout=60))")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(db), or_server.url], env=env)
+    deadline = time.monotonic() + 60
+    while len(or_server.seen) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(or_server.seen) == 2
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with Library(db, embedder="hashing") as lib:
+        assert lib.count() == 2 and lib.store.source_state(f"openreview {VENUE}")["offset"] == 2
+        or_server.faults["/notes"] = []
+        before = len(or_server.seen)
+        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        assert r.resumed and r.new == 3 and or_server.seen[before].query["offset"] == ["2"]
+        assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]
+
+
+# -- arXiv -----------------------------------------------------------------------------------------
+ARXIV_PAGE = (DATA / "arxiv_query.xml").read_bytes()
+ARXIV_EMPTY = (DATA / "arxiv_query_empty.xml").read_bytes()
+
+
+def _arxiv_api(qs: dict[str, list[str]]) -> bytes:
+    """Page 1 is the recorded 10-entry answer, page 2 the recorded empty one."""
+    return ARXIV_PAGE if qs.get("start", ["0"])[0] == "0" else ARXIV_EMPTY
+
+
+@pytest.fixture
+def ax_server() -> Iterator[SourceServer]:
+    s = SourceServer(routes={"/api/query": _arxiv_api}, content_type={"/api/query": "application/atom+xml"}).start()
+    yield s
+    s.stop()
+
+
+def test_arxiv_query_paging_politeness_and_fields(ax_server: SourceServer, tmp_path: Path) -> None:
+    c = _client(delay=3.0)
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("arxiv", ["physics.chem-ph", "hep-ph"], base_url=ax_server.url, client=c, since="2004-01-01",
+                      page_size=10)
+        assert (r.new, r.pages) == (10, 2)
+        q = ax_server.seen[0].query
+        assert q["search_query"] == ["(cat:hep-ph OR cat:physics.chem-ph) AND submittedDate:[200401010000 TO 999912312359]"]
+        assert q["sortBy"] == ["submittedDate"] and q["max_results"] == ["10"] and ax_server.seen[1].query["start"] == ["10"]
+        assert len(c.waits) == 1 and 2.5 < c.waits[0] <= 3.0  # one polite pause between the two pages
+        p = lib.get("nucl-ex/0408020")
+        assert p.venue == "arXiv" and p.year == 2004 and p.authors[0] == "J. Arrington"
+        assert p.url == "https://arxiv.org/abs/nucl-ex/0408020v1" and p.extra["pdf"] == "https://arxiv.org/pdf/nucl-ex/0408020v1"
+        state = lib.store.source_state("arxiv hep-ph physics.chem-ph")
+        assert state["complete"] and state["since"] >= "2004-08-18"  # the next run starts at the newest day seen
+        again = lib.fetch("arxiv", ["hep-ph", "physics.chem-ph"], base_url=ax_server.url, client=_client(), page_size=10)
+        assert again.new == 0 and again.unchanged == 10
+        assert f"submittedDate:[{state['since'].replace('-', '')}0000" in ax_server.seen[-2].query["search_query"][0]
+
+
+def test_arxiv_faults_and_the_old_feed_shape(ax_server: SourceServer, tmp_path: Path) -> None:
+    ax_server.faults["/api/query"] = ["503:1", "malformed", "cut"]
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("arxiv", ["hep-ph"], base_url=ax_server.url, client=_client(), since="2000-01-01", page_size=10)
+        assert r.new == 10 and r.retries == 3 and lib.count() == 10
+        # the feed as arXiv wrote it until mid-2025 (rel="alternate" links, arxiv: namespace per element)
+        lib.ingest([DATA / "arxiv_query_2025-08.xml"])
+        p = lib.get("1706.01836")
+        assert p.url == "http://arxiv.org/abs/1706.01836v2" and p.extra["pdf"] == "http://arxiv.org/pdf/1706.01836v2"
+
+
+def test_arxiv_bad_arguments() -> None:
+    from paperatlas.sources import SourceArgsError
+
+    with pytest.raises(SourceArgsError, match="categories like cs.LG"):
+        create_source("arxiv", ["cs LG"])
+    with pytest.raises(SourceArgsError, match="YYYY-MM-DD"):
+        create_source("arxiv", ["cs.LG"], since="last week")
+    with pytest.raises(SourceArgsError, match="does not take --all"):
+        create_source("arxiv", ["cs.LG"], all=True)

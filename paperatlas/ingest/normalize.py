@@ -247,6 +247,8 @@ def _openreview(row: dict[str, Any]) -> dict[str, Any]:
     pdf = _text(c.get("pdf"))
     if pdf.startswith("/"):
         pdf = "https://openreview.net" + pdf
+    elif not pdf and forum and c.get("venueid") is not None:  # an API v2 note: its PDF lives at /pdf?id=
+        pdf = f"https://openreview.net/pdf?id={forum}"
     return {
         "id": _text(row.get("id")) or forum,
         "title": _text(c.get("title")),

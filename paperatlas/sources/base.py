@@ -39,6 +39,7 @@ class Page:
     state: dict[str, Any]
     defaults: dict[str, Any] = field(default_factory=dict)
     total: int | None = None  # records the source says there are, when it says
+    note: str = ""  # something the reader should know (shown on stderr)
 
 
 class Source(Protocol):
@@ -111,6 +112,8 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
             r = ingest_rows(store, page.url, source.name, page.format, page.rows, page.defaults,
                             skip_bad=True, state=(source.key, json.dumps(page.state)))
             report.add(r)
+            if page.note:
+                report.notes.append(page.note)
             done += len(page.rows)
             if progress:
                 progress(done, page.total)

@@ -83,6 +83,8 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
         click.echo(report.summary())
         for b in report.bad[:20]:
             click.echo(f"  skipped {b}", err=True)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
     embedded = maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
         echo_json({**report.to_dict(), "embedded": embedded})
