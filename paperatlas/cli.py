@@ -201,15 +201,20 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
 
         paperatlas show neurips2023/NnMEadcdyD
     """
-    p = get_library(ctx).get(paper_id)
+    lib = get_library(ctx)
+    p = lib.get(paper_id)
+    links = lib.links(p.id)
     if as_json:
-        echo_json(public(p))
+        echo_json({**public(p), "aliases": lib.store.aliases_of(p.id), "links": links})
         return
     out.print(f"[bold]{p.title}[/bold]" + (" [dim](title derived from the abstract)[/dim]" if p.title_derived else ""))
     meta = " · ".join(x for x in (", ".join(p.authors), f"{p.venue} {p.year or ''}".strip(), p.status) if x)
     if meta:
         out.print(meta)
     out.print(f"[dim]{p.id}[/dim]  {p.url}")
+    for name, url in links.items():
+        if url != p.url:
+            out.print(f"[dim]{name}:[/dim] {url}")
     out.print()
     out.print(p.abstract)
 

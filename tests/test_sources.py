@@ -360,3 +360,30 @@ def test_arxiv_bad_arguments() -> None:
         create_source("arxiv", ["cs.LG"], since="last week")
     with pytest.raises(SourceArgsError, match="does not take --all"):
         create_source("arxiv", ["cs.LG"], all=True)
+
+
+def test_a_host_that_never_answers_fails_within_the_connect_timeouts() -> None:
+    """A black-holed address (SYN dropped): two connect attempts, not the full retry budget."""
+    import socket as _s
+
+    listener = _s.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)  # backlog full after one pending connection: later SYNs go unanswered
+    port = listener.getsockname()[1]
+    filler = []
+    for _ in range(3):
+        try:
+            filler.append(_s.create_connection(("127.0.0.1", port), timeout=0.3))
+        except OSError:  # the queue is already full: what the test needs
+            break
+    try:
+        start = time.monotonic()
+        with pytest.raises(FetchError) as e:
+            HttpClient(connect_timeout=0.5, retries=4).get(f"http://127.0.0.1:{port}/x")
+        took = time.monotonic() - start
+    finally:
+        for s in filler:
+            s.close()
+        listener.close()
+    assert f"127.0.0.1:{port}" in str(e.value)
+    assert took < 4  # 2 x 0.5 s connect + 1 s pause (read timeouts would have allowed 5 tries and backoff)

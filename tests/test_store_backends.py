@@ -251,3 +251,15 @@ def test_follow_and_fetch_position_round_trip(url: str) -> None:
         assert lib.follows()[0].last_summary == "2 new" and lib.store.source_state(key) == {"offset": 2000}
         assert lib.unfollow("paperlists", ["colt", "2024"]) == "paperlists colt 2024"
         assert [x.key for x in lib.follows()] == [key]
+
+
+def test_preprint_and_venue_version_become_one_paper(url: str) -> None:
+    """Issue 13: the venue version absorbs the stored arXiv preprint (likes move over) on both backends."""
+    data = Path(__file__).parent / "data"
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([data / "arxiv_snapshot.jsonl"])
+        lib.set_feedback("me", ["1706.03762"], "like")
+        report = lib.ingest([data / "sources" / "nips2017.json"])
+        assert report.merged == 1 and lib.count() == 4
+        assert lib.get("1706.03762").id == "9372" and [p.id for p in lib.liked("me")] == ["9372"]
+        assert lib.links("9372")["arxiv"] == "https://arxiv.org/abs/1706.03762"

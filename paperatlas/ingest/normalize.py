@@ -295,3 +295,31 @@ def _arxiv_snapshot(row: dict[str, Any]) -> dict[str, Any]:
         "url": f"https://arxiv.org/abs/{aid}" if aid else "",
         "extra": {"doi": _text(row.get("doi")), "categories": _text(row.get("categories"))},
     }
+
+
+def title_key(title: str) -> str:
+    """The key under which an arXiv preprint and its venue version meet: the normalised title,
+    or '' for titles too short to tell papers apart."""
+    k = normalize_key(title, clean=False)
+    return k if len(k) >= 20 else ""
+
+
+def _surnames(authors: list[str]) -> set[str]:
+    return {normalize_key(a.split()[-1], clean=False) for a in authors if a.split()}
+
+
+def preprint_link(paper: Paper, candidates: list[tuple[str, str, list[str]]],
+                  taken: set[str] = frozenset()) -> tuple[str, str] | None:  # type: ignore[assignment]
+    """How a new paper relates to stored papers with the same title key:
+    ("into", venue_id) when it is the arXiv preprint of a stored venue paper, ("absorb", arxiv_id)
+    when it is the venue version of a stored preprint, None otherwise. Same title and one shared
+    author surname are required; two venue papers (or two preprints) with one title stay apart."""
+    mine_arxiv = paper.venue.strip().lower() == "arxiv"
+    mine = _surnames(paper.authors)
+    for oid, venue, authors in candidates:
+        if oid == paper.id or oid in taken or (venue.strip().lower() == "arxiv") == mine_arxiv:
+            continue
+        if not mine or not (mine & _surnames(authors)):
+            continue
+        return ("into", oid) if mine_arxiv else ("absorb", oid)
+    return None

@@ -23,7 +23,7 @@ from ..errors import IngestError
 from ..models import BadRecord, IngestReport, Paper
 from ..store.sqlite import SQLiteStore
 from .formats import FileError, Format, read_file
-from .normalize import RecordError, to_paper
+from .normalize import RecordError, preprint_link, title_key, to_paper
 
 Progress = Callable[[int, int], None]  # (done, total)
 # papers per write transaction; the environment override lets the crash test make batches small
@@ -180,12 +180,17 @@ def store_parsed(
 ) -> IngestReport:
     """Normalise, plan and write parsed rows (the part of an ingest after reading)."""
     known = store.record_hashes()
+    store.fill_title_keys(title_key)
     by_id, by_key, by_pos = store.ident_index()
     total = sum(len(p.rows) for p in parsed)
     # normalise everything before writing, so a bad record stops the ingest with nothing stored
     prepared = prepare_all(parsed, overrides, known)
     plan: list[tuple[str, Paper | None, str, str, int | None, str]] = []  # (action, paper, chash, key, pos, rhash)
     planned_new: set[str] = set()
+    tkeys = {id(res[0]): title_key(res[0].title) for results in prepared for _, res in results
+             if res is not None and not isinstance(res, str) and not res[0].title_derived}
+    matches = store.title_matches(list(tkeys.values()))
+    absorb_into: dict[str, str] = {}  # new venue paper id -> the arXiv preprint it absorbs
     for item, results in zip(parsed, prepared):
         present = {known[h] for h, res in results if res is None}
         for pos, ((loc, _), (rh, res)) in enumerate(zip(item.rows, results)):
@@ -212,6 +217,14 @@ def store_parsed(
                 action = "updated"
             else:
                 action = "new"
+            if action == "new" and matches.get(tkeys.get(id(paper), "")):
+                link = preprint_link(paper, matches[tkeys[id(paper)]], set(absorb_into.values()))
+                if link is not None and link[0] == "into":
+                    # the arXiv preprint of a paper the library has: one paper, known by both ids
+                    by_key[key] = link[1]
+                    action = "merged"
+                elif link is not None:
+                    absorb_into[paper.id] = link[1]
             if action == "new":
                 planned_new.add(paper.id)
             if action in ("new", "updated"):
@@ -227,7 +240,7 @@ def store_parsed(
     starts = list(range(0, len(plan), batch_size)) or ([0] if state else [])
     for start in starts:
         batch = plan[start : start + batch_size]
-        inserts, updates, aliases, records = [], [], [], []
+        inserts, updates, aliases, records, tks, absorbs = [], [], [], [], [], []
         for action, paper, chash, key, pos, rh in batch:
             if action == "unchanged":
                 report.unchanged += 1
@@ -243,10 +256,15 @@ def store_parsed(
                 records.append((rh, target))
                 continue
             (inserts if action == "new" else updates).append((paper, chash, key, pos))
+            if tkeys.get(id(paper)):
+                tks.append((paper.id, tkeys[id(paper)]))
+            if paper.id in absorb_into:
+                absorbs.append((absorb_into[paper.id], paper.id))
             records.append((rh, paper.id))
             setattr(report, action, getattr(report, action) + 1)
         last = start == starts[-1]
-        store.write_batch(inserts, updates, aliases, records, state if last else None)
+        store.write_batch(inserts, updates, aliases, records, state if last else None, tks, absorbs)
+        report.merged += len(absorbs)
         done += len(batch)
         if progress:
             progress(done, total)

@@ -502,19 +502,48 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
 @click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True,
               help="Language of the digest's own words (title, reasons); paper titles stay as they are.")
+@click.option("--email", metavar="ADDRESS", help="Send the digest to ADDRESS (text and HTML) instead of printing it.")
+@click.option("--smtp-host", envvar="PAPERATLAS_SMTP_HOST", default="localhost", show_default=True,
+              help="SMTP server ($PAPERATLAS_SMTP_HOST).")
+@click.option("--smtp-port", envvar="PAPERATLAS_SMTP_PORT", type=int, default=None,
+              help="SMTP port ($PAPERATLAS_SMTP_PORT; default 587 with STARTTLS, else 25).")
+@click.option("--smtp-starttls/--no-smtp-starttls", envvar="PAPERATLAS_SMTP_STARTTLS", default=False,
+              help="Upgrade the connection with STARTTLS ($PAPERATLAS_SMTP_STARTTLS).")
+@click.option("--smtp-user", envvar="PAPERATLAS_SMTP_USER", default="", help="Login ($PAPERATLAS_SMTP_USER).")
+@click.option("--smtp-password", envvar="PAPERATLAS_SMTP_PASSWORD", default="",
+              help="Password ($PAPERATLAS_SMTP_PASSWORD: better than the flag, which shows in `ps`).")
+@click.option("--smtp-cafile", envvar="PAPERATLAS_SMTP_CAFILE", default="", metavar="PEM",
+              help="Trust this CA for STARTTLS ($PAPERATLAS_SMTP_CAFILE; default: the system's).")
+@click.option("--from", "sender", envvar="PAPERATLAS_SMTP_FROM", default="paperatlas@localhost", show_default=True,
+              help="Sender address ($PAPERATLAS_SMTP_FROM).")
 @click.pass_context
 @handle_errors
 def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int, fmt: str,
-           output: str | None, lang: str) -> None:
-    """Your recommended papers that you have not seen or judged, as Markdown, HTML or Atom.
+           output: str | None, email: str | None, smtp_host: str, smtp_port: int | None, smtp_starttls: bool,
+           smtp_user: str, smtp_password: str, smtp_cafile: str, sender: str, lang: str) -> None:
+    """Your recommended papers that you have not seen or judged, as Markdown, HTML or Atom, or by email.
 
     Example:
 
+    \b
         paperatlas digest --reader alice --since 2026-11-01 --format atom -o alice.xml
         paperatlas digest --lang zh --format html -o 速递.html
+        paperatlas digest --since 2026-11-01 --email me@example.org --smtp-host smtp.example.org --smtp-starttls
     """
+    lib = get_library(ctx)
     with language(lang):
-        write_output(get_library(ctx).digest(reader, since, limit, fmt), output)
+        if not email:
+            write_output(lib.digest(reader, since, limit, fmt), output)
+            return
+        from ..mail import SmtpSettings, digest_message, send
+
+        text = lib.digest(reader, since, limit, "markdown")
+        html = lib.digest(reader, since, limit, "html")
+    subject = text.splitlines()[0].lstrip("# ").strip() if text.strip() else "paperatlas digest"
+    settings = SmtpSettings(smtp_host, smtp_port, smtp_user, smtp_password, smtp_starttls, sender,
+                            cafile=smtp_cafile)
+    send(digest_message(email, subject, text, html, sender), settings)
+    click.echo(f"sent the digest to {email} through {settings.where}")
 
 
 COMMANDS = [readers, like, dislike, tag, note, import_reader, recommend, profile, triage, group, digest]

@@ -179,9 +179,9 @@ class HttpClient:
                 "check the source arguments (venue id, category, year) and --base-url" if e.code in (400, 404)
                 else "try again later, or ask the service operator", url) from None
         except urllib.error.URLError as e:
-            reason = e.reason
-            if isinstance(reason, (TimeoutError, socket.timeout)):
-                raise _Retry("timed out") from None
+            # urllib wraps what fails while connecting and sending (refused, no such host, connect
+            # timeout) as URLError; a server that connects but is slow to answer raises TimeoutError
+            reason = "connect timed out" if isinstance(e.reason, (TimeoutError, socket.timeout)) else e.reason
             raise _Retry(f"cannot connect ({reason})") from None
         except (TimeoutError, socket.timeout):
             raise _Retry("timed out") from None

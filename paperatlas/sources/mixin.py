@@ -62,6 +62,20 @@ class SourcesMixin:
                 return f.key
         raise NotFound(f"not following {key!r}", "`paperatlas follow` with no arguments lists the subscriptions")
 
+    def links(self, paper_id: str) -> dict[str, str]:
+        """Where to read a paper: its own page and PDF, and its arXiv preprint when the library
+        knows it under that id too (the venue version is the one shown)."""
+        import re
+
+        p = self.get(paper_id)  # type: ignore[attr-defined]
+        out = {"page": p.url} if p.url else {}
+        if p.extra.get("pdf"):
+            out["pdf"] = str(p.extra["pdf"])
+        for alias in self.store.aliases_of(p.id):
+            if re.fullmatch(r"\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}", alias):
+                out.setdefault("arxiv", f"https://arxiv.org/abs/{alias}")
+        return out
+
     def follows(self) -> list[Follow]:
         return self.store.follows()
 

@@ -212,4 +212,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "papers_title_key",
+        # an arXiv preprint and its conference version share a title but rarely an abstract: the
+        # normalised title (filled as papers are written; '' for derived or very short titles)
+        # finds the pairs that become one paper with both ids (issue 13)
+        """
+        ALTER TABLE papers ADD COLUMN title_key TEXT NOT NULL DEFAULT '';
+        CREATE INDEX papers_title_key ON papers(title_key);
+        """,
+    ),
 ]

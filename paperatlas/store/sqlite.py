@@ -217,6 +217,8 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
         aliases: Sequence[tuple[str, str]],
         records: Sequence[tuple[str, str]],
         state: tuple[str, str] | None = None,
+        title_keys: Sequence[tuple[str, str]] = (),
+        absorbs: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Write one batch in one transaction: (paper, content_hash, dedup_key, source_pos) rows,
         and with `state` (key, json) a fetch's position, so the two can never disagree."""
@@ -242,6 +244,10 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
                     " dedup_key=?, source_pos=?, updated_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id=?",
                     [(*_paper_params(p)[1:], h, k, pos, p.id) for p, h, k, pos in updates],
                 )
+            if title_keys:
+                c.executemany("UPDATE papers SET title_key=? WHERE id=?", [(k, pid) for pid, k in title_keys])
+            for old, new in absorbs:
+                self._absorb(c, old, new)
             if aliases:
                 c.executemany("INSERT OR IGNORE INTO aliases(alias, paper_id) VALUES (?, ?)", aliases)
             if records:
@@ -249,6 +255,51 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
             if state is not None:
                 c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
                           " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", state)
+
+    @staticmethod
+    def _absorb(c: Any, old: str, new: str) -> None:
+        """Paper `old` becomes an alias of `new`: what readers did with it (likes, tags, notes, triage
+        answers), its other aliases and its ingest records move over; its row, vector and topics go."""
+        for table, cols in (("feedback", "reader_id, paper_id, kind, created_at"),
+                            ("tags", "reader_id, paper_id, tag, created_at"),
+                            ("notes", "reader_id, paper_id, note, updated_at")):
+            moved = cols.replace("paper_id", "?")
+            c.execute(f"INSERT OR IGNORE INTO {table} ({cols}) SELECT {moved} FROM {table} WHERE paper_id=?",
+                      (new, old))
+            c.execute(f"DELETE FROM {table} WHERE paper_id=?", (old,))
+        c.execute("UPDATE choices SET winner=? WHERE winner=?", (new, old))
+        c.execute("UPDATE choices SET loser=? WHERE loser=?", (new, old))
+        c.execute("UPDATE aliases SET paper_id=? WHERE paper_id=?", (new, old))
+        c.execute("UPDATE records SET paper_id=? WHERE paper_id=?", (new, old))
+        c.execute("DELETE FROM vectors WHERE paper_id=?", (old,))
+        c.execute("DELETE FROM paper_topics WHERE paper_id=?", (old,))
+        c.execute("DELETE FROM papers WHERE id=?", (old,))
+        c.execute("INSERT OR IGNORE INTO aliases(alias, paper_id) VALUES (?, ?)", (old, new))
+
+    def fill_title_keys(self, key: Any) -> int:
+        """Give papers written before title keys existed theirs (`key(title) -> str`), once."""
+        todo = list(self.conn.execute("SELECT id, title, title_derived FROM papers WHERE title_key = ''"
+                                      " AND title_derived = 0 AND length(title) >= 20"))
+        rows = [(k, pid) for pid, title, _ in todo if (k := key(title))]
+        if rows:
+            with self.transaction() as c:
+                c.executemany("UPDATE papers SET title_key=? WHERE id=?", rows)
+        return len(rows)
+
+    def title_matches(self, keys: Sequence[str]) -> dict[str, list[tuple[str, str, list[str]]]]:
+        """title key -> [(id, venue, authors)] of the papers with that normalised title."""
+        out: dict[str, list[tuple[str, str, list[str]]]] = {}
+        keys = [k for k in dict.fromkeys(keys) if k]
+        for i in range(0, len(keys), 900):
+            chunk = keys[i : i + 900]
+            q = f"SELECT title_key, id, venue, authors FROM papers WHERE title_key IN ({','.join('?' * len(chunk))})"
+            for k, pid, venue, authors in self.conn.execute(q, chunk):
+                out.setdefault(k, []).append((pid, venue, json.loads(authors)))
+        return out
+
+    def aliases_of(self, pid: str) -> list[str]:
+        """The other ids a paper is known by (merged duplicates, its arXiv preprint)."""
+        return [r[0] for r in self.conn.execute("SELECT alias FROM aliases WHERE paper_id=? ORDER BY alias", (pid,))]
 
     # -- reading papers --------------------------------------------------------------
     def resolve_id(self, pid: str) -> str | None:
