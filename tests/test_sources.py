@@ -387,3 +387,44 @@ def test_a_host_that_never_answers_fails_within_the_connect_timeouts() -> None:
         listener.close()
     assert f"127.0.0.1:{port}" in str(e.value)
     assert took < 4  # 2 x 0.5 s connect + 1 s pause (read timeouts would have allowed 5 tries and backoff)
+
+
+# -- ACL Anthology and PMLR --------------------------------------------------------------------------
+@pytest.fixture
+def proc_server() -> Iterator[SourceServer]:
+    s = SourceServer(routes={"/data/xml/2024.acl.xml": (DATA / "2024.acl.xml").read_bytes(),
+                             "/v247/bibliography.bib": (DATA / "v247_bibliography.bib").read_bytes()},
+                     content_type={"/data/xml/2024.acl.xml": "application/xml",
+                                   "/v247/bibliography.bib": "text/plain"}).start()
+    yield s
+    s.stop()
+
+
+def test_acl_anthology_event(proc_server: SourceServer, tmp_path: Path) -> None:
+    proc_server.faults["/data/xml/2024.acl.xml"] = ["429:1", "malformed"]
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("acl", ["acl-2024"], base_url=proc_server.url, client=_client())
+        assert r.new == 3 and r.retries == 2
+        p = lib.get("2024.acl-long.3")
+        assert p.title == "MAGE: Machine-generated Text Detection in the Wild" and p.venue == "ACL" and p.year == 2024
+        assert p.authors[:2] == ["Yafu Li", "Qintong Li"] and p.track == "long"
+        assert p.url == "https://aclanthology.org/2024.acl-long.3/" and p.extra["doi"] == "10.18653/v1/2024.acl-long.3"
+        assert "up to 7×." in lib.get("2024.acl-long.1").abstract  # <tex-math>\\times</tex-math>, cleaned like ingest
+        assert lib.get("2024.acl-long.1").status == "Outstanding Paper Award"
+        assert lib.fetch("acl", ["2024.acl"], base_url=proc_server.url, client=_client()).unchanged == 3
+    with pytest.raises(Exception, match="acl-2024 or 2024.acl"):
+        create_source("acl", ["2024"])
+
+
+def test_pmlr_volume(proc_server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        r = lib.fetch("pmlr", ["247"], base_url=proc_server.url, client=_client())  # assets/bib/ 404s: the old path
+        assert r.new == 6
+        assert [h.path for h in proc_server.seen] == ["/v247/assets/bib/bibliography.bib", "/v247/bibliography.bib"]
+        p = lib.get("pmlr-v247-genalti24a")
+        assert p.venue == "COLT" and p.year == 2024 and p.authors[0] == "Gianmarco Genalti"
+        assert p.url == "https://proceedings.mlr.press/v247/genalti24a.html" and p.abstract.startswith("Heavy-tailed")
+        # the same papers from paperlists (same title and authors, other ids) are recognised as duplicates
+        with Library(tmp_path / "other.db", embedder="hashing") as other:
+            other.ingest([DATA / "colt2024.json"])
+            assert other.get("1fe608bc4a").title == p.title

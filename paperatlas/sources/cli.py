@@ -64,7 +64,7 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
               as_json: bool) -> None:
     """Store a venue's papers from the web (only new or changed ones; a killed fetch resumes).
 
-    SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR.
+    SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR, acl EVENT, pmlr VOLUME.
 
     Example:
 
