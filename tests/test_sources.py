@@ -428,3 +428,57 @@ def test_pmlr_volume(proc_server: SourceServer, tmp_path: Path) -> None:
         with Library(tmp_path / "other.db", embedder="hashing") as other:
             other.ingest([DATA / "colt2024.json"])
             assert other.get("1fe608bc4a").title == p.title
+
+
+# -- one paper, many sources -----------------------------------------------------------------------
+SNAPSHOT = Path(__file__).parent / "data" / "arxiv_snapshot.jsonl"  # 1706.03762 is "Attention Is All You Need"
+
+
+@pytest.fixture
+def nips_server() -> Iterator[SourceServer]:
+    s = SourceServer(routes={"/nips/nips2017.json": (DATA / "nips2017.json").read_bytes()}).start()
+    yield s
+    s.stop()
+
+
+def test_preprint_first_then_venue_version_becomes_one_paper(nips_server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        lib.ingest([SNAPSHOT])
+        lib.embed()
+        lib.set_feedback("me", ["1706.03762"], "like")
+        lib.tag("me", ["1706.03762"], "classics")
+        r = lib.fetch("paperlists", ["nips", "2017"], base_url=nips_server.url, client=_client())
+        assert r.new == 3 and r.merged == 1
+        p = lib.get("1706.03762")  # the arXiv id still finds it, and shows the venue version
+        assert p.id == "9372" and p.venue == "NeurIPS" and p.year == 2017 and p.status == "Spotlight"
+        assert lib.links("9372") == {"page": "https://nips.cc/virtual/2017/poster/9372",
+                                     "arxiv": "https://arxiv.org/abs/1706.03762"}
+        assert [x.id for x in lib.liked("me")] == ["9372"] and lib.store.tags(lib.reader("me").id) == {"9372": ["classics"]}
+        assert lib.count() == 4  # LoRA, and the three NeurIPS papers
+        ids = [h.paper.id for h in lib.search("attention is all you need", mode="keyword", limit=5)]
+        assert ids.count("9372") == 1 and "1706.03762" not in ids
+        # the preprint again (a re-ingest or a later arXiv fetch) changes nothing
+        again = lib.ingest([SNAPSHOT])
+        assert again.new == 0 and lib.count() == 4 and lib.get("1706.03762").id == "9372"
+
+
+def test_venue_version_first_then_preprint_merges_into_it(nips_server: SourceServer, tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        lib.fetch("paperlists", ["nips", "2017"], base_url=nips_server.url, client=_client())
+        r = lib.ingest([SNAPSHOT])
+        assert (r.new, r.merged) == (1, 1)  # LoRA is new; the Transformer preprint joins its NeurIPS paper
+        assert lib.get("1706.03762").id == "9372" and lib.count() == 4
+        assert lib.links("9372")["arxiv"] == "https://arxiv.org/abs/1706.03762"
+        r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "show", "1706.03762", "--json"])
+        shown = json.loads(r.output)
+        assert shown["id"] == "9372" and shown["aliases"] == ["1706.03762"]
+
+
+def test_same_title_different_authors_stay_apart(tmp_path: Path) -> None:
+    from paperatlas.ingest.normalize import preprint_link
+    from paperatlas.models import Paper
+
+    pre = Paper("2401.00001", "Attention Is All You Need", authors=["Someone Else"], venue="arXiv")
+    assert preprint_link(pre, [("9372", "NeurIPS", ["Ashish Vaswani"])]) is None
+    assert preprint_link(pre, [("x", "arXiv", ["Someone Else"])]) is None  # two preprints stay two
+    assert preprint_link(pre, [("9372", "NeurIPS", ["A. Else"])]) == ("into", "9372")
