@@ -231,3 +231,22 @@ def test_web_map_page_draws_under_its_csp(server, browser) -> None:
     assert page.locator("#atlas-info a", has_text="Open paper").get_attribute("href") == "/paper/" + pid
     page.screenshot(path=str(SHOTS / "map-web.png"))
     assert errors == [], errors
+
+
+def test_web_map_page_in_chinese(server, browser) -> None:
+    """/map?lang=zh: controls, the help text and the script's panel in Chinese; labels come from the papers."""
+    page, errors = open_map(browser, server + "/map?lang=zh", offline=False)
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    assert page.get_attribute("#atlas-search", "placeholder") == "搜索标题、作者、关键短语"
+    assert page.locator("[data-level=fine]").inner_text() == "子主题"
+    i = isolated_point(page)
+    hover(page, i)
+    page.mouse.down()
+    page.mouse.up()
+    page.wait_for_selector("#atlas-info[data-paper]", timeout=5_000)
+    assert page.locator("#atlas-info a", has_text="打开论文").count() == 1
+    assert page.locator("#atlas-info", has_text="主题：").count() == 1
+    page.fill("#atlas-search", "protein")
+    page.wait_for_function("document.getElementById('atlas-count').textContent.includes('条搜索结果')")
+    page.screenshot(path=str(SHOTS / "zh-map-web.png"))
+    assert errors == [], errors
