@@ -20,6 +20,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
     EXIT_ERROR,
     Fail,
     echo_json,
+    embed_multilingual,
     get_library,
     handle_errors,
     hit_rows,
@@ -31,6 +32,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
     print_hits,
     progress_bar,
     public,
+    say_crosslingual,
     say_waiting,
     show_hits,
     write_output,
@@ -38,6 +40,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
 from .export import EXPORT_FORMATS, export
 from .ingest.formats import FORMAT_NAMES
 from .library import Library
+from .search.cjk import has_cjk
 from .store import is_postgres_url
 
 
@@ -281,10 +284,14 @@ def main() -> None:
               help="Spread the work over a Ray cluster: 'local' starts one on this machine, 'auto' joins the "
                    "one `ray start` runs here, ray://HOST:10001 a remote one (needs paperatlas[scale]).")
 @click.option("--workers", type=click.IntRange(1, 4096), help="Ray workers (default: one per CPU of the cluster).")
+@click.option("--multilingual/--no-multilingual", default=None,
+              help="Keep (or drop) a second, multilingual index, which queries in Chinese search; a library "
+                   "setting: once on, every `embed` and `ingest` keeps it up to date. Costs 3-4x the default "
+                   "model's time.")
 @click.pass_context
 @handle_errors
 def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: str | None,
-          workers: int | None) -> None:
+          workers: int | None, multilingual: bool | None) -> None:
     """Compute embeddings for papers that have none (incremental; cached on disk).
 
     Every batch is stored as it is made: after an interruption, run it again to resume.
@@ -292,6 +299,7 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
     Example:
 
         paperatlas embed
+        paperatlas embed --multilingual       # Chinese queries find English papers
         paperatlas embed --ray local --workers 2
     """
     # Flags are checked before the library is opened: a wrong flag is named even for a wrong --db.
@@ -310,6 +318,11 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
         else:
             n = lib.embed(progress=update, rebuild=rebuild)
     click.echo(f"embedded {n} papers with {lib.embedder.id}{where}")
+    if multilingual is False:
+        lib.set_multilingual(False)
+        click.echo("multilingual index dropped (Chinese queries search with the default model)")
+    elif multilingual or lib.multilingual:
+        embed_multilingual(lib)
 
 
 @cli.command("copy")
@@ -363,10 +376,14 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
     say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
+        noted = False
         for line in queries:
             qtext = line.rstrip("\n")
             if not qtext.strip():
                 continue
+            if not noted and has_cjk(qtext):
+                say_crosslingual(lib, qtext, mode)
+                noted = True
             hits = lib.search(qtext, mode, limit, offset, venue, year, status)
             asked += 1
             empty += not hits
@@ -385,6 +402,7 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         return
     if query is None:
         raise click.UsageError("give a QUERY or --queries FILE")
+    say_crosslingual(lib, query, mode)
     show_hits(ctx, lib.search(query, mode, limit, offset, venue, year, status), as_json,
               f"no papers match {query!r}", _filters_hint(lib, venue, year, status, offset, mode), **filters)
 

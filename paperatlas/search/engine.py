@@ -25,6 +25,7 @@ from ..errors import PaperatlasError
 from ..index.base import VECTOR_INDEXES
 from ..models import Hit, Paper
 from ..store.sqlite import SQLiteStore
+from .cjk import has_cjk
 from .fusion import convex, rrf
 from .keyword import KEYWORD_INDEXES
 from .query import Query, parse, phrase_filter
@@ -51,6 +52,9 @@ class SearchSettings:
     fusion: str = "convex"  # "convex" (normalised scores) or "rrf" (ranks only)
     norm: str = "minmax"  # convex: "minmax" or "zscore" per list
     semantic_weight: float = 0.5  # convex: weight of the semantic list (keyword gets 1 - this)
+    # the same for queries routed to the multilingual index (CJK script); tuned on
+    # tests/data/crosslingual_queries.jsonl (docs/crosslingual.md)
+    crosslingual_semantic_weight: float = 0.5
     complete_scores: bool = True  # hybrid: score every candidate in both lists, not "missing = worst"
     depth: int = 100  # candidates taken from each list before fusing
     rrf_k: int = 60
@@ -70,9 +74,13 @@ def _faiss_available() -> bool:
 
 class SearchEngine:
     def __init__(self, store: SQLiteStore, embedder: Callable[[], Embedder],
-                 settings: SearchSettings | None = None) -> None:
+                 settings: SearchSettings | None = None,
+                 multilingual: Callable[[], Embedder] | None = None) -> None:
         self.store = store
         self._embedder = embedder
+        # the second index: queries in CJK script go there (English-only MiniLM cannot read them)
+        self._multilingual = multilingual
+        self._ml: tuple[Any, Any, dict[str, int]] | None = None  # (index, version, id -> row)
         self.settings = settings or SearchSettings()
         self._lock = threading.Lock()
         self._kw: Any = None
@@ -177,6 +185,25 @@ class SearchEngine:
             return "faiss-ivf" if n >= self.settings.ann_threshold and _faiss_available() else "numpy"
         return name
 
+    def _build_vectors(self, model: str, version: tuple[Any, ...]) -> tuple[Any, dict[str, int]]:
+        """The vector index of `model`'s vectors (loaded from disk when saved for this version)."""
+        n = version[1]
+        name = self.vector_backend(n)
+        idx = VECTOR_INDEXES.create(name)
+        folder = self._folder(f"vectors-{name}-{model.replace('/', '_')}")
+        key = {"version": [model, n, *version[2]], "signature": getattr(idx, "signature", name)}
+        self.index_source["vectors"] = "built"
+        if hasattr(idx, "build_batches"):  # large: stream from the store, save the result
+            if self._saved(folder, key) and idx.load(folder, self.store.vector_ids(model)):
+                self.index_source["vectors"] = "loaded"
+            else:
+                idx.build_batches(lambda: self.store.iter_vectors(model), n)
+                self._save(idx, folder, key)
+        else:
+            ids, mat = self.store.load_vectors(model)
+            idx.build(ids, mat if len(ids) else np.zeros((0, 1), np.float32))
+        return idx, getattr(idx, "row", None) or {pid: i for i, pid in enumerate(idx.ids)}
+
     def vector_index(self) -> Any | None:
         """The vector index of the current embedder, or None when nothing is embedded."""
         model = self._embedder().id
@@ -184,35 +211,53 @@ class SearchEngine:
         if self._vec is None or version != self._vec_version:
             with self._lock:
                 if self._vec is None or version != self._vec_version:
-                    n = version[1]
-                    name = self.vector_backend(n)
-                    idx = VECTOR_INDEXES.create(name)
-                    folder = self._folder(f"vectors-{name}-{model.replace('/', '_')}")
-                    key = {"version": [model, n, *version[2]], "signature": getattr(idx, "signature", name)}
-                    self.index_source["vectors"] = "built"
-                    if hasattr(idx, "build_batches"):  # large: stream from the store, save the result
-                        if self._saved(folder, key) and idx.load(folder, self.store.vector_ids(model)):
-                            self.index_source["vectors"] = "loaded"
-                        else:
-                            idx.build_batches(lambda: self.store.iter_vectors(model), n)
-                            self._save(idx, folder, key)
-                    else:
-                        ids, mat = self.store.load_vectors(model)
-                        idx.build(ids, mat if len(ids) else np.zeros((0, 1), np.float32))
-                    self._vec_pos = getattr(idx, "row", None) or {pid: i for i, pid in enumerate(idx.ids)}
+                    idx, self._vec_pos = self._build_vectors(model, version)
                     self._vec, self._vec_version = idx, version
         return self._vec if len(self._vec) else None
 
-    def query_vector(self, text: str) -> np.ndarray:
+    # -- the multilingual index ------------------------------------------------------------
+    @property
+    def multilingual_embedder(self) -> Embedder | None:
+        return self._multilingual() if self._multilingual is not None else None
+
+    def multilingual_index(self) -> tuple[Any, dict[str, int]] | None:
+        """(index, id -> row) over the multilingual model's vectors; None when there are none."""
+        emb = self.multilingual_embedder
+        if emb is None:
+            return None
+        model = emb.id
+        count = self._version("vectors", model)
+        if not count:
+            return None
+        version = (model, count, self._version("data"))
+        ml = self._ml
+        if ml is None or ml[1] != version:
+            with self._lock:
+                ml = self._ml
+                if ml is None or ml[1] != version:
+                    idx, pos = self._build_vectors(model, version)
+                    ml = self._ml = (idx, version, pos)
+        return (ml[0], ml[2]) if len(ml[0]) else None
+
+    def route(self, text: str) -> str:
+        """Which index search by meaning uses for `text`: "multilingual" for a query in CJK script
+        when the library has that index, else "default" (English queries never change path)."""
+        if has_cjk(text) and self.multilingual_index() is not None:
+            return "multilingual"
+        return "default"
+
+    def query_vector(self, text: str, embedder: Embedder | None = None) -> np.ndarray:
         """The query's embedding, from a small LRU (search-as-you-type and paging repeat queries)."""
+        emb = embedder or self._embedder()
+        key = text if embedder is None else f"{emb.id}\x00{text}"
         with self._qlock:  # the web server calls this from several threads
-            v = self._qcache.get(text)
+            v = self._qcache.get(key)
             if v is not None:
-                self._qcache.move_to_end(text)
+                self._qcache.move_to_end(key)
                 return v
-        v = self._embedder().embed_query(text)
+        v = emb.embed_query(text)
         with self._qlock:
-            self._qcache[text] = v
+            self._qcache[key] = v
             while len(self._qcache) > 512:
                 self._qcache.popitem(last=False)
         return v
@@ -232,18 +277,19 @@ class SearchEngine:
         return m
 
     # -- ranking -------------------------------------------------------------------------
-    def _complete(self, q: Query, qv: np.ndarray, lists: dict[str, list[tuple[str, float]]]) -> None:
+    def _complete(self, q: Query, qv: np.ndarray, lists: dict[str, list[tuple[str, float]]],
+                  vec: Any, vec_pos: dict[str, int]) -> None:
         """Give every candidate its real score in both lists (in place).
 
         A paper the keyword list ranked 3rd but the semantic list missed (it was 101st)
         otherwise counts as the *worst* semantic match; its actual cosine is one dot
         product away, and its BM25 one posting lookup."""
-        kw, vec = self._kw, self._vec
+        kw = self._kw
         kw_ids = {pid for pid, _ in lists["keyword"]}
         sem_ids = {pid for pid, _ in lists["semantic"]}
-        need_sem = [pid for pid, _ in lists["keyword"] if pid not in sem_ids and pid in self._vec_pos]
+        need_sem = [pid for pid, _ in lists["keyword"] if pid not in sem_ids and pid in vec_pos]
         if need_sem:
-            pos = [self._vec_pos[pid] for pid in need_sem]
+            pos = [vec_pos[pid] for pid in need_sem]
             mat = vec.vectors(pos) if hasattr(vec, "vectors") else vec.matrix[pos]
             sims = mat @ np.asarray(qv, dtype=np.float32)
             lists["semantic"] = lists["semantic"] + [(pid, float(s)) for pid, s in zip(need_sem, sims)]
@@ -259,7 +305,10 @@ class SearchEngine:
              ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]]]:
         """Fused (id, score) list and each id's rank in the keyword / semantic lists.
 
-        `qvec` is the query's embedding when the caller already has it (evaluations)."""
+        A query in CJK script is searched by meaning in the multilingual index when the library
+        has one (`route`); every other query takes the default path, unchanged. `qvec` is the
+        query's embedding by the default model when the caller already has it (evaluations);
+        the multilingual path embeds the query itself."""
         if mode not in MODES:
             raise PaperatlasError(f"unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
         exclude = set(exclude)
@@ -269,8 +318,16 @@ class SearchEngine:
             kw = self.keyword_index()
             mask = None if allowed is None and not exclude else self._mask(self._kw_pos, len(kw.ids), allowed, exclude)
             lists["keyword"] = kw.search(q, depth, mask)
-        if mode in ("semantic", "hybrid"):
+        ml = self.multilingual_index() if mode != "keyword" and has_cjk(q.text) else None
+        vec_pos = self._vec_pos
+        if mode in ("semantic", "hybrid") and ml is not None:
+            vec, vec_pos = ml
+            emb = self.multilingual_embedder
+            qv = self.query_vector(q.text, emb)
+            lists["semantic"] = vec.search(qv, depth, self._mask(vec_pos, len(vec), allowed, exclude))
+        elif mode in ("semantic", "hybrid"):
             vec = self.vector_index()
+            vec_pos = self._vec_pos
             if vec is None:
                 if mode == "semantic":
                     raise PaperatlasError("this library has no embeddings yet, so it cannot search by meaning",
@@ -291,8 +348,8 @@ class SearchEngine:
             fused = rrf([lists["keyword"], lists["semantic"]], k=s.rrf_k)
         else:
             if s.complete_scores and qv is not None:
-                self._complete(q, qv, lists)
-            w = s.semantic_weight
+                self._complete(q, qv, lists, vec, vec_pos)
+            w = s.crosslingual_semantic_weight if ml is not None else s.semantic_weight
             fused = convex([lists["keyword"], lists["semantic"]], [1 - w, w], norm=s.norm)
         return fused, ranks
 

@@ -224,6 +224,8 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     real_port = sock.getsockname()[1]
     if not read_only:  # a read-only server never writes to the file, vectors included
         embed_in_background(library)
+        # one process owns the build; with --workers, `paperatlas embed --multilingual` does it
+        app.state.web.build_multilingual = workers <= 1
     if workers > 1:
         # a PostgreSQL URL goes to the workers as it is; a file path absolute, whatever their cwd
         os.environ["PAPERATLAS_SERVE_DB"] = (library.path if is_postgres_url(library.path)

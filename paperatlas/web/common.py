@@ -151,6 +151,8 @@ class Web:
     endpoints: list[Endpoint] = field(default_factory=list)
     asset_version: str = ""
     cache: dict[str, Any] = field(default_factory=dict)
+    # `serve` (one process, writable): the first Chinese query starts the multilingual index's build
+    build_multilingual: bool = False
 
 
 def web(request: Request) -> Web:

