@@ -25,12 +25,21 @@ from typing import Any
 import numpy as np
 
 from ..index.numpy import top_k
+from .cjk import has_cjk, split_cjk
 from .query import Query
 
 Doc = tuple[str, str, bool, str]  # (id, title, title_derived, abstract)
 
 # scikit-learn / bm25s word pattern: runs of 2+ word characters
 TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+def tokens(text: str) -> list[str]:
+    """The words of lowercased `text`; a CJK run (no spaces between words) gives its character
+    bigrams instead (search/cjk.py). Text without CJK characters gives exactly TOKEN's words."""
+    rest, grams = split_cjk(text)
+    words = TOKEN.findall(rest)
+    return words + grams if grams else words
 
 
 def english_stopwords() -> frozenset[str]:
@@ -60,7 +69,9 @@ class Analyzer:
         self._word: dict[str, int] = {}  # surface word -> term id (-1: stop word)
 
     def _term(self, word: str) -> str:
-        return self._stemmer.stemWord(word) if self._stemmer else word
+        if not self._stemmer or not word.isascii() and has_cjk(word):  # a CJK bigram is its own term
+            return word
+        return self._stemmer.stemWord(word)
 
     def _learn(self, word: str, grow: bool = True) -> int:
         """Term id of a word not seen before (-1: a stop word, or unknown when not `grow`)."""
@@ -79,7 +90,7 @@ class Analyzer:
     def ids(self, text: str, grow: bool = True) -> list[int]:
         """Term ids of `text` in order (unknown terms get new ids when `grow`, else are dropped)."""
         wmap, out = self._word, []
-        for w in TOKEN.findall(text.lower()):
+        for w in tokens(text.lower()):
             t = wmap.get(w)
             if t is None:
                 t = self._learn(w, grow)
@@ -92,9 +103,9 @@ class Analyzer:
 
         Counting words before mapping them to terms makes the Python loop run once
         per distinct word, not once per token: this is the hot path of a large build."""
-        c = Counter(TOKEN.findall(abstract.lower()))
+        c = Counter(tokens(abstract.lower()))
         if title and title_weight:
-            for w in TOKEN.findall(title.lower()):
+            for w in tokens(title.lower()):
                 c[w] += title_weight
         wmap, out, length = self._word, {}, 0
         for w, n in c.items():
@@ -134,7 +145,7 @@ class Bm25Index:
     @property
     def signature(self) -> str:
         """What the saved arrays depend on besides the documents."""
-        return f"bm25-lucene k1={self.k1} b={self.b} tw={self.title_weight} stem={int(self.stem)} v2"
+        return f"bm25-lucene k1={self.k1} b={self.b} tw={self.title_weight} stem={int(self.stem)} cjk2 v3"
 
     def __len__(self) -> int:
         return self.n

@@ -6,6 +6,8 @@ import html
 import re
 from functools import lru_cache
 
+from .cjk import CJK_RUN, bigrams, has_cjk
+
 _TOKEN = re.compile(r"[^\W_]+", re.U)
 
 
@@ -45,6 +47,25 @@ def _matches(text: str, stems: set[str]) -> list[tuple[int, int]]:
     return found
 
 
+def _cjk_matches(text: str, grams: set[str]) -> list[tuple[int, int]]:
+    """(start, end) of the stretches of `text` covered by the query's CJK bigrams, overlaps merged:
+    query 扩散模型 marks 扩散模型 whole in 基于扩散模型的方法 (the keyword index matched those bigrams)."""
+    spans: list[tuple[int, int]] = []
+    for g in grams:
+        i = text.find(g)
+        while i >= 0:
+            spans.append((i, i + len(g)))
+            i = text.find(g, i + 1)
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
 def _densest(starts: list[int], width: int) -> int:
     """Index of the first match whose window [start, start + width) holds the most matches; O(n)."""
     best, best_n, j = 0, 0, 0
@@ -60,8 +81,12 @@ def _densest(starts: list[int], width: int) -> int:
 def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False) -> str:
     """Escaped HTML of `text` (a window around the densest match unless `whole`),
     with words whose stem matches a query term's stem wrapped in <mark>."""
-    stems = {stem(t) for t in terms if len(t) > 1}
+    cjk_terms = [t for t in terms if has_cjk(t)]
+    stems = {stem(t) for t in terms if len(t) > 1 and t not in cjk_terms}
     matches = _matches(text, stems) if stems else []
+    if cjk_terms and has_cjk(text):
+        grams = {g for t in cjk_terms for run in CJK_RUN.findall(t) for g in bigrams(run)}
+        matches = sorted(matches + _cjk_matches(text, grams))
     start, end = 0, len(text)
     if not whole and len(text) > width:
         if matches:
@@ -73,7 +98,8 @@ def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False
             start = sp + 1 if 0 <= sp < start + 30 else start
         if end < len(text):
             sp = text.rfind(" ", start, end)
-            end = sp if sp > start else end
+            # Chinese has no spaces: cut anywhere rather than drop most of the window
+            end = sp if sp > start + width // 2 or (sp > start and not has_cjk(text[start:end])) else end
     out: list[str] = ["… " if start > 0 else ""]
     pos = start
     for a, b in matches:
