@@ -196,3 +196,7 @@ def bench_first_search_cmd(file: str, query: str, limit: int | None, raw_sample:
     from .first_search import main
 
     click.echo(main(file, query=query, limit=limit, raw_sample=raw_sample, embedder=embedder))
+
+from .crosslingual import bench_crosslingual_cmd  # noqa: E402
+
+bench.add_command(bench_crosslingual_cmd)

