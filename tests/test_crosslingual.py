@@ -140,7 +140,7 @@ def test_serve_builds_the_index_on_the_first_chinese_query(built: Path, tmp_path
     shutil.copy(built / "before.db", db)
     with Library(db) as lib:
         app = create_app(lib)
-        with TestClient(app) as c:
+        with TestClient(app, base_url="http://127.0.0.1") as c:
             j = c.get("/search.json", params={"q": "国际象棋 Transformer"}).json()
             assert j["crosslingual"]["embedded"] == 0 and not j["crosslingual"]["building"]  # --get / read-only
             assert "paperatlas embed --multilingual" in c.get("/search", params={"q": "国际象棋"}).text
