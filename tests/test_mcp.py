@@ -50,6 +50,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         lib.ingest(EXAMPLES)
         lib.ingest([extra])
         lib.embed()
+        lib.set_feedback("dora", ["2106.09685"], "like")
     return path
 
 
@@ -164,7 +165,13 @@ def test_errors_are_tool_errors_with_the_fix(db: Path) -> None:
         assert lib.store.get_reader("bob") is None or not lib.liked("bob")
 
 
+def _folder(db: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(db.parent.iterdir()) if p.name.startswith(db.name)}
+
+
 def test_read_only_refuses_changes(db: Path) -> None:
+    before = _folder(db)
+
     async def body(c: Client) -> None:
         r = await c.call_tool("like", {"ids": ["2305.14314"], "reader": "carol"})
         assert r.is_error and "read-only" in text(r) and "without --read-only" in text(r)
@@ -172,8 +179,11 @@ def test_read_only_refuses_changes(db: Path) -> None:
         assert r.is_error and "read-only" in text(r)
         r = await c.call_tool("search", {"query": "quantized finetuning", "limit": 1})
         assert r.structured_content["hits"][0]["id"] == "2305.14314"
+        r = await c.call_tool("recommend", {"reader": "dora", "limit": 2})  # computes, saves nothing
+        assert not r.is_error and r.structured_content["hits"]
 
     session(stdio(db, "--read-only"), body)
+    assert _folder(db) == before  # not a byte written beside or into the library
     with Library(db) as lib:
         assert lib.store.get_reader("carol") is None
 

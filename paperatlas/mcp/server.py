@@ -170,8 +170,11 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
     Args:
         library: the open Library (the server does not close it).
-        read_only: refuse `like` / `dislike` (tool errors that say how to allow them).
+        read_only: refuse `like` / `dislike` (tool errors that say how to allow them) and write nothing
+            at all to the library (it is switched to read-only).
     """
+    if read_only:  # as `serve --read-only`: the store refuses writes, profiles are not saved
+        library.set_read_only()
     server: MCPServer = MCPServer(name, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     lock = threading.Lock()  # tools run in worker threads; the Library serves one call at a time
 

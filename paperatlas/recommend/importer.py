@@ -3,13 +3,14 @@
 Reads what Zotero (and Better BibTeX, Mendeley, JabRef...) export: CSL-JSON, RIS, BibTeX/BibLaTeX,
 Zotero RDF, or a plain list of titles / ids (see `paperatlas.refs.readers`). Matching, in order:
 an id the library knows (paper id or alias, e.g. an OpenReview forum id), the DOI, the arXiv id,
-the exact title (case, punctuation and spacing ignored), then a close title among the keyword-search
+the URL, the exact title (case, punctuation and spacing ignored), then a close title among the keyword-search
 hits (difflib ratio >= 0.9). What does not match is reported, never guessed.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,21 +43,34 @@ def read_entries(path: str | Path, format: str | None = None) -> list[Entry]:
     return _read(path, format)
 
 
+def url_key(url: str) -> str:
+    """An URL without scheme, "www.", trailing slash or case: http://x.org/a/ == https://www.X.org/a."""
+    u = re.sub(r"^[a-z]+://(www\.)?", "", url.strip().lower())
+    return u.rstrip("/")
+
+
 class _Index:
-    """DOI, arXiv id and title keys of the library's papers, built once, on first need."""
+    """DOI, arXiv id, URL and title keys of the library's papers, built once, on first need."""
 
     def __init__(self, lib: Any) -> None:
         self.doi: dict[str, str] = {}
         self.arxiv: dict[str, str] = {}
+        self.url: dict[str, str] = {}
         self.title: dict[str, str] = {}
+        derived: dict[str, str] = {}
         for p in lib.papers():
             d, a = idmod.paper_ids(p)
             if d:
                 self.doi.setdefault(d, p.id)
             if a:
                 self.arxiv.setdefault(a, p.id)
-            if not p.title_derived:
-                self.title.setdefault(normalize_key(p.title), p.id)
+            if p.url and "://" in p.url:
+                self.url.setdefault(url_key(p.url), p.id)
+            # a title paperatlas derived from the abstract is matched too (a paper exported to a
+            # reference manager and back carries it), after every title a list gave
+            (derived if p.title_derived else self.title).setdefault(normalize_key(p.title), p.id)
+        for k, pid in derived.items():
+            self.title.setdefault(k, pid)
 
 
 def match(lib: Any, entries: list[Entry]) -> ImportReport:
@@ -71,6 +85,8 @@ def match(lib: Any, entries: list[Entry]) -> ImportReport:
                 found = (index.doi[e.doi], "doi")
             elif e.arxiv and (pid := index.arxiv.get(e.arxiv) or lib.store.resolve_id(e.arxiv)):
                 found = (pid, "arxiv")
+            elif pid := next((index.url[k] for i in e.ids if "://" in i and (k := url_key(i)) in index.url), None):
+                found = (pid, "url")
             elif e.title:
                 key = normalize_key(e.title)
                 found = (index.title[key], "title") if key in index.title else _fuzzy(lib, e.title, key)

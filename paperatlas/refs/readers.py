@@ -143,7 +143,7 @@ def read_ris(text: str, name: str = "") -> list[Entry]:
             return next((r[t][0] for t in tags if r.get(t)), "")
 
         out.append(_entry(first("TI", "T1", "CT", "BT"), first("ID"), first("PY", "Y1", "DA"),
-                          [a for t in ("AU", "A1") for a in r.get(t, [])], first("DO"), "",
+                          [n for t in ("AU", "A1") for a in r.get(t, []) for n in _bib_authors(a)], first("DO"), "",
                           [*r.get("UR", []), *r.get("L1", []), *r.get("L2", [])],
                           [*r.get("N1", []), *r.get("M3", []), *r.get("AN", []), *r.get("DO", [])]))
     return out
