@@ -166,7 +166,8 @@ def test_errors_are_tool_errors_with_the_fix(db: Path) -> None:
 
 
 def _folder(db: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(db.parent.iterdir()) if p.name.startswith(db.name)}
+    """Every file in the library's folder (the library, its index folders, anything beside it)."""
+    return {str(p.relative_to(db.parent)): p.read_bytes() for p in sorted(db.parent.rglob("*")) if p.is_file()}
 
 
 def test_read_only_refuses_changes(db: Path) -> None:
