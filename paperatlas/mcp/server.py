@@ -18,10 +18,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources.templates import ResourceSecurity
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
-from ..errors import PaperatlasError
+from ..errors import NotFound, PaperatlasError
 from ..library import Library
 from ..models import Hit, Paper
 
@@ -165,6 +165,28 @@ def answer(model: BaseModel, text: str) -> CallToolResult:
 
 
 # -- the server -----------------------------------------------------------------------------------
+def bad_arguments(tool: str, err: ValidationError) -> str:
+    """A tool error for arguments that do not fit the schema: each field, what is wrong, and the fix
+    (pydantic's own text carries type codes and links an assistant does not need)."""
+    lines = []
+    for e in err.errors():
+        where = ".".join(str(x) for x in e["loc"]) or "arguments"
+        got = "" if e["type"] == "missing" else f" (got {e['input']!r})"
+        lines.append(f"{where}: {e['msg']}{got}")
+    return (f"bad arguments for {tool}: " + "; ".join(lines)
+            + f"\nFix: call {tool} with arguments that fit its input schema (tools/list shows it)")
+
+
+class _Server(MCPServer):
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                raise ToolError(bad_arguments(name, e.__cause__)) from e.__cause__
+            raise
+
+
 def create_server(library: Library, read_only: bool = False, name: str = "paperatlas") -> MCPServer:
     """An MCP server whose tools and resources all go through `library`.
 
@@ -175,13 +197,17 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
     """
     if read_only:  # as `serve --read-only`: the store refuses writes, profiles are not saved
         library.set_read_only()
-    server: MCPServer = MCPServer(name, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = _Server(name, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     lock = threading.Lock()  # tools run in worker threads; the Library serves one call at a time
 
     def call(fn: Callable[[], T]) -> T:
         try:
             with lock:
                 return fn()
+        except NotFound as e:  # an assistant finds ids with the tools, not with the CLI
+            fix = e.fix.replace("`paperatlas list` shows the ids in this library",
+                                "use an id from the hits of the `search` tool")
+            raise ToolError(str(NotFound(e.message, fix))) from None
         except PaperatlasError as e:  # the message already ends with "Fix: ..."
             raise ToolError(str(e)) from None
 
