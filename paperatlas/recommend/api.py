@@ -282,12 +282,17 @@ def saved_search_feed(lib: Any, reader: str | Reader | None, name_or_id: str | i
 
 # -- import, tags, notes ---------------------------------------------------------------------
 def import_reader(lib: Any, reader: str | Reader | None, path: str | Path, format: str | None = None) -> ImportReport:
-    """Like every paper of a reference file (CSL-JSON, RIS, BibTeX, Zotero RDF, a title/id list) that is
-    in the library; report the rest. The file is read whole before anything is written."""
+    """Like every paper of a reference file (CSL-JSON, RIS, BibTeX, Zotero RDF, a title/id list), or of a
+    Zotero library read through the web API (`zotero:users/ID`), that is in the library; report the rest.
+    The source is read whole before anything is written."""
+    from ..refs import zotero_api
     from ..refs.readers import sniff
 
-    fmt = format or sniff(Path(path).read_text(encoding="utf-8-sig", errors="replace"))
-    entries = read_entries(path, fmt)
+    if zotero_api.is_spec(str(path)):  # zotero:users/ID: the Zotero web API
+        fmt, entries = "zotero-api", zotero_api.read_zotero_api(str(path))
+    else:
+        fmt = format or sniff(Path(path).read_text(encoding="utf-8-sig", errors="replace"))
+        entries = read_entries(path, fmt)
     r = _reader(lib, reader)
     report = match(lib, entries)
     report.format = fmt

@@ -3,6 +3,7 @@ group, digest. Each parses input, calls Library, prints the result."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -213,7 +214,7 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
 
 
 @click.command("import-reader")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", metavar="FILE|zotero:users/ID")
 @reader_option
 @click.option("--format", "fmt", type=click.Choice(["auto", *REF_FORMATS]), default="auto", show_default=True,
               help="The file's format (auto: detected from its content).")
@@ -223,14 +224,22 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
 def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, as_json: bool) -> None:
     """Bootstrap a reader from their own library: like every paper of a Zotero export (CSL-JSON, RIS,
     BibTeX/BibLaTeX, Zotero RDF) or of a list of titles / ids (one a line) that is in this library,
-    and list the entries that are not. Matches by DOI, arXiv id, then title.
+    and list the entries that are not. Matches by DOI, arXiv id, URL, then title. `zotero:users/ID`
+    (or `zotero:groups/ID`) reads the library through the Zotero web API, with $ZOTERO_API_KEY.
 
     Example:
 
         paperatlas import-reader my-library.json --reader alice
 
         paperatlas import-reader my-papers.bib --reader alice
+
+        ZOTERO_API_KEY=... paperatlas import-reader zotero:users/475425 --reader alice
     """
+    from ..refs.zotero_api import is_spec
+
+    if not is_spec(file) and not Path(file).is_file():
+        raise Fail(f"no file {file}" + (" (a folder)" if Path(file).exists() else "")
+                   + "\nFix: give a Zotero export (CSL JSON, RIS, BibTeX, Zotero RDF), a list, or zotero:users/ID")
     lib = get_library(ctx)
     report = lib.import_reader(reader, file, None if fmt == "auto" else fmt)
     if as_json:

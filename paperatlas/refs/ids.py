@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>?#&]+)", re.I)  # ? # & end a DOI inside an URL
 _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 _ARXIV_OLD = re.compile(r"\b([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b")
 _ARXIV_CONTEXT = re.compile(r"arxiv", re.I)
