@@ -51,7 +51,8 @@ def test_no_operation_answers_5xx(library: Path, mode: str, tmp_path: Path) -> N
         r = subprocess.run([str(ST), "run", f"http://127.0.0.1:{port}/openapi.json", "--checks", "not_a_server_error",
                             "-n", str(EXAMPLES), "--seed", "16", "-H", f"Authorization: Bearer {token}",
                             "--request-timeout", "30"],
-                           capture_output=True, text=True, timeout=900, env={**os.environ, "NO_COLOR": "1"})
+                           capture_output=True, text=True, timeout=900, env={**os.environ, "NO_COLOR": "1"},
+                           cwd=tmp_path)  # its cache folder (.schemathesis/) goes there, not into the checkout
     finally:
         stop_server(proc)
     out = r.stdout + r.stderr
