@@ -89,3 +89,26 @@ def test_concurrent_writers_through_both_hosts_lose_nothing(two_servers) -> None
     with httpx.Client(timeout=30) as c:
         assert _saved(c, a, tokens["alice"]) == set(ids)
         assert _saved(c, b, tokens["bob"]) == set(ids)
+
+
+def test_a_follow_written_on_one_host_is_seen_by_the_other(two_servers, tmp_path: Path) -> None:
+    """`follow` on host A (its own cache folder), then the follow list and `unfollow` on host B."""
+    import subprocess
+    import sys
+
+    url = two_servers[0]
+
+    def host(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, PAPERATLAS_CACHE_DIR=str(tmp_path / name))
+        return subprocess.run([sys.executable, "-m", "paperatlas", "--db", url, *args], capture_output=True,
+                              text=True, env=env, timeout=120)
+
+    r = host("host-a", "follow", "paperlists", "colm", "2025", "--base-url", "http://127.0.0.1:9")
+    assert r.returncode == 0, r.stderr
+    listed = host("host-b", "follow", "--json")
+    assert listed.returncode == 0, listed.stderr
+    follows = json.loads(listed.stdout)
+    assert [(f["source"], f["args"]) for f in follows] == [("paperlists", ["colm", "2025"])], follows
+    assert host("host-b", "unfollow", "paperlists", "colm", "2025").returncode == 0
+    again = host("host-a", "follow", "--json")
+    assert again.stdout.strip() in ("", "[]"), again.stdout
