@@ -11,6 +11,7 @@ import csv
 import gzip
 import io
 import json
+import os
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import BadRecord
+from ..safety import strip_controls
 
 
 class Format(str, Enum):
@@ -67,48 +69,110 @@ class FileError(Exception):
 # --- bytes -> text ---------------------------------------------------------------------
 
 
-def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """Read, gunzip and decode a file, with errors that name the place and the fix."""
+# Bounds on what one file may hold. A paper's fields are a few thousand characters; these limits are far
+# above any real list yet stop a hostile or broken file before it costs gigabytes of memory or makes every
+# later search slow. Each can be raised through its environment variable (named in the error's fix).
+LIMITS = {
+    "PAPERATLAS_MAX_FIELD_CHARS": 200_000,  # one field (an abstract, a title ...)
+    "PAPERATLAS_MAX_RECORD_CHARS": 1_000_000,  # all the text of one record
+    "PAPERATLAS_MAX_INPUT_BYTES": 1 << 30,  # one file after decompression
+    "PAPERATLAS_MAX_GZIP_RATIO": 100,  # decompressed/compressed size; real paper lists compress 3-15x
+    "PAPERATLAS_MAX_JSON_DEPTH": 64,  # nesting of JSON values; real records nest 3-5 levels
+}
+_GZIP_RATIO_AFTER = 32 << 20  # the ratio is judged once this much has come out (small files may compress well)
+
+
+def limit(name: str) -> int:
+    """A bound from LIMITS, overridden by the environment variable of the same name."""
+    env = os.environ.get(name, "").strip().replace("_", "")
+    return int(env) if env.isdigit() and int(env) > 0 else LIMITS[name]
+
+
+def _too_big(name: str, what: str, limit_name: str) -> FileError:
+    return FileError(
+        BadRecord(
+            name,
+            "file",
+            f"{what} (the limit is {limit(limit_name):,} bytes)",
+            f"split the file, or raise the limit with {limit_name}=N if it really holds that much text",
+        )
+    )
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, gunzipped as a stream that stops at the size and ratio limits (a gzip bomb is
+    refused after a few MB of output, not after filling the memory)."""
     name = str(path)
+    max_bytes = limit("PAPERATLAS_MAX_INPUT_BYTES")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:
+            magic = fh.read(2)
+            size = os.fstat(fh.fileno()).st_size
+            if magic != b"\x1f\x8b":
+                if size > max_bytes:
+                    raise _too_big(name, f"the file has {size:,} bytes", "PAPERATLAS_MAX_INPUT_BYTES")
+                return magic + fh.read()
+            fh.seek(0)
+            max_ratio = limit("PAPERATLAS_MAX_GZIP_RATIO")
+            parts: list[bytes] = []
+            total = 0
+            try:
+                with gzip.GzipFile(fileobj=fh, mode="rb") as g:
+                    while chunk := g.read(1 << 20):
+                        parts.append(chunk)
+                        total += len(chunk)
+                        if total > max_bytes:
+                            raise _too_big(name, f"the gzip stream unpacks to more than {max_bytes:,} bytes",
+                                           "PAPERATLAS_MAX_INPUT_BYTES")
+                        if total > _GZIP_RATIO_AFTER and total > max_ratio * max(size, 1):
+                            raise FileError(
+                                BadRecord(
+                                    name,
+                                    "file",
+                                    f"the gzip stream unpacks to over {max_ratio}x its size ({size:,} bytes became"
+                                    f" more than {total:,}): this looks like a gzip bomb, not a paper list",
+                                    "unpack it yourself and check what it holds, or raise the limit with "
+                                    "PAPERATLAS_MAX_GZIP_RATIO=N",
+                                )
+                            )
+            except (EOFError, OSError, zlib.error) as e:
+                raise FileError(
+                    BadRecord(
+                        name,
+                        "file",
+                        f"the gzip stream is truncated or corrupt ({e})",
+                        "re-download or re-create the file; `gzip -t FILE` checks it",
+                    )
+                ) from None
+            return b"".join(parts)
     except FileNotFoundError:
         raise FileError(BadRecord(name, "file", "no such file", "check the path")) from None
     except IsADirectoryError:
         raise FileError(BadRecord(name, "file", "is a folder", "pass the files inside it, e.g. folder/*.jsonl")) from None
-    except OSError as e:
+    except PermissionError as e:
         raise FileError(BadRecord(name, "file", f"cannot read it ({e.strerror})", "check permissions")) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as e:
-            raise FileError(
-                BadRecord(
-                    name,
-                    "file",
-                    f"the gzip stream is truncated or corrupt ({e})",
-                    "re-download or re-create the file; `gzip -t FILE` checks it",
-                )
-            ) from None
+    except OSError as e:
+        raise FileError(BadRecord(name, "file", f"cannot read it ({e.strerror or e})", "check the path")) from None
+
+
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    """Read, gunzip and decode a file, with errors that name the place and the fix.
+
+    NUL and other control characters are dropped after decoding (they are invalid in XML, so they would
+    break Atom feeds, and invisible everywhere else); a file that holds NULs once decoded is binary."""
+    name = str(path)
+    data = _read_bytes(path)
     if not data.strip():
         raise FileError(BadRecord(name, "file", "the file is empty", "pass a file that holds papers"))
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and encoding.lower().replace("_", "-") in ("utf-8", "utf8"):
         encoding = "utf-16"
     elif data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
-    elif b"\x00" in data[:65536]:
-        off = data.index(b"\x00")
-        raise FileError(
-            BadRecord(
-                name,
-                f"byte {off}",
-                "this looks like a binary file, not a paper list (it contains NUL bytes)",
-                "pass a text list, JSON/JSONL, CSV/TSV, BibTeX or arXiv Atom file (optionally .gz)",
-            )
-        )
     try:
-        return data.decode(encoding)
+        text = data.decode(encoding)
     except UnicodeDecodeError as e:
+        if b"\x00" in data[:65536]:
+            raise _binary(name, data.index(b"\x00"), "byte") from None
         line = data[: e.start].count(b"\n") + 1
         bad_bytes = data[e.start : e.start + 4].hex(" ")
         raise FileError(
@@ -123,6 +187,86 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
         raise FileError(
             BadRecord(name, "file", f"unknown encoding {encoding!r}", "pass --encoding utf-8, latin-1, cp1252 ...")
         ) from None
+    del data
+    if "\x00" in text[:65536]:
+        raise _binary(name, text.index("\x00"), "character")
+    return strip_controls(text)
+
+
+def _binary(name: str, offset: int, unit: str) -> FileError:
+    return FileError(
+        BadRecord(
+            name,
+            f"{unit} {offset}",
+            "this looks like a binary file, not a paper list (it contains NUL bytes)",
+            "pass a text list, JSON/JSONL, CSV/TSV, BibTeX or arXiv Atom file (optionally .gz); "
+            "for UTF-16 without a byte-order mark pass --encoding utf-16-le (or utf-16-be)",
+        )
+    )
+
+
+# --- record bounds ---------------------------------------------------------------------
+
+
+def check_row(name: str, loc: str, row: dict[str, Any]) -> BadRecord | None:
+    """Strip control characters from every string of `row` (in place) and check its nesting and sizes.
+
+    Returns the BadRecord that refuses the row, or None. One pass over the values, no recursion, so a
+    hostile record cannot exhaust the stack here either."""
+    max_field, max_record = limit("PAPERATLAS_MAX_FIELD_CHARS"), limit("PAPERATLAS_MAX_RECORD_CHARS")
+    max_depth = limit("PAPERATLAS_MAX_JSON_DEPTH")
+    total = 0
+    for key in list(row):
+        field_chars = len(key) if isinstance(key, str) else 0
+        stack: list[tuple[Any, Any, Any, int]] = [(row, key, row[key], 1)]  # (container, slot, value, depth)
+        while stack:
+            parent, slot, v, depth = stack.pop()
+            if isinstance(v, str):
+                clean = strip_controls(v)
+                if clean is not v:  # re.sub returns the same object when nothing matched
+                    v = parent[slot] = clean
+                field_chars += len(v)
+            elif isinstance(v, (dict, list)):
+                if depth >= max_depth:
+                    return BadRecord(
+                        name,
+                        loc,
+                        f"the {key!r} field is nested more than {max_depth} levels deep",
+                        "paper records nest a few levels; fix or remove this record, or pass --skip-bad",
+                    )
+                items = v.items() if isinstance(v, dict) else enumerate(v)
+                for k, x in items:
+                    if isinstance(k, str):
+                        field_chars += len(k)
+                    stack.append((v, k, x, depth + 1))
+            if field_chars > max_field:
+                return BadRecord(
+                    name,
+                    loc,
+                    f"the {key!r} field is longer than {max_field:,} characters",
+                    "no paper field is that long: check the record (a missing quote or delimiter joins records), "
+                    "raise the limit with PAPERATLAS_MAX_FIELD_CHARS=N if it is really that long, "
+                    "or pass --skip-bad to ingest the rest",
+                )
+        total += field_chars
+        if total > max_record:
+            return BadRecord(
+                name,
+                loc,
+                f"the record holds more than {max_record:,} characters",
+                "check the record, raise the limit with PAPERATLAS_MAX_RECORD_CHARS=N, "
+                "or pass --skip-bad to ingest the rest",
+            )
+    return None
+
+
+def _deep_json(name: str, loc: str) -> BadRecord:
+    return BadRecord(
+        name,
+        loc,
+        f"the JSON is nested more than {limit('PAPERATLAS_MAX_JSON_DEPTH')} levels deep",
+        "paper records nest a few levels; fix or remove this record, or pass --skip-bad to ingest the rest",
+    )
 
 
 # --- detection -------------------------------------------------------------------------
@@ -163,6 +307,8 @@ def _json_or_jsonl(text: str) -> Format:
     try:
         json.loads(s)
         return Format.JSON  # one object (maybe holding a list) spanning the whole file
+    except RecursionError:
+        return _first_line_format(s)
     except json.JSONDecodeError as e:
         # "Extra data" after a complete first object means one object per line
         return Format.JSONL if e.msg.startswith("Extra data") else _first_line_format(s)
@@ -173,7 +319,7 @@ def _first_line_format(s: str) -> Format:
     try:
         json.loads(first)
         return Format.JSONL
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return Format.JSON if "\n" not in s.strip() else Format.JSONL
 
 
@@ -196,6 +342,14 @@ def read_file(path: str | Path, format: str | Format | None = None, encoding: st
     container = _json_or_jsonl(text) if fmt in RECORD_FLAVOURS else fmt
     result = _READERS[container](str(p), text)
     result.format = fmt
+    rows = []
+    for loc, row in result.rows:
+        bad = check_row(str(p), loc, row)
+        if bad is None:
+            rows.append((loc, row))
+        else:
+            result.bad.append(bad)
+    result.rows = rows
     if container in (Format.JSON, Format.JSONL) and not result.defaults:
         result.defaults = venue_year_from_name(p.name)  # a record's own venue/year still wins
     if not result.rows and not result.bad:
@@ -282,6 +436,9 @@ def _read_jsonl(name: str, text: str) -> ReadResult:
             continue
         try:
             obj = json.loads(line)
+        except RecursionError:
+            res.bad.append(_deep_json(name, f"line {n}"))
+            continue
         except json.JSONDecodeError as e:
             res.bad.append(
                 BadRecord(
@@ -308,6 +465,13 @@ def _read_json(name: str, text: str) -> ReadResult:
     res = ReadResult(Format.JSON)
     try:
         obj = json.loads(text)
+    except RecursionError:
+        # one record nests too deep for the parser: read a top-level array one element at a time,
+        # so the other records can still be ingested (--skip-bad)
+        if text.lstrip().startswith("["):
+            return _read_json_array(name, text)
+        res.bad.append(_deep_json(name, "file"))
+        return res
     except json.JSONDecodeError as e:
         res.bad.append(
             BadRecord(
@@ -337,6 +501,56 @@ def _read_json(name: str, text: str) -> ReadResult:
             res.rows.append((f"record {n}", it))
         else:
             res.bad.append(BadRecord(name, f"record {n}", f"expected an object, got {type(it).__name__}", "remove it"))
+    return res
+
+
+_WS = re.compile(r"[ \t\r\n]*")
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _skip_value(text: str, i: int) -> int:
+    """The end of the JSON container starting at `i`, found without parsing it (strings are skipped whole)."""
+    depth = 0
+    for m in _STRING_OR_BRACKET.finditer(text, i):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    return len(text)
+
+
+def _read_json_array(name: str, text: str) -> ReadResult:
+    """A top-level JSON array parsed element by element: an element nested too deep becomes a bad record."""
+    res = ReadResult(Format.JSON)
+    dec = json.JSONDecoder()
+    i = _WS.match(text, text.index("[") + 1).end()
+    n = 0
+    while i < len(text) and text[i] != "]":
+        n += 1
+        try:
+            obj, i = dec.raw_decode(text, i)
+        except RecursionError:
+            res.bad.append(_deep_json(name, f"record {n}"))
+            i = _skip_value(text, i)
+        except json.JSONDecodeError as e:
+            res.bad.append(BadRecord(name, f"line {e.lineno}, column {e.colno}", f"not valid JSON ({e.msg})",
+                                     "repair the JSON (e.g. `python -m json.tool FILE` shows where it breaks)"))
+            return res
+        else:
+            if isinstance(obj, dict):
+                res.rows.append((f"record {n}", obj))
+            else:
+                res.bad.append(BadRecord(name, f"record {n}", f"expected an object, got {type(obj).__name__}",
+                                         "remove it"))
+        i = _WS.match(text, i).end()
+        if i < len(text) and text[i] == ",":
+            i = _WS.match(text, i + 1).end()
+        elif i < len(text) and text[i] != "]":
+            res.bad.append(BadRecord(name, f"record {n}", "expected , or ] after it", "repair the JSON"))
+            return res
     return res
 
 

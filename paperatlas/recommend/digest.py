@@ -5,11 +5,17 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _xml_escape
 
 from ..i18n import gettext, html_lang
 from ..models import Hit
-from ..safety import md_code, md_link, md_text, safe_url
+from ..safety import md_code, md_link, md_text, safe_url, strip_controls
+
+
+def escape(text: str, entities: dict[str, str] | None = None) -> str:
+    """XML-escaped text without the control characters XML 1.0 forbids (a NUL makes the whole feed
+    unreadable; papers stored before ingest stripped them may still hold some)."""
+    return _xml_escape(strip_controls(text), entities or {})
 
 FORMATS = ("markdown", "html", "atom")
 
