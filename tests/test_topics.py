@@ -277,6 +277,18 @@ def test_map_data_is_column_oriented(synth_lib) -> None:
     assert len(map_data(lib, venue="SynthConf")["ids"]) == 60
 
 
+def test_map_data_links_only_http_urls(synth_lib, tmp_path: Path) -> None:
+    lib, _ = synth_lib
+    f = tmp_path / "urls.jsonl"
+    old = {r["id"]: r for r in synthetic_papers()}
+    f.write_text(json.dumps({**old["rl/4"], "url": "javascript:alert(1)"}) + "\n"
+                 + json.dumps({**old["rl/5"], "url": "https://example.org/rl5"}) + "\n", encoding="utf-8")
+    lib.ingest([f])
+    d = map_data(lib)
+    url = dict(zip(d["ids"], d["url"]))
+    assert url["rl/4"] == "" and url["rl/5"] == "https://example.org/rl5"
+
+
 def test_map_html_is_self_contained(synth_lib, tmp_path: Path) -> None:
     lib, _ = synth_lib
     out = tmp_path / "atlas.html"

@@ -55,11 +55,12 @@ def to_html(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
     for h in hits:
         p = h.paper
         url = safe_url(p.url)  # a javascript: URL in href runs when clicked
-        t = f'<a href="{e(url)}">{e(p.title)}</a>' if url else e(p.title)
+        # dir="auto"/<bdi>: a right-to-left override in a title or name cannot reorder the text around it
+        t = f'<a href="{e(url)}" dir="auto">{e(p.title)}</a>' if url else f"<bdi>{e(p.title)}</bdi>"
         items.append(
             f"<li><strong>{t}</strong>"
             + (f' <span class="meta">{e(_meta(h))}</span>' if _meta(h) else "")
-            + (f'<div class="authors">{e(_authors(h))}</div>' if p.authors else "")
+            + (f'<div class="authors"><bdi>{e(_authors(h))}</bdi></div>' if p.authors else "")
             + (f'<div class="why">{e(gettext("Why: {reason}", reason=h.reason))}</div>' if h.reason else "")
             + f'<div class="id"><code>{e(p.id)}</code></div></li>'
         )

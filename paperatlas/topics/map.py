@@ -19,6 +19,7 @@ from markupsafe import Markup
 from .. import i18n
 from ..errors import PaperatlasError
 from ..i18n import N_, gettext
+from ..safety import safe_url
 from .build import list_topics
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def map_data(library: Library, reader: str | None = None, venue: str | None = No
         cols["title"].append(p.title)
         cols["venue"].append(venues.setdefault(p.venue or "", len(venues)))
         cols["year"].append(p.year or 0)
-        cols["url"].append(p.url or "")
+        cols["url"].append(safe_url(p.url))  # the map links it: http(s) only
         cols["authors"].append(", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3 else ""))
         cols["x"].append(round(float(t["x"]), 4))
         cols["y"].append(round(float(t["y"]), 4))

@@ -34,6 +34,7 @@ from ..errors import NotFound, PaperatlasError
 from .. import i18n
 from ..i18n import gettext
 from ..library import Library
+from ..safety import safe_url
 from ..search.query import parse
 from ..search.snippets import highlight
 from . import auth
@@ -282,6 +283,7 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env.filters["paper_url"] = paper_url
     env.filters["hl"] = _hl
     env.filters["urlq"] = lambda s: quote(str(s), safe="")
+    env.filters["safe_url"] = safe_url  # only http(s) URLs become links
     env.filters["thousands"] = lambda n: f"{int(n):,}" if n is not None else ""
     env.filters["filesize"] = _filesize
     env.globals["version"] = __version__
