@@ -91,7 +91,8 @@ def get_library(ctx: click.Context, create: bool = False) -> Library:
     obj = ctx.ensure_object(dict)
     if "library" not in obj:
         try:
-            obj["library"] = Library(obj.get("db") or default_db_path(), create=create)
+            obj["library"] = Library(obj.get("db") or default_db_path(), create=create,
+                                     on_wait=lambda msg: click.echo(msg, err=True))
         except PaperatlasError as e:
             raise Fail(str(e)) from None
         ctx.call_on_close(obj["library"].close)

@@ -6,7 +6,7 @@ import os
 import threading
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ class Library(RecommendMixin, SourcesMixin):
         search_settings: SearchSettings | None = None,
         vector_cache: VectorCache | None = None,
         create: bool = True,
+        on_wait: Callable[[str], None] | None = None,
     ) -> None:
         """Open (or create) the library file at `path` (default ./paperatlas.db or $PAPERATLAS_DB).
 
@@ -68,6 +69,7 @@ class Library(RecommendMixin, SourcesMixin):
             vector_cache: where embeddings are cached across libraries (default ~/.cache/paperatlas).
             create: with False, a missing file raises NotFound instead of becoming an empty library
                 (commands that only read must not leave empty files behind).
+            on_wait: told (once) when an ingest or embed waits for another process writing to this library.
         """
         self.path = str(path) if path is not None else default_db_path()
         if not create and self.path != ":memory:" and not is_postgres_url(self.path) and not Path(self.path).exists():
@@ -84,6 +86,7 @@ class Library(RecommendMixin, SourcesMixin):
         self._multilingual: Embedder | None = None
         self._ml_lock = threading.Lock()
         self._ml_build: dict[str, Any] = {}  # the multilingual build in progress (see multilingual_status)
+        self.on_wait = on_wait
 
     def close(self) -> None:
         self.store.close()
@@ -148,7 +151,9 @@ class Library(RecommendMixin, SourcesMixin):
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        return ingest_files(self.store, paths, format, venue, year, encoding, skip_bad, progress)
+        # one ingest at a time per library: each plans its writes from what the library holds
+        with self.store.write_lock(self.on_wait):
+            return ingest_files(self.store, paths, format, venue, year, encoding, skip_bad, progress)
 
     # -- reading -----------------------------------------------------------------------
     def get(self, paper_id: str) -> Paper:
@@ -227,6 +232,11 @@ class Library(RecommendMixin, SourcesMixin):
         Returns the number of papers embedded. Vectors come from the on-disk cache when
         this model has seen the same text before.
         """
+        # under the write lock, so two processes never embed the same papers
+        with self.store.write_lock(self.on_wait):
+            return self._embed(progress, rebuild, batch_size)
+
+    def _embed(self, progress: Progress | None, rebuild: bool, batch_size: int) -> int:
         todo = self.embed_todo(rebuild)
         if not todo:
             return 0

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from ..errors import PaperatlasError
 from .migrations import MIGRATIONS
 from .sqlite import SQLiteStore, _split_sql
 
+_INGEST_LOCK = 0x7061_7069  # held through a whole ingest or embed (SQLiteStore.write_lock)
 _WRITE_LOCK = 0x7061_7065  # "pape": the advisory lock id every write transaction takes
 _SCHEME = re.compile(r"^postgres(?:ql)?(?:\+psycopg)?://", re.I)
 
@@ -188,6 +189,8 @@ class PostgresStore(SQLiteStore):
         self.url = url
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._writer = threading.RLock()
+        self._writer_depth = 0
         self._keys: dict[str, list[tuple[str, ...]]] = {}
         self._migrate()
 
@@ -219,6 +222,30 @@ class PostgresStore(SQLiteStore):
         if c is not None:
             c.close()
             self._local.conn = None
+
+    @contextmanager
+    def write_lock(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+        """The library's write lock across hosts: a session-level advisory lock (see SQLiteStore.write_lock)."""
+        with self._writer:
+            if self._writer_depth:
+                self._writer_depth += 1
+                try:
+                    yield
+                finally:
+                    self._writer_depth -= 1
+                return
+            raw = self.conn.raw
+            (got,) = raw.execute("SELECT pg_try_advisory_lock(%s)", (_INGEST_LOCK,)).fetchone()
+            if not got:
+                if on_wait:
+                    on_wait(f"another paperatlas process is writing to {redact(self.url)}; waiting for it to finish")
+                raw.execute("SELECT pg_advisory_lock(%s)", (_INGEST_LOCK,))
+            self._writer_depth = 1
+            try:
+                yield
+            finally:
+                self._writer_depth = 0
+                raw.execute("SELECT pg_advisory_unlock(%s)", (_INGEST_LOCK,))
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:

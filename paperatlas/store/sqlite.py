@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory file locks; concurrent ingests there still race
+    fcntl = None  # type: ignore[assignment]
 
 from ..errors import PaperatlasError
 from ..models import Paper
@@ -88,6 +94,8 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
         self.path = str(path)
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._writer = threading.RLock()
+        self._writer_depth = 0
         if self.path != ":memory:":
             parent = Path(self.path).expanduser().resolve().parent
             if not parent.exists():
@@ -127,6 +135,42 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
         if c is not None:
             c.close()
             self._local.conn = None
+
+    @contextmanager
+    def write_lock(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+        """Hold the library's write lock: one ingest or embed at a time, across processes.
+
+        An ingest plans its writes from what the library holds when it starts, so two ingests of one
+        file must not interleave (the second would insert papers the first just stored). The lock is
+        an flock on `<library>.lock`: the kernel drops it when its process dies, even by kill -9.
+        Reentrant within a process; `on_wait` hears, once, that another process holds it."""
+        with self._writer:
+            if self._writer_depth or self.path == ":memory:" or fcntl is None:
+                self._writer_depth += 1
+                try:
+                    yield
+                finally:
+                    self._writer_depth -= 1
+                return
+            fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                    if on_wait:
+                        on_wait(f"another paperatlas process{f' (pid {holder})' if holder else ''} is writing to "
+                                f"{self.path}; waiting for it to finish")
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, str(os.getpid()).encode(), 0)
+                self._writer_depth = 1
+                try:
+                    yield
+                finally:
+                    self._writer_depth = 0
+            finally:
+                os.close(fd)  # closing the descriptor releases the flock
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
