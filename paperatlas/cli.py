@@ -39,7 +39,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
 )
 from .export import EXPORT_FORMATS, export
 from .ingest.formats import FORMAT_NAMES
-from .library import Library
+from .library import MAX_RESULTS, Library
 from .search.cjk import has_cjk
 from .store import is_postgres_url
 
@@ -353,8 +353,9 @@ def copy_(src: str, dst: str) -> None:
 @cli.command()
 @click.argument("query", required=False)
 @click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
-@click.option("--limit", type=int, default=10, show_default=True)
-@click.option("--offset", type=int, default=0)
+@click.option("--limit", type=click.IntRange(0, MAX_RESULTS), default=10, show_default=True,
+              help=f"At most this many hits (up to {MAX_RESULTS}; page further with --offset).")
+@click.option("--offset", type=click.IntRange(0), default=0)
 @click.option("--venue", help="Only this venue.")
 @click.option("--year", type=int, help="Only this year.")
 @click.option("--status", help="Only this status (Oral, Spotlight, Poster...).")
@@ -409,7 +410,8 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
 
 @cli.command()
 @click.argument("paper_id")
-@click.option("--limit", type=int, default=10, show_default=True)
+@click.option("--limit", type=click.IntRange(0, MAX_RESULTS), default=10, show_default=True,
+              help=f"At most this many papers (up to {MAX_RESULTS}).")
 @json_option
 @click.pass_context
 @handle_errors

@@ -23,6 +23,7 @@ from .recommend.mixin import RecommendMixin
 from .sources.mixin import SourcesMixin
 
 DEFAULT_DB = "paperatlas.db"
+MAX_RESULTS = 1000  # the most hits one search or similar call returns (page with offset for more)
 
 
 def default_db_path() -> str:
@@ -425,12 +426,13 @@ class Library(RecommendMixin, SourcesMixin):
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
 
         Any text is safe: operators, quotes and symbols are treated as words, except
-        "double-quoted phrases", which must appear as written.
+        "double-quoted phrases", which must appear as written. `limit` is capped at MAX_RESULTS (1000);
+        the CLI refuses more rather than cap silently.
 
         Example:
             >>> lib.search("controllable user simulators", limit=3)  # doctest: +SKIP
         """
-        limit = max(0, min(int(limit), 1000))
+        limit = max(0, min(int(limit), MAX_RESULTS))
         return self.engine.search(query, mode, limit, max(0, int(offset)), self._allowed(venue, year, status), exclude)
 
     def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
@@ -438,7 +440,7 @@ class Library(RecommendMixin, SourcesMixin):
         from .topics.related import add_reasons
 
         me = self.get(paper_id)
-        ranked = self.engine.similar(me.id, limit, self._allowed(venue, year, None))
+        ranked = self.engine.similar(me.id, max(0, min(int(limit), MAX_RESULTS)), self._allowed(venue, year, None))
         papers = self.store.get_papers([pid for pid, _ in ranked])
         hits = [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
         return add_reasons(self.store, me, hits)
