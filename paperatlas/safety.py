@@ -79,11 +79,23 @@ def md_link(label: str, url: str | None) -> str:
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_SCRIPT_TAG = re.compile(r"<(?=script)", re.IGNORECASE)
+_WJ = "\u2060"  # WORD JOINER: zero width, invisible, but breaks the token a tag or a URL scheme needs
 
 
 def csv_cell(value: object) -> object:
     """Neutralise a spreadsheet formula: a text cell starting with = + - @ tab or CR gets a leading apostrophe
-    (OWASP's CSV-injection advice). Numbers pass through unchanged."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    (OWASP's CSV-injection advice). Numbers pass through unchanged.
+
+    CSV files are also pasted into web tools and Markdown tables that render HTML or autolink, so `<script`
+    and `javascript:`-style schemes get an invisible word joiner (`<\u2060script`, `javascript\u2060:`):
+    the text reads the same, nothing in it can run."""
+    if not isinstance(value, str):
+        return value
+    if "<" in value:
+        value = _SCRIPT_TAG.sub("<" + _WJ, value)
+    if ":" in value:
+        value = _LIVE_SCHEME.sub(lambda m: m.group(1) + _WJ + ":", value)
+    if value.startswith(_FORMULA_START):
         return "'" + value
     return value

@@ -50,6 +50,22 @@ def test_csv_export_neutralises_formulas() -> None:
     assert csv_cell(2023) == 2023 and csv_cell("plain") == "plain"
 
 
+def test_csv_cells_carry_no_script_tag_or_live_scheme() -> None:
+    cell = csv_cell("See <SCRIPT>alert(1)</script> and [x](JavaScript:alert(2)) or vbscript :x")
+    assert isinstance(cell, str)
+    low = cell.lower()
+    assert "<script" not in low and "javascript:" not in low and "vbscript:" not in low
+    assert cell.replace("\u2060", "").replace("vbscript:", "vbscript :") == (
+        "See <SCRIPT>alert(1)</script> and [x](JavaScript:alert(2)) or vbscript :x")  # reads the same
+    assert csv_cell("x < y and a:b") == "x < y and a:b"
+
+
+@pytest.mark.parametrize("title", ["Digest <script>alert(1)</script>", "[x](javascript:alert(1))"])
+def test_digest_markdown_title_is_escaped(title: str) -> None:
+    out = render([], "markdown", title, subtitle="<img src=x onerror=alert(1)>").lower()
+    assert "<script" not in out and "javascript:" not in out and "<img" not in out
+
+
 @pytest.mark.parametrize("fmt", ["markdown", "html", "atom"])
 def test_digests_are_inert(fmt: str) -> None:
     out = render([Hit(p, 1.0, reason="<script>alert(8)</script>") for p in HOSTILE], fmt, "digest")

@@ -31,9 +31,10 @@ def _meta(hit: Hit) -> str:
 
 
 def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
-    lines = [f"# {title}", ""]
+    # the title and subtitle carry reader names and search queries: escaped like paper fields
+    lines = [f"# {md_text(title)}", ""]
     if subtitle:
-        lines += [subtitle, ""]
+        lines += [md_text(subtitle), ""]
     if not hits:
         lines.append(gettext("Nothing new: every paper has been seen or judged."))
     for i, h in enumerate(hits, start=1):
