@@ -22,6 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from paperatlas import Library
+from paperatlas.topics.build import build_topics
 
 from conftest import EXAMPLES, ROOT
 
@@ -51,6 +52,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         lib.ingest([extra])
         lib.embed()
         lib.set_feedback("dora", ["2106.09685"], "like")
+        build_topics(lib)
     return path
 
 
@@ -117,6 +119,12 @@ def test_tools_over_stdio(db: Path) -> None:
         templates = (await c.list_resource_templates()).resource_templates
         assert [t.uri_template for t in templates] == ["paper://{+id}"]
 
+        r = await c.call_tool("topics", {"level": "fine", "limit": 5})
+        ts = r.structured_content["topics"]
+        assert not r.is_error and r.structured_content["level"] == "fine" and 1 <= len(ts) <= 5
+        assert all(t["label"] and t["size"] >= 1 and t["central"] and t["parent"] is not None for t in ts)
+        assert ts[0]["label"] in text(r) and sum(t["size"] for t in ts) <= 32
+
         # like -> recommend, then undo
         r = await c.call_tool("like", {"ids": ["2106.09685"], "reader": "alice"})
         assert not r.is_error and r.structured_content == {"reader": "alice", "kind": "like", "ids": ["2106.09685"],
@@ -155,8 +163,6 @@ def test_errors_are_tool_errors_with_the_fix(db: Path) -> None:
         assert r.is_error and "no-such-paper" in text(r)
         r = await c.call_tool("recommend", {"reader": "nobody-here"})
         assert r.is_error and "no reader 'nobody-here'" in text(r) and "Fix:" in text(r)
-        r = await c.call_tool("topics", {})
-        assert r.is_error and "paperatlas topics build" in text(r)
         with pytest.raises(Exception, match="no paper"):
             await c.read_resource("paper://no-such-paper")
         # the server is still there, answering
@@ -237,3 +243,24 @@ def test_cli_refuses_a_missing_library(tmp_path: Path) -> None:
     assert r.stdout == ""  # stdout belongs to the protocol
     r = CliRunner().invoke(cli, ["--db", str(missing), "mcp", "--host", "0.0.0.0"])
     assert r.exit_code == 1 and "--http" in r.stderr
+
+
+def test_in_process_server_without_topics(tmp_path: Path) -> None:
+    """create_server(library) is the Python API: the SDK's client talks to it in-process too."""
+    from paperatlas.mcp import create_server
+
+    with Library(tmp_path / "t.db", embedder="hashing") as lib:
+        lib.ingest(EXAMPLES)
+
+        async def body(c: Client) -> None:
+            r = await c.call_tool("topics", {})
+            assert r.is_error and "no topics yet" in text(r) and "paperatlas topics build" in text(r)
+            r = await c.call_tool("like", {"ids": ["h4185992fcd6e189"], "reader": "eve", "undo": False})
+            assert r.structured_content["ids"] == ["h4185992fcd6e189"]
+            r = await c.call_tool("like", {"ids": ["h4185992fcd6e189"], "reader": "eve", "undo": True})
+            assert r.structured_content["undone"] and "no longer liked" in text(r)
+            r = await c.call_tool("similar", {"id": "h4185992fcd6e189"})  # nothing embedded yet
+            assert r.is_error and "no embeddings yet" in text(r) and "paperatlas embed" in text(r)
+
+        session(create_server(lib), body)
+        assert lib.liked("eve") == []

@@ -38,4 +38,17 @@ def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool) ->
         return
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp"
     click.echo(f"paperatlas MCP server at {where}{' (read-only)' if read_only else ''}; Ctrl-C stops it", err=True)
+    if not _loopback(host):  # MCP has no sign-in here: whoever reaches the port acts on the library
+        click.echo(f"warning: --host {host} lets anyone who can reach port {port} use this library"
+                   + ("" if read_only else " and record likes; add --read-only, or") + " keep the default 127.0.0.1",
+                   err=True)
     server.run("streamable-http", host=host, port=port)
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return host.strip("[]").lower() == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
