@@ -472,6 +472,16 @@ def test_venue_version_first_then_preprint_merges_into_it(nips_server: SourceSer
         r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "show", "1706.03762", "--json"])
         shown = json.loads(r.output)
         assert shown["id"] == "9372" and shown["aliases"] == ["1706.03762"]
+        # the HTTP API: the arXiv id redirects to the paper, whose JSON carries both links
+        from starlette.testclient import TestClient
+
+        from paperatlas.web.app import create_app
+
+        with TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
+            page = c.get("/paper/1706.03762.json")
+            assert page.url.path == "/paper/9372.json"
+            d = page.json()
+            assert d["aliases"] == ["1706.03762"] and d["links"]["arxiv"] == "https://arxiv.org/abs/1706.03762"
 
 
 def test_same_title_different_authors_stay_apart(tmp_path: Path) -> None:

@@ -248,7 +248,7 @@ def paper(request: Request) -> Response:
     if wants_json(request):
         return json_response({
             **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
-            "tags": tags,
+            "tags": tags, "aliases": L.store.aliases_of(p.id), "links": L.links(p.id),
             "related": [{"id": h.paper.id, "title": h.paper.title, "title_derived": h.paper.title_derived,
                          "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
                          "page": paper_url(h.paper.id)} for h in related],
