@@ -409,7 +409,7 @@ class Library(RecommendMixin, SourcesMixin):
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:
         if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
-            raise PaperatlasError(f"year {year} is out of range", "use a year such as 2024")
+            raise PaperatlasError(gettext("year {year} is out of range", year=year), gettext("use a year such as 2024"))
         return self.store.filter_ids(venue, year, status)
 
     def search(
@@ -461,10 +461,11 @@ class Library(RecommendMixin, SourcesMixin):
         """The name, stripped; an error naming the fix for an empty, long or unprintable one."""
         name = name.strip()
         if not name or len(name) > 64:
-            raise PaperatlasError(f"bad reader name {name!r}", "use 1-64 characters")
+            raise PaperatlasError(gettext("bad reader name {name!r}", name=name), gettext("use 1-64 characters"))
         if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
-            raise PaperatlasError(f"bad reader name {name!r}: it holds control or invisible characters",
-                                  "use letters, digits, spaces and punctuation")
+            raise PaperatlasError(gettext("bad reader name {name!r}: it holds control or invisible characters",
+                                          name=name),
+                                  gettext("use letters, digits, spaces and punctuation"))
         return name
 
     def readers(self) -> list[Reader]:

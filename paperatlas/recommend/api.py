@@ -217,7 +217,7 @@ def group_list(lib: Any, readers: Sequence[str], n: int = 10, method: str = "nas
         raise PaperatlasError(f"unknown group method {method!r}", f"use one of: {', '.join(groups_mod.METHODS)}")
     names = list(dict.fromkeys(x.strip() for x in readers if x.strip()))
     if len(names) < 2:
-        raise PaperatlasError("a group needs at least two readers", "pass --readers a,b[,c...]")
+        raise PaperatlasError(gettext("a group needs at least two readers"), gettext("pass --readers a,b[,c...]"))
     rs = [lib.reader(x, create=False) for x in names]
     corpus = library_corpus(lib)
     allowed = _allowed(lib, corpus, venue, year, None)
@@ -257,8 +257,8 @@ def digest(lib: Any, reader: str | Reader | None = None, since: str | None = Non
         raise PaperatlasError(f"unknown digest format {fmt!r}", f"use one of: {', '.join(digest_mod.FORMATS)}")
     r = _reader(lib, reader)
     hits = recommend(lib, r, limit=limit, since=since)
-    sub = (ngettext("{n} paper you have not seen, added since {date}", "{n} papers you have not seen, added since {date}",
-                    len(hits), date=since) if since
+    sub = (ngettext("{n} paper you have not seen, added since {date}",
+                    "{n} papers you have not seen, added since {date}", len(hits), date=since) if since
            else ngettext("{n} paper you have not seen", "{n} papers you have not seen", len(hits)))
     updated = lib.store.papers_added_at([h.paper.id for h in hits]) if fmt == "atom" else None
     return digest_mod.render(hits, fmt, gettext("paperatlas digest for {reader}", reader=r.name), sub,
@@ -306,7 +306,7 @@ def tag(lib: Any, reader: str | Reader | None, paper_ids: Sequence[str], tag: st
     r = _reader(lib, reader)
     tag = tag.strip()
     if not tag or len(tag) > 64:
-        raise PaperatlasError(f"bad tag {tag!r}", "use 1-64 characters")
+        raise PaperatlasError(gettext("bad tag {tag!r}", tag=tag), gettext("use 1-64 characters"))
     for pid in paper_ids:
         real = lib.get(pid).id
         if remove:

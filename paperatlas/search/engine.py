@@ -22,6 +22,7 @@ import numpy as np
 
 from ..embed.base import Embedder
 from ..errors import PaperatlasError
+from ..i18n import gettext
 from ..index.base import VECTOR_INDEXES
 from ..models import Hit, Paper
 from ..store.sqlite import SQLiteStore
@@ -330,8 +331,8 @@ class SearchEngine:
             vec_pos = self._vec_pos
             if vec is None:
                 if mode == "semantic":
-                    raise PaperatlasError("this library has no embeddings yet, so it cannot search by meaning",
-                                          "run `paperatlas embed`, or search with --mode keyword")
+                    raise PaperatlasError(gettext("this library has no embeddings yet, so it cannot search by meaning"),
+                                          gettext("run `paperatlas embed`, or search with --mode keyword"))
             elif q.text.strip():
                 qv = self.query_vector(q.text) if qvec is None else qvec
                 lists["semantic"] = vec.search(qv, depth, self._mask(self._vec_pos, len(vec), allowed, exclude))
@@ -379,10 +380,11 @@ class SearchEngine:
         """Nearest papers by embedding (the paper itself excluded)."""
         vec = self.vector_index()
         if vec is None:
-            raise PaperatlasError("this library has no embeddings yet, so it cannot find related papers",
-                                  "run `paperatlas embed`")
+            raise PaperatlasError(gettext("this library has no embeddings yet, so it cannot find related papers"),
+                                  gettext("run `paperatlas embed`"))
         v = vec.vector(paper_id)
         if v is None:
-            raise PaperatlasError(f"paper {paper_id!r} has no embedding", "run `paperatlas embed`")
+            raise PaperatlasError(gettext("paper {id!r} has no embedding", id=paper_id),
+                                  gettext("run `paperatlas embed`"))
         mask = self._mask(self._vec_pos, len(vec), allowed, {paper_id})
         return vec.search(v, limit, mask)

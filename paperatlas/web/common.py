@@ -201,7 +201,8 @@ async def form(request: Request) -> dict[str, str]:
         except ValueError:
             raise HTTPError(400, gettext("the request body is not valid JSON"), gettext("send a JSON object")) from None
         if not isinstance(data, dict):
-            raise HTTPError(400, gettext("the JSON body must be an object"), gettext("e.g. {example}", example='{"on": true}'))
+            raise HTTPError(400, gettext("the JSON body must be an object"),
+                            gettext("e.g. {example}", example='{"on": true}'))
         return {k: (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool)
                     else str(v)) for k, v in data.items()}
     if ctype in ("", "application/x-www-form-urlencoded"):
