@@ -217,12 +217,6 @@ class PostgresStore(SQLiteStore):
         if c is not None:
             c.raw.execute("SET default_transaction_read_only = on")
 
-    def close(self) -> None:
-        c = getattr(self._local, "conn", None)
-        if c is not None:
-            c.close()
-            self._local.conn = None
-
     @contextmanager
     def write_lock(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
         """The library's write lock across hosts: a session-level advisory lock (see SQLiteStore.write_lock)."""
