@@ -207,6 +207,8 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         except NotFound as e:  # an assistant finds ids with the tools, not with the CLI
             fix = e.fix.replace("`paperatlas list` shows the ids in this library",
                                 "use an id from the hits of the `search` tool")
+            fix = fix.replace("`paperatlas readers` lists them",
+                              "a reader is made by their first like: call the `like` tool with papers they like")
             raise ToolError(str(NotFound(e.message, fix))) from None
         except PaperatlasError as e:  # the message already ends with "Fix: ..."
             raise ToolError(str(e)) from None

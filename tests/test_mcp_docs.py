@@ -1,0 +1,27 @@
+"""The README's MCP config snippet is valid JSON and its command line is one `paperatlas` accepts."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from conftest import ROOT
+from paperatlas.cli import cli
+
+
+def test_readme_mcp_snippet_is_a_working_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Use it from an AI assistant (MCP)"):]
+    config = json.loads(re.search(r"```json\n(.*?)```", section, flags=re.S).group(1))  # type: ignore[union-attr]
+    server = config["mcpServers"]["paperatlas"]
+    assert server["command"].endswith("/paperatlas")
+    args = server["args"]
+    assert args[0] == "--db" and "mcp" in args
+    # the same flags, on a library that does not exist: refused by the library check, not by the parser
+    args[1] = str(tmp_path / "missing.db")
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 1 and "no library at" in r.stderr
+    for flag in ("--http", "--read-only", "--host"):
+        assert flag in section and flag in CliRunner().invoke(cli, ["mcp", "--help"]).output
