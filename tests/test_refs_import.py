@@ -106,13 +106,13 @@ def test_better_bibtex_fixtures(lib_path: str) -> None:
 
 def test_round_trip_through_our_own_exports(lib_path: str, tmp_path: Path) -> None:
     """What `export --format ris|csl-json|bibtex` writes, import-reader reads back: every paper matches."""
-    for fmt, ext in (("ris", "ris"), ("csl-json", "json"), ("bibtex", "bib")):
+    for fmt, ext in (("ris", "ris"), ("csl-json", "json"), ("bibtex", "bib"), ("jsonl", "jsonl"), ("json", "json")):
         out = tmp_path / f"all.{ext}"
         r = CliRunner().invoke(cli, ["--db", lib_path, "export", "--format", fmt, "-o", str(out)])
         assert r.exit_code == 0, r.output
         r = CliRunner().invoke(cli, ["--db", lib_path, "import-reader", str(out), "-r", f"rt-{fmt}", "--json"])
         rep = json.loads(r.stdout)
-        assert rep["format"] == ("bibtex" if fmt == "bibtex" else fmt) and rep["unmatched"] == []
+        assert rep["format"] == {"jsonl": "csl-json", "json": "csl-json"}.get(fmt, fmt) and rep["unmatched"] == []
         assert len(rep["matched"]) == 32
 
 
@@ -120,6 +120,7 @@ def test_round_trip_through_our_own_exports(lib_path: str, tmp_path: Path) -> No
     ("bad.json", '[\n  {"title": "x"},\n  {"title": \n]', "bad.json, line 4"),
     ("bad.json", '{"items": 3}', "bad.json"),
     ("bad.json", '[1, 2]', "bad.json, item 1"),
+    ("bad.jsonl", '{"title": "a"}\n{"title": "b"}\n{"title": \n', "bad.jsonl, line 3"),
     ("bad.ris", "TI  - no type first\nER  - \nTY  - JOUR\n", "bad.ris, line 1"),
     ("bad.rdf", "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\n<oops>\n</rdf:RDF>", "bad.rdf, line 3"),
 ])

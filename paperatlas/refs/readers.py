@@ -87,8 +87,22 @@ def read_csl_json(text: str, name: str = "") -> list[Entry]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
+        if e.msg == "Extra data":  # one item a line (JSON Lines, e.g. `paperatlas export --format jsonl`)
+            data = []
+            for n, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    try:
+                        data.append(json.loads(line))
+                    except json.JSONDecodeError as le:
+                        raise PaperatlasError(f"{name}, line {n}: not valid JSON ({le.msg})",
+                                              "one JSON object a line, or export a CSL JSON list") from None
+            return _csl_items(data, name)
         raise PaperatlasError(f"{name}, line {e.lineno}: not valid JSON ({e.msg})",
                               "export it again from Zotero as CSL JSON (File > Export Library...)") from None
+    return _csl_items(data, name)
+
+
+def _csl_items(data: Any, name: str) -> list[Entry]:
     if isinstance(data, dict):
         data = data.get("items", [data])
     if not isinstance(data, list):
