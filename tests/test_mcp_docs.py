@@ -25,3 +25,15 @@ def test_readme_mcp_snippet_is_a_working_command(tmp_path) -> None:  # type: ign
     assert r.exit_code == 1 and "no library at" in r.stderr
     for flag in ("--http", "--read-only", "--host"):
         assert flag in section and flag in CliRunner().invoke(cli, ["mcp", "--help"]).output
+
+
+def test_other_commands_do_not_import_the_sdk() -> None:
+    """The MCP SDK (pydantic, starlette, cryptography...) loads only for `paperatlas mcp`."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys, paperatlas.cli; print(sorted(m for m in ('mcp', 'pydantic') if m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
