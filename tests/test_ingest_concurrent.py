@@ -83,3 +83,60 @@ def test_disjoint_ingests_embed_each_paper_once(tmp_path: Path) -> None:
     assert r1["new"] + r2["new"] == 800
     assert r1["embedded"] + r2["embedded"] == 800, (r1["embedded"], r2["embedded"])
     assert _count(db, "vectors") == 800
+
+
+# -- kill -9 at points of an ingest, then a re-run finishes the job ------------------------------------------
+KILL_POINTS = {
+    "while reading": ("time", 0.3),  # before the first write
+    "after the first batch": ("papers", 200),
+    "half-way": ("papers", 4000),
+    "near the end": ("papers", 7800),
+    "while embedding": ("vectors", 500),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", list(KILL_POINTS))
+def test_kill_9_then_rerun_finishes_with_every_paper(tmp_path: Path, point: str) -> None:
+    import signal
+    import time
+
+    from conftest import VENUE_PAPERS, need
+
+    from paperatlas import Library
+
+    path = need(VENUE_PAPERS)
+    db = tmp_path / "lib.db"
+    env = {**os.environ, "PAPERATLAS_INGEST_BATCH": "200", "PAPERATLAS_EMBEDDER": "hashing",
+           "PAPERATLAS_VECTOR_CACHE": "off"}
+    cmd = [sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--json", str(path)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    what, at = KILL_POINTS[point]
+    start = time.monotonic()
+    while proc.poll() is None and time.monotonic() - start < 300:
+        if what == "time" and time.monotonic() - start >= at:
+            break
+        if what != "time" and db.exists():
+            try:
+                if _count(db, what) >= at:
+                    break
+            except sqlite3.OperationalError:
+                pass  # the schema is not there yet
+        time.sleep(0.005)
+    assert proc.poll() is None, f"the ingest ended before the kill point ({point})"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = _count(db) if db.exists() else 0
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    with Library(db) as lib:
+        assert lib.store.execute_script_for_tests("PRAGMA integrity_check")[0][0] == "ok"
+        assert lib.count() == 8088
+        assert lib.store.execute_script_for_tests("SELECT count(*) FROM papers_fts")[0][0] == 8088
+        assert lib.store.vector_count(lib.embedder.id) == 8088
+    assert report["new"] == 8088 - before
+    if os.environ.get("PAPERATLAS_KILL_REPORT"):
+        with open(os.environ["PAPERATLAS_KILL_REPORT"], "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"point": point, "papers_at_kill": before, "rerun_new": report["new"],
+                                 "rerun_unchanged": report["unchanged"], "rerun_embedded": report["embedded"]}) + "\n")
