@@ -178,3 +178,16 @@ def test_eval_crosslingual_command(built: Path, runner, tmp_path: Path) -> None:
     bad.write_text('{"q": "x", "title": "A paper that is not there"}\n', encoding="utf-8")
     r = runner.invoke(cli, ["eval", "crosslingual", str(bad), "--db", str(built / "after.db")])
     assert r.exit_code != 0 and "line 1" in r.output and "no paper titled" in r.output
+
+
+def test_bench_crosslingual_reports_library_and_raw_rates(runner, tmp_path: Path) -> None:
+    f = tmp_path / "p.jsonl"
+    f.write_text("".join(json.dumps({"title": f"Paper {i}", "abstract": "Graph neural networks for molecules. " * 30})
+                         + "\n" for i in range(4)), encoding="utf-8")
+    r = runner.invoke(cli, ["bench", "crosslingual", str(f), "--papers", "4", "--repeats", "1"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    assert res["papers"] == 4
+    for k in ("raw_e5_title+60w", "library_embed_multilingual", "raw_e5_whole_abstract", "raw_minilm_whole_abstract"):
+        assert res[k] > 0 and res["seconds_per_1000_papers"][k] > 0 and k in res["cpu_seconds_per_1000_papers"]
+    assert res["library_vs_raw"] > 0 and res["multilingual_vs_minilm_cpu"] > 0

