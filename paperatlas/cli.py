@@ -175,11 +175,13 @@ def _shown(total: int, offset: int, n: int) -> str:
 
 
 def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str | None, offset: int = 0,
-                  mode: str = "") -> str:
+                  mode: str = "", author: str | None = None) -> str:
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
     if total == 0:
         return f"{lib.path} holds no papers yet: add a list with `paperatlas --db {lib.path} ingest FILE...`"
+    if author and not lib.author_index().names(author):
+        return "no author by that name here: check the spelling, or give the family name alone"
     if venue or year or status:
         return (f"drop --venue / --year / --status to look at all {total} papers; "
                 "`paperatlas stats` lists the venues and years in this library")
@@ -359,21 +361,27 @@ def copy_(src: str, dst: str) -> None:
 @click.option("--venue", help="Only this venue.")
 @click.option("--year", type=int, help="Only this year.")
 @click.option("--status", help="Only this status (Oral, Spotlight, Poster...).")
+@click.option("--author", metavar="NAME",
+              help='Only papers by this author (case, accents and initials forgiven: "P. Liang"). '
+                   'Without QUERY: all their papers. Same as author:"NAME" in the query.')
 @click.option("--queries", type=click.File("r", encoding="utf-8"),
               help="Run one query per line of this file; with --json prints one JSON line per query.")
 @json_option
 @click.pass_context
 @handle_errors
 def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset: int, venue: str | None,
-           year: int | None, status: str | None, queries: Any, as_json: bool) -> None:
-    """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match.
+           year: int | None, status: str | None, author: str | None, queries: Any, as_json: bool) -> None:
+    """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match;
+    author:"Name" keeps one author's papers.
 
     Example:
 
         paperatlas search "diffusion models for proteins" --venue NeurIPS --json
+
+        paperatlas search --author "Percy Liang" --json
     """
     lib = get_library(ctx)
-    filters = {"mode": mode, "venue": venue, "year": year, "status": status, "offset": offset}
+    filters = {"mode": mode, "venue": venue, "year": year, "status": status, "author": author, "offset": offset}
     say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
@@ -385,7 +393,7 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
             if not noted and has_cjk(qtext):
                 say_crosslingual(lib, qtext, mode)
                 noted = True
-            hits = lib.search(qtext, mode, limit, offset, venue, year, status)
+            hits = lib.search(qtext, mode, limit, offset, venue, year, status, author=author)
             asked += 1
             empty += not hits
             if as_json:
@@ -401,11 +409,15 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
             nothing_found(ctx, "no query found any paper" if asked else "the file holds no queries",
                           _filters_hint(lib, venue, year, status, offset, mode), **filters)
         return
-    if query is None:
-        raise click.UsageError("give a QUERY or --queries FILE")
-    say_crosslingual(lib, query, mode)
-    show_hits(ctx, lib.search(query, mode, limit, offset, venue, year, status), as_json,
-              f"no papers match {query!r}", _filters_hint(lib, venue, year, status, offset, mode), **filters)
+    if query is None and not author:
+        raise click.UsageError("give a QUERY, --author NAME or --queries FILE")
+    if query:
+        say_crosslingual(lib, query, mode)
+    what = f"no papers match {query!r}" if query else f"no papers by an author matching {author!r}"
+    if query and author:
+        what += f" by an author matching {author!r}"
+    show_hits(ctx, lib.search(query or "", mode, limit, offset, venue, year, status, author=author), as_json,
+              what, _filters_hint(lib, venue, year, status, offset, mode, author), **filters)
 
 
 @cli.command()

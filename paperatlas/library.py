@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .authors import AuthorIndex, split_author_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, MULTILINGUAL_EMBEDDER, Embedder
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
@@ -88,6 +89,7 @@ class Library(RecommendMixin, SourcesMixin):
         self._ml_lock = threading.Lock()
         self._ml_build: dict[str, Any] = {}  # the multilingual build in progress (see multilingual_status)
         self.on_wait = on_wait
+        self._authors: tuple[Any, AuthorIndex] | None = None
 
     def close(self) -> None:
         self.store.close()
@@ -407,10 +409,15 @@ class Library(RecommendMixin, SourcesMixin):
         return st
 
     # -- search ----------------------------------------------------------------------------
-    def _allowed(self, venue: str | None, year: int | None, status: str | None) -> set[str] | None:
+    def _allowed(self, venue: str | None, year: int | None, status: str | None,
+                 authors: Sequence[str] = ()) -> set[str] | None:
         if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
             raise PaperatlasError(gettext("year {year} is out of range", year=year), gettext("use a year such as 2024"))
-        return self.store.filter_ids(venue, year, status)
+        allowed = self.store.filter_ids(venue, year, status)
+        for name in authors:
+            ids = self.author_index().paper_ids(name)
+            allowed = ids if allowed is None else allowed & ids
+        return allowed
 
     def search(
         self,
@@ -422,18 +429,87 @@ class Library(RecommendMixin, SourcesMixin):
         year: int | None = None,
         status: str | None = None,
         exclude: Sequence[str] = (),
+        author: str | None = None,
     ) -> list[Hit]:
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
 
         Any text is safe: operators, quotes and symbols are treated as words, except
         "double-quoted phrases", which must appear as written. `limit` is capped at MAX_RESULTS (1000);
-        the CLI refuses more rather than cap silently.
+        the CLI refuses more rather than cap silently; `author:"Name"`
+        keeps the papers of that author (as `author` does; case, accents and initials are
+        forgiven). A query that is only an author filter lists that author's papers, newest first.
 
         Example:
             >>> lib.search("controllable user simulators", limit=3)  # doctest: +SKIP
+            >>> lib.search('author:"P. Liang" language models')  # doctest: +SKIP
         """
         limit = max(0, min(int(limit), MAX_RESULTS))
-        return self.engine.search(query, mode, limit, max(0, int(offset)), self._allowed(venue, year, status), exclude)
+        offset = max(0, int(offset))
+        text, names = split_author_filters(query)
+        if author and author.strip():
+            names.append(author.strip())
+        allowed = self._allowed(venue, year, status, names)
+        if names and not text.strip():  # only "author:...": their papers, newest first
+            papers = sorted(self.store.get_papers(list(allowed or ())).values(),
+                            key=lambda p: (-(p.year or 0), p.venue, p.title))
+            return [Hit(p, 1.0, {}) for p in papers[offset : offset + limit]]
+        if allowed is not None and not allowed:
+            return []
+        return self.engine.search(text if names else query, mode, limit, offset, allowed, exclude)
+
+    # -- authors ---------------------------------------------------------------------------
+    def author_index(self) -> AuthorIndex:
+        """Every author name and their papers; rebuilt when the papers change."""
+        version = self.store.data_version()
+        if self._authors is None or self._authors[0] != version:
+            self._authors = (version, AuthorIndex(self.store.iter_authors()))
+        return self._authors[1]
+
+    def author(self, name: str, limit_coauthors: int = 30) -> dict[str, Any]:
+        """One author's papers in this library, their co-authors and topics.
+
+        `name` is matched as in search (case, accents and initials forgiven); `names` lists the
+        spellings it matched. Raises NotFound when no paper has such an author."""
+        idx = self.author_index()
+        names = idx.names(name)
+        if not names:
+            raise NotFound(f"no author matching {name!r} in this library",
+                           "check the spelling, or try the family name alone")
+        ids = {pid for n in names for pid in idx.papers[n]}
+        papers = sorted(self.store.get_papers(list(ids)).values(),
+                        key=lambda p: (-(p.year or 0), p.venue, p.title))
+        same = set(names)
+        co: dict[str, int] = {}
+        for p in papers:
+            for a in dict.fromkeys(" ".join(a.split()) for a in p.authors):
+                if a and a not in same:
+                    co[a] = co.get(a, 0) + 1
+        coauthors = sorted(co.items(), key=lambda kv: (-kv[1], kv[0]))[:limit_coauthors]
+        return {"name": names[0], "names": names, "papers": papers,
+                "coauthors": [{"name": n, "papers": c} for n, c in coauthors],
+                "topics": self._author_topics(papers)}
+
+    def _author_topics(self, papers: Sequence[Paper], limit: int = 8) -> list[dict[str, Any]]:
+        """What the papers are about: their map topics when the map is built, else their primary
+        areas and keywords, each with how many of the papers it covers."""
+        counts: dict[str, int] = {}
+        placed = self.store.paper_topics([p.id for p in papers]) if papers else {}
+        if placed:
+            labels = {t["topic"]: t["label"] for t in self.store.list_topics("coarse")}
+            for info in placed.values():
+                label = labels.get(info.get("coarse"))
+                if label:
+                    counts[label] = counts.get(label, 0) + 1
+        if not counts:
+            for p in papers:
+                seen: set[str] = set()
+                for t in [str(p.extra.get("primary_area") or ""), *p.keywords]:
+                    t = " ".join(t.split())
+                    if t and t.lower() not in seen:
+                        seen.add(t.lower())
+                        counts[t] = counts.get(t, 0) + 1
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].lower()))[:limit]
+        return [{"topic": t, "papers": n} for t, n in ranked]
 
     def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
         """Papers nearest to `paper_id` by embedding, each with a reason ("shares: ...")."""

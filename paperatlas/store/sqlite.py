@@ -440,6 +440,13 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
         return [(i, t, bool(d), a) for i, t, d, a in
                 self.conn.execute("SELECT id, title, title_derived, abstract FROM papers ORDER BY rowid")]
 
+    def iter_authors(self, batch: int = 20_000) -> Iterator[tuple[str, list[str]]]:
+        """(id, author names) of every paper in rowid order: the input of the author index."""
+        cur = self.conn.execute("SELECT id, authors FROM papers ORDER BY rowid")
+        while rows := cur.fetchmany(batch):
+            for pid, authors in rows:
+                yield pid, json.loads(authors or "[]")
+
     def paper_ids(self) -> list[str]:
         """Every paper id in rowid order (the order of all_texts / iter_texts)."""
         return [r[0] for r in self.conn.execute("SELECT id FROM papers ORDER BY rowid")]

@@ -44,6 +44,7 @@ from .common import (
     HTTPError,
     Web,
     error_response,
+    author_url,
     new_csrf_token,
     paper_url,
     wants_json,
@@ -281,6 +282,7 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     # autoescape for every template, whatever its name: paper fields are untrusted text
     env = Environment(loader=ChoiceLoader(loaders), autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["paper_url"] = paper_url
+    env.filters["author_url"] = author_url
     env.filters["hl"] = _hl
     env.filters["urlq"] = lambda s: quote(str(s), safe="")
     env.filters["safe_url"] = safe_url  # only http(s) URLs become links

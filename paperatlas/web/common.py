@@ -314,6 +314,11 @@ def paper_url(pid: str) -> str:
     return "/paper/" + quote(pid, safe="/:@-._~")
 
 
+def author_url(name: str) -> str:
+    """The author page of `name` (any spelling: the page matches it as search does)."""
+    return "/author/" + quote(" ".join(str(name).split()), safe="")
+
+
 def _embedding_status(library: Any) -> dict[str, Any]:
     """For the banner: papers still waiting for a vector (search by meaning does not see them yet)."""
     try:

@@ -25,6 +25,7 @@ from .common import (
     Endpoint,
     HTTPError,
     Param,
+    author_url,
     check_write,
     current_reader,
     is_owner_request,
@@ -116,6 +117,8 @@ SEARCH_PARAMS = [
     Param("q", str, "", "the query: words, or \"quoted phrases\" that must appear", max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
     *FILTER_PARAMS,
+    Param("author", str, None, 'only papers by this author; case, accents and initials are forgiven ("P. Liang"). '
+          'The query may also hold author:"Name"; a query of only that lists the author\'s papers', max_length=200),
     *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
 ]
@@ -127,9 +130,10 @@ def search(request: Request) -> Response:
     offset = (a["page"] - 1) * per_page
     hits: list[Hit] = []
     error: PaperatlasError | None = None
-    if q:
+    if q or a["author"]:
         try:
-            hits = lib(request).search(q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"])
+            hits = lib(request).search(q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"],
+                                       author=a["author"])
         except PaperatlasError as e:
             if wants_json(request):
                 raise HTTPError(400, e.message, e.fix) from None
@@ -142,7 +146,7 @@ def search(request: Request) -> Response:
             "query": q, "mode": a["mode"],
             # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
             **({"crosslingual": crosslingual} if crosslingual else {}),
-            "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
+            "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"], "author": a["author"]},
             "page": a["page"], "per_page": per_page, "has_more": has_more,
             # papers stored but not embedded yet: matched by keyword only until they are
             "not_embedded": _not_embedded(request, a["mode"]),
@@ -171,6 +175,38 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
     except PaperatlasError:
         return None
     return st
+
+
+# -- authors -------------------------------------------------------------------------------
+AUTHOR_PARAMS = [
+    Param("name", str, None, "the author's name as written on a paper, or any spelling search accepts "
+          '("P. Liang", "percy liang")', where="path"),
+]
+AUTHOR_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    "name": {"type": "string", "description": "the spelling with the most papers"},
+    "names": {"type": "array", "items": {"type": "string"}, "description": "every spelling the name matched"},
+    "count": {"type": "integer"},
+    "papers": {"type": "array", "items": PAPER_SCHEMA},
+    "coauthors": {"type": "array", "items": {"type": "object", "properties": {
+        "name": {"type": "string"}, "papers": {"type": "integer"}, "page": {"type": "string"}}}},
+    "topics": {"type": "array", "items": {"type": "object", "properties": {
+        "topic": {"type": "string"}, "papers": {"type": "integer"}}},
+        "description": "map topics of their papers when the map is built, else primary areas and keywords"},
+}}
+
+
+def author(request: Request) -> Response:
+    name = " ".join(request.path_params["name"].split())
+    if not name:
+        raise HTTPError(404, "no author named", "open an author from a paper page, e.g. /author/Percy%20Liang")
+    prof = lib(request).author(name)  # NotFound -> 404 with a fix
+    for c in prof["coauthors"]:
+        c["page"] = author_url(c["name"])
+    if wants_json(request):
+        return json_response({**prof, "count": len(prof["papers"]), "page": author_url(prof["name"]),
+                              "papers": [{**public(p), "page": paper_url(p.id)} for p in prof["papers"]]})
+    return render(request, "author.html", asked=name, prof=prof,
+                  liked=_liked(request, [p.id for p in prof["papers"]]))
 
 
 # -- browse ------------------------------------------------------------------------------
@@ -488,6 +524,9 @@ ENDPOINTS = [
                  "not_embedded": {"type": "integer",
                                   "description": "papers not embedded yet (matched by keyword only until they are)"},
                  "hits": {"type": "array", "items": HIT_SCHEMA}}}),
+    Endpoint("/author/{name:path}", author, params=AUTHOR_PARAMS, json_twin=True, tags=["papers"],
+             summary="One author: their papers in this library, co-authors and topics.",
+             response=AUTHOR_SCHEMA),
     Endpoint("/browse", browse, params=BROWSE_PARAMS, json_twin=True, tags=["papers"],
              summary="A venue-year's whole list (sortable, paginated), or the venues and years with counts."),
     Endpoint("/paper/{paper_id:path}/star", star, methods=("POST",), params=STAR_PARAMS, writes=True,
