@@ -39,6 +39,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
 )
 from .export import EXPORT_FORMATS, export
 from .ingest.formats import FORMAT_NAMES
+from .links import paper_links
 from .library import MAX_RESULTS, Library
 from .search.cjk import has_cjk
 from .store import is_postgres_url
@@ -216,12 +217,18 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     meta = " · ".join(x for x in (", ".join(p.authors), f"{p.venue} {p.year or ''}".strip(), p.status) if x)
     if meta:
         out.print(meta)
-    out.print(f"[dim]{p.id}[/dim]  {p.url}")
-    for name, url in links.items():
-        if url != p.url:
-            out.print(f"[dim]{name}:[/dim] {url}")
+    area = str(p.extra.get("primary_area") or "").strip()
+    if area or p.keywords:
+        out.print(" · ".join(x for x in (area, ", ".join(p.keywords)) if x), markup=False)
+    out.print(f"[dim]{p.id}[/dim]")
+    for label, u in paper_links(p, lib.store.aliases_of(p.id)):
+        out.print(f"{label}: {u}", markup=False)
     out.print()
-    out.print(p.abstract)
+    tldr = str(p.extra.get("tldr") or "").strip()
+    if tldr:
+        out.print(f"TL;DR: {tldr}", markup=False)
+        out.print()
+    out.print(p.abstract, markup=False)
 
 
 @cli.command("export")
@@ -413,11 +420,18 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         raise click.UsageError("give a QUERY, --author NAME or --queries FILE")
     if query:
         say_crosslingual(lib, query, mode)
+    hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author)
     what = f"no papers match {query!r}" if query else f"no papers by an author matching {author!r}"
     if query and author:
         what += f" by an author matching {author!r}"
-    show_hits(ctx, lib.search(query or "", mode, limit, offset, venue, year, status, author=author), as_json,
-              what, _filters_hint(lib, venue, year, status, offset, mode, author), **filters)
+    hint = _filters_hint(lib, venue, year, status, offset, mode, author)
+    if hits.no_good_match:
+        what = (f"no good match for {query!r}: no paper is close to it in meaning or holds most of its words"
+                + (f" (by an author matching {author!r})" if author else ""))
+        hint = "try other words, or --mode keyword to list papers that share any word with it"
+    show_hits(ctx, hits, as_json, what, hint, **filters)
+    if hits and not as_json:
+        click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)
 
 
 @cli.command()

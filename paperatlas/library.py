@@ -15,7 +15,7 @@ from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, MULTILINGUAL_EMBEDDER, Embe
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .ingest.pipeline import Progress, ingest_files
-from .models import Hit, IngestReport, Paper
+from .models import Hit, Hits, IngestReport, Paper
 from .search.engine import SearchEngine, SearchSettings
 from .store.personal import Reader
 from .store import is_postgres_url, open_store, redact
@@ -430,7 +430,7 @@ class Library(RecommendMixin, SourcesMixin):
         status: str | None = None,
         exclude: Sequence[str] = (),
         author: str | None = None,
-    ) -> list[Hit]:
+    ) -> Hits:
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
 
         Any text is safe: operators, quotes and symbols are treated as words, except
@@ -438,6 +438,10 @@ class Library(RecommendMixin, SourcesMixin):
         the CLI refuses more rather than cap silently; `author:"Name"`
         keeps the papers of that author (as `author` does; case, accents and initials are
         forgiven). A query that is only an author filter lists that author's papers, newest first.
+
+        Semantic and hybrid search apply a relevance floor: a query with no real match (random
+        letters, an off-domain question) returns no hits, with `.no_good_match` set. The result is
+        a list of Hit with `.total` (hits in all pages) and `.more` (there may be more than that).
 
         Example:
             >>> lib.search("controllable user simulators", limit=3)  # doctest: +SKIP
@@ -452,9 +456,9 @@ class Library(RecommendMixin, SourcesMixin):
         if names and not text.strip():  # only "author:...": their papers, newest first
             papers = sorted(self.store.get_papers(list(allowed or ())).values(),
                             key=lambda p: (-(p.year or 0), p.venue, p.title))
-            return [Hit(p, 1.0, {}) for p in papers[offset : offset + limit]]
+            return Hits([Hit(p, 1.0, {}) for p in papers[offset : offset + limit]], total=len(papers))
         if allowed is not None and not allowed:
-            return []
+            return Hits()
         return self.engine.search(text if names else query, mode, limit, offset, allowed, exclude)
 
     # -- authors ---------------------------------------------------------------------------

@@ -76,6 +76,21 @@ class Hit:
         return d
 
 
+class Hits(list):  # type: ignore[type-arg]
+    """A page of search hits (a plain list of Hit) that also knows the whole answer's size.
+
+    `total`: hits that passed the relevance floor and filters in all pages; `more`: a candidate
+    list was cut at the search depth, so there may be more than `total`; `no_good_match`: the query
+    had candidates but none was a real match (the floor emptied the answer)."""
+
+    def __init__(self, hits: Any = (), total: int | None = None, more: bool = False,
+                 no_good_match: bool = False) -> None:
+        super().__init__(hits)
+        self.total = len(self) if total is None else total
+        self.more = more
+        self.no_good_match = no_good_match
+
+
 @dataclass
 class BadRecord:
     """A record that could not be read, with where it is and how to fix it."""

@@ -147,8 +147,9 @@ def query_vectors(embedder: Embedder, texts: Sequence[str], cache: VectorCache |
 
 
 def run_modes(lib: Any, queries: Mapping[str, str], qvecs: np.ndarray | None, modes: Iterable[str],
-              depth: int = 100) -> dict[str, dict[str, list[str]]]:
-    """mode -> query id -> top-`depth` paper ids, ranked by the library's search engine."""
+              depth: int = 100, floor: bool = False) -> dict[str, dict[str, list[str]]]:
+    """mode -> query id -> top-`depth` paper ids, ranked by the library's search engine
+    (with `floor`, as search answers: nothing for a query below the relevance floor)."""
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
     for i, (qid, text) in enumerate(queries.items()):
         q = parse(text)
@@ -156,7 +157,7 @@ def run_modes(lib: Any, queries: Mapping[str, str], qvecs: np.ndarray | None, mo
             continue
         for mode in runs:
             qv = qvecs[i] if qvecs is not None and mode != "keyword" else None
-            fused, _ = lib.engine.rank(q, mode, depth, qvec=qv)
+            fused, _ = lib.engine.rank(q, mode, depth, qvec=qv, floor=floor)
             runs[mode][qid] = [pid for pid, _ in fused[:depth]]
     return runs
 

@@ -31,3 +31,7 @@ eval_.add_command(topics_cmd)
 from .crosslingual import crosslingual_cmd  # noqa: E402
 
 eval_.add_command(crosslingual_cmd)
+
+from .floor import floor_cmd  # noqa: E402
+
+eval_.add_command(floor_cmd)

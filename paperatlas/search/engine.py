@@ -13,7 +13,7 @@ import os
 import shutil
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,10 @@ from ..embed.base import Embedder
 from ..errors import PaperatlasError
 from ..i18n import gettext
 from ..index.base import VECTOR_INDEXES
-from ..models import Hit, Paper
+from ..models import Hit, Hits, Paper
 from ..store.sqlite import SQLiteStore
 from .cjk import has_cjk
+from .floor import Floor, apply_floor, best_coverage, floor_for
 from .fusion import convex, rrf
 from .keyword import KEYWORD_INDEXES
 from .query import Query, parse, phrase_filter
@@ -61,6 +62,9 @@ class SearchSettings:
     depth: int = 100  # candidates taken from each list before fusing
     rrf_k: int = 60
     persist: bool = True  # save built indexes beside the library file
+    # semantic / hybrid: no hits for a query with no real match (search/floor.py; calibrated per
+    # embedder by `paperatlas eval floor`: SciFact train claims against nonsense queries)
+    floor: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -94,6 +98,7 @@ class SearchEngine:
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = threading.Lock()
         self._vstate = threading.local()
+        self.floor_override: Floor | None = None  # calibration tries candidate floors through this
         self.index_source: dict[str, str] = {}  # "keyword"/"vectors" -> "built" or "loaded" (from disk)
 
     def _version(self, what: str, model: str = "") -> Any:
@@ -303,14 +308,48 @@ class SearchEngine:
             lists["keyword"] = lists["keyword"] + [(pid, float(s)) for pid, s in zip(have, bm)]
 
     def rank(self, q: Query, mode: str, depth: int, allowed: set[str] | None = None,
-             exclude: Iterable[str] = (), qvec: np.ndarray | None = None,
+             exclude: Iterable[str] = (), qvec: np.ndarray | None = None, floor: bool = False,
              ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]]]:
         """Fused (id, score) list and each id's rank in the keyword / semantic lists.
 
         A query in CJK script is searched by meaning in the multilingual index when the library
         has one (`route`); every other query takes the default path, unchanged. `qvec` is the
         query's embedding by the default model when the caller already has it (evaluations);
-        the multilingual path embeds the query itself."""
+        the multilingual path embeds the query itself. With `floor`, hits below the relevance
+        floor are dropped (all of them for a query with no real match)."""
+        fused, ranks, _ = self._rank(q, mode, depth, allowed, exclude, qvec, floor)
+        return fused, ranks
+
+    def active_floor(self, multilingual: bool = False) -> Floor | None:
+        """The floor semantic and hybrid search apply now (None: none calibrated for the model)."""
+        if not self.settings.floor:
+            return None
+        if multilingual:
+            emb = self.multilingual_embedder
+            return floor_for(emb.id) if emb is not None else None
+        return self.floor_override or floor_for(self._embedder().id)
+
+    def keyword_coverage(self, q: Query, keyword_list: Sequence[tuple[str, float]], top: int = 5) -> float:
+        """The best share of the query's content words held by one of the top keyword hits."""
+        ids = [pid for pid, s in keyword_list[:top] if s > 0]
+        if not ids:
+            return 0.0
+        papers = self.store.get_papers(ids)
+        return best_coverage(q.text, (papers[p].title + " " + papers[p].abstract for p in ids if p in papers))
+
+    def match_evidence(self, q: Query, qvec: np.ndarray | None = None) -> tuple[float, float]:
+        """(best cosine of any paper, best keyword-hit word coverage): what the floor's gate reads."""
+        vec = self.vector_index()
+        best = -1.0
+        if vec is not None and q.text.strip():
+            qv = self.query_vector(q.text) if qvec is None else qvec
+            best = max((c for _, c in vec.search(qv, 1)), default=-1.0)
+        return best, self.keyword_coverage(q, self.keyword_index().search(q, 5))
+
+    def _rank(self, q: Query, mode: str, depth: int, allowed: set[str] | None = None,
+              exclude: Iterable[str] = (), qvec: np.ndarray | None = None, floor: bool = False,
+              ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]], bool]:
+        """rank() plus whether the floor emptied a non-empty answer."""
         if mode not in MODES:
             raise PaperatlasError(f"unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
         exclude = set(exclude)
@@ -353,17 +392,29 @@ class SearchEngine:
                 self._complete(q, qv, lists, vec, vec_pos)
             w = s.crosslingual_semantic_weight if ml is not None else s.semantic_weight
             fused = convex([lists["keyword"], lists["semantic"]], [1 - w, w], norm=s.norm)
-        return fused, ranks
+        fl = self.active_floor(ml is not None) if floor and qv is not None and fused else None
+        if fl is not None:
+            best = max((c for _, c in lists["semantic"]), default=-1.0)
+            cov = self.keyword_coverage(q, lists.get("keyword", ())) if best < fl.gate_cosine else 0.0
+            kept = apply_floor(fused, lists, fl, cov)
+            return kept, ranks, not kept
+        return fused, ranks, False
 
     def search(self, text: str, mode: str = "hybrid", limit: int = 20, offset: int = 0,
-               allowed: set[str] | None = None, exclude: Iterable[str] = ()) -> list[Hit]:
+               allowed: set[str] | None = None, exclude: Iterable[str] = ()) -> Hits:
+        """A page of hits; `.total` counts every hit that passed (`.more`: at least that many),
+        `.no_good_match` says the floor found no real match."""
         q = parse(text)
         if q.empty:
-            return []
+            return Hits()
         depth = max(self.settings.depth, offset + limit)
         if q.phrases:
             depth = max(depth * 5, 500)  # phrases filter candidates afterwards: fetch more
-        fused, ranks = self.rank(q, mode, depth, allowed, exclude)
+        fused, ranks, no_match = self._rank(q, mode, depth, allowed, exclude, floor=True)
+        per_list: dict[str, int] = {}
+        for r in ranks.values():
+            for name in r:
+                per_list[name] = per_list.get(name, 0) + 1
         papers: dict[str, Paper] = {}
         if q.phrases:
             papers = self.store.get_papers([pid for pid, _ in fused])
@@ -372,10 +423,11 @@ class SearchEngine:
         if not papers:
             papers = self.store.get_papers([pid for pid, _ in page])
         terms = q.terms
-        return [
-            Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
-            for pid, s in page if pid in papers
-        ]
+        return Hits(
+            [Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
+             for pid, s in page if pid in papers],
+            total=len(fused), more=any(n >= depth for n in per_list.values()), no_good_match=no_match,
+        )
 
     def similar(self, paper_id: str, limit: int = 10, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         """Nearest papers by embedding (the paper itself excluded)."""

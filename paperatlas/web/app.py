@@ -47,6 +47,7 @@ from .common import (
     author_url,
     new_csrf_token,
     paper_url,
+    plain_reason,
     wants_json,
 )
 
@@ -283,6 +284,7 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env = Environment(loader=ChoiceLoader(loaders), autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["paper_url"] = paper_url
     env.filters["author_url"] = author_url
+    env.filters["plain_reason"] = plain_reason
     env.filters["hl"] = _hl
     env.filters["urlq"] = lambda s: quote(str(s), safe="")
     env.filters["safe_url"] = safe_url  # only http(s) URLs become links

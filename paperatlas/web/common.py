@@ -314,6 +314,16 @@ def paper_url(pid: str) -> str:
     return "/paper/" + quote(pid, safe="/:@-._~")
 
 
+def plain_reason(reason: str) -> str:
+    """Why a related paper is listed, in plain words ("shares: a, b" -> "both discuss a and b")."""
+    if reason.startswith("shares: "):
+        parts = [x.strip() for x in reason[len("shares: "):].split(",") if x.strip()]
+        return "both discuss " + (" and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + " and " + parts[-1])
+    if reason == "close in meaning":
+        return "similar in meaning"
+    return reason
+
+
 def author_url(name: str) -> str:
     """The author page of `name` (any spelling: the page matches it as search does)."""
     return "/author/" + quote(" ".join(str(name).split()), safe="")

@@ -11,8 +11,9 @@ from starlette.responses import RedirectResponse, Response
 
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError
+from ..links import paper_links
 from ..export import EXPORT_FORMATS, export, paper_bibtex
-from ..models import Hit, Paper
+from ..models import Hit, Hits, Paper
 from ..search.cjk import has_cjk
 from ..search.engine import MODES
 from ..store.personal import FEEDBACK_KINDS, Reader
@@ -27,6 +28,7 @@ from .common import (
     Param,
     author_url,
     check_write,
+    plain_reason,
     current_reader,
     is_owner_request,
     done,
@@ -128,7 +130,7 @@ def search(request: Request) -> Response:
     a = query(request, SEARCH_PARAMS)
     q, per_page = a["q"].strip(), a["per_page"]
     offset = (a["page"] - 1) * per_page
-    hits: list[Hit] = []
+    hits: Hits = Hits()
     error: PaperatlasError | None = None
     if q or a["author"]:
         try:
@@ -139,11 +141,12 @@ def search(request: Request) -> Response:
                 raise HTTPError(400, e.message, e.fix) from None
             error = e
     has_more = len(hits) > per_page
-    hits = hits[:per_page]
+    total, more, no_good = hits.total, hits.more, hits.no_good_match
+    hits = Hits(hits[:per_page], total=total, more=more, no_good_match=no_good)
     crosslingual = _crosslingual(request, q, a["mode"])
     if wants_json(request):
         return json_response({
-            "query": q, "mode": a["mode"],
+            "query": q, "mode": a["mode"], "total": total, "total_is_lower_bound": more, "no_good_match": no_good,
             # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
             **({"crosslingual": crosslingual} if crosslingual else {}),
             "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"], "author": a["author"]},
@@ -281,15 +284,18 @@ def paper(request: Request) -> Response:
     starred, dismissed = "like" in fb, "dislike" in fb
     tags = L.store.tags(r.id, p.id).get(p.id, []) if r else []
     bib = paper_bibtex(p)
+    links = paper_links(p)
     if wants_json(request):
         return json_response({
             **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
             "tags": tags, "aliases": L.store.aliases_of(p.id), "links": L.links(p.id),
+            "read_links": [{"label": label, "url": u} for label, u in links],
             "related": [{"id": h.paper.id, "title": h.paper.title, "title_derived": h.paper.title_derived,
                          "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
-                         "page": paper_url(h.paper.id)} for h in related],
+                         "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)} for h in related],
         })
-    return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error,
+    return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error, links=links,
+                  tldr=str(p.extra.get("tldr") or "").strip(), area=str(p.extra.get("primary_area") or "").strip(),
                   starred=starred, dismissed=dismissed, tags=tags, bibtex=bib, liked=_liked(request, [h.paper.id for h in related]))
 
 
@@ -520,6 +526,11 @@ ENDPOINTS = [
              summary="Search papers by keyword, meaning, or both.",
              response={"type": "object", "properties": {
                  "query": {"type": "string"}, "mode": {"type": "string"}, "filters": {"type": "object"},
+                 "total": {"type": "integer", "description": "hits in all pages (those past the relevance floor)"},
+                 "total_is_lower_bound": {"type": "boolean",
+                                          "description": "a candidate list was cut at the search depth: maybe more"},
+                 "no_good_match": {"type": "boolean", "description": "semantic / hybrid: nothing was a real match, "
+                                   "so no hits (random letters, off-domain questions)"},
                  "page": {"type": "integer"}, "per_page": {"type": "integer"}, "has_more": {"type": "boolean"},
                  "not_embedded": {"type": "integer",
                                   "description": "papers not embedded yet (matched by keyword only until they are)"},
@@ -537,6 +548,10 @@ ENDPOINTS = [
              summary="One paper: metadata, abstract, related papers, BibTeX, the reader's star and tags.",
              response={"type": "object", "properties": {
                  **PAPER_SCHEMA["properties"], "bibtex": {"type": "string"}, "starred": {"type": "boolean"},
+                 "read_links": {"type": "array", "description": "where to read it, best first: PDF / OpenReview / "
+                                "arXiv / DOI / source (http(s) only)",
+                           "items": {"type": "object", "properties": {"label": {"type": "string"},
+                                                                      "url": {"type": "string"}}}},
                  "tags": {"type": "array", "items": {"type": "string"}},
                  "related": {"type": "array", "items": {"type": "object"}}}}),
     Endpoint("/saved", saved, params=SAVED_PARAMS, json_twin=True, tags=["saved"],

@@ -1,0 +1,93 @@
+"""The relevance floor: a query with no real match gets no hits, not the nearest junk.
+
+Semantic search always has a nearest paper, and min-max fusion always scores the best hit 1.0,
+so "asdkjhqwe" or "banana bread" used to answer with twenty confident-looking papers. Two
+absolute signals tell a real match from none:
+
+- the best cosine between the query and any candidate (the embedding model's own scale), and
+- word coverage: the share of the query's content words (stemmed, stop words out) that a top
+  keyword hit contains ("LoRA" or "ATMOS" embed weakly but match one paper exactly).
+
+A query passes when its best cosine reaches `gate_cosine`, or (hybrid) a top-5 keyword hit covers
+at least `coverage` of its words. Past the gate, a hit that shares no word with the query keeps its
+place only from `hit_cosine` up, which trims the junk tail of a thin answer.
+
+Cosines are model-specific, so each floor belongs to an embedder id; an embedder without a
+calibrated floor (the test-only hashing one, a plug-in) searches without one. The numbers come from
+`paperatlas eval floor` (SciFact train claims against nonsense and off-domain queries); docs/search.md
+and the command's output give the distributions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+@dataclass(frozen=True)
+class Floor:
+    gate_cosine: float  # a query passes when its best semantic match reaches this cosine...
+    coverage: float  # ...or (hybrid) a top keyword hit holds this share of its content words
+    hit_cosine: float  # past the gate: a hit with no query word needs this cosine to stay
+
+
+# embedder id (up to "@max_length") -> floor; calibrated by `paperatlas eval floor`
+FLOORS: dict[str, Floor] = {
+    "minilm-l6-int8-onnx": Floor(gate_cosine=0.30, coverage=0.67, hit_cosine=0.20),
+}
+
+
+def floor_for(embedder_id: str, floors: Mapping[str, Floor] | None = None) -> Floor | None:
+    """The calibrated floor of this embedder (None: none calibrated, search without a floor)."""
+    return (FLOORS if floors is None else floors).get(embedder_id.split("@", 1)[0])
+
+
+@lru_cache(maxsize=1)
+def _analyzer() -> tuple[frozenset[str], Any]:
+    from .bm25 import english_stopwords
+
+    try:
+        import Stemmer
+
+        stem = Stemmer.Stemmer("english").stemWords
+    except ImportError:  # pragma: no cover - PyStemmer comes with bm25s
+        stem = list
+    return english_stopwords(), stem
+
+
+def content_stems(text: str) -> set[str]:
+    """Stemmed content words of `text`: lowercase, 2+ characters, English stop words out."""
+    stop, stem = _analyzer()
+    return set(stem([w for w in _WORD.findall(text.lower()) if w not in stop]))
+
+
+def coverage(query_stems: set[str], text: str) -> float:
+    """Share of the query's content words that `text` contains (0 for a query with none)."""
+    if not query_stems:
+        return 0.0
+    return len(query_stems & content_stems(text)) / len(query_stems)
+
+
+def best_coverage(query_text: str, texts: Iterable[str]) -> float:
+    q = content_stems(query_text)
+    return max((coverage(q, t) for t in texts), default=0.0)
+
+
+def apply_floor(fused: Sequence[tuple[str, float]], lists: Mapping[str, Sequence[tuple[str, float]]],
+                floor: Floor, keyword_coverage: float = 0.0) -> list[tuple[str, float]]:
+    """`fused` without the hits below the floor; empty when the query has no real match.
+
+    `lists` holds the raw scores: "semantic" cosines and (hybrid) "keyword" BM25, each
+    candidate scored in both when the engine completed them; `keyword_coverage` is the best word
+    coverage among the top keyword hits."""
+    sem = dict(lists.get("semantic", ()))
+    best = max(sem.values(), default=-1.0)
+    if best < floor.gate_cosine and keyword_coverage < floor.coverage:
+        return []
+    kw = dict(lists.get("keyword", ()))
+    return [(pid, s) for pid, s in fused if kw.get(pid, 0.0) > 0.0 or sem.get(pid, -1.0) >= floor.hit_cosine]
