@@ -202,7 +202,17 @@ class DefaultScored:
         contrib = xr.data * self.kw_cents[k, xr.indices] * self.corpus.label_mask[xr.indices]
         if not len(contrib) or contrib.max() <= 0:
             return ""
-        return str(self.corpus.vocab[xr.indices[int(np.argmax(contrib))]])
+        for i in np.argsort(-contrib)[:8]:  # the strongest term a reader can read ("tr" is no reason)
+            term = str(self.corpus.vocab[xr.indices[int(i)]])
+            if contrib[i] > 0 and readable_term(term):
+                return term
+        return ""
+
+
+def readable_term(term: str) -> bool:
+    """A term worth showing as a reason: every word 3+ characters with a letter, not a bare number."""
+    words = term.split()
+    return bool(words) and all(len(w) >= 3 and any(ch.isalpha() for ch in w) for w in words)
 
 
 def _short(title: str, n: int = 80) -> str:
