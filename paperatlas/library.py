@@ -508,7 +508,8 @@ class Library(RecommendMixin, SourcesMixin):
             for p in papers:
                 seen: set[str] = set()
                 for t in [str(p.extra.get("primary_area") or ""), *p.keywords]:
-                    t = " ".join(t.split())
+                    # ICLR's catch-all area says nothing: "general machine learning (i.e., none of the above)"
+                    t = " ".join(t.replace("(i.e., none of the above)", "").split())
                     if t and t.lower() not in seen:
                         seen.add(t.lower())
                         counts[t] = counts.get(t, 0) + 1

@@ -250,3 +250,54 @@ def test_web_map_page_in_chinese(server, browser) -> None:
     page.wait_for_function("document.getElementById('atlas-count').textContent.includes('条搜索结果')")
     page.screenshot(path=str(SHOTS / "zh-map-web.png"))
     assert errors == [], errors
+
+
+def test_map_on_a_phone(server, browser) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11 #8: full-height plot, the panel as a drawer, site navigation, search listing papers."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "/map")
+    page.wait_for_selector("#atlas[data-ready='1'], #atlas[data-error]", timeout=30_000)
+    assert page.get_attribute("#atlas", "data-error") is None
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "map-phone.png"))
+    plot = page.locator("#atlas-canvas").bounding_box()
+    assert plot["width"] >= 380 and plot["height"] >= 0.7 * 844, plot  # not a strip
+    assert not page.locator("#atlas-panel").is_visible()  # the drawer starts closed
+    nav = page.locator("nav.atlas-nav")
+    assert nav.locator('a[href="/search"]').is_visible() and nav.locator('a[href="/map"]').get_attribute("aria-current") == "page"
+    page.click("#atlas-drawer")
+    page.wait_for_timeout(400)
+    panel = page.locator("#atlas-panel")
+    assert panel.is_visible() and page.locator("#atlas-topic-list li").first.is_visible()
+    box = panel.bounding_box()
+    assert box["y"] > 200 and box["y"] + box["height"] <= 844 + 1  # a drawer from the bottom, the map above
+    page.screenshot(path=str(SHOTS / "map-phone-drawer.png"))
+    page.click("#atlas-drawer")
+    page.wait_for_timeout(400)
+    assert not panel.is_visible()
+    # search lists the matching papers in the drawer; a tap flies to one and selects it
+    word = page.evaluate("window.paperatlasMap.data.title[0].split(' ')[1]")
+    page.fill("#atlas-search", word)
+    first = page.locator("#atlas-results li button").first
+    first.wait_for(timeout=10_000)
+    assert panel.is_visible()
+    n = page.locator("#atlas-results li button").count()
+    assert n == int(page.get_attribute("#atlas", "data-highlighted"))
+    page.screenshot(path=str(SHOTS / "map-phone-search.png"))
+    i = int(first.get_attribute("data-index"))
+    pid = page.evaluate(f"window.paperatlasMap.data.ids[{i}]")
+    first.click()
+    page.wait_for_selector(f"#atlas-info[data-paper='{pid}']", state="attached", timeout=5_000)
+    page.wait_for_timeout(800)  # the fly-to transition
+    assert not panel.is_visible()  # closed, so the paper is in view
+    x, y = page.evaluate(f"window.paperatlasMap.screenPosition({i})")
+    assert 0 <= x <= 390 and 0 <= y <= plot["height"], (x, y)
+    page.screenshot(path=str(SHOTS / "map-phone-flown.png"))
+    # clearing the search clears the list
+    page.fill("#atlas-search", "")
+    page.wait_for_function("document.getElementById('atlas-results').hidden", timeout=10_000)
+    ctx.close()
+    assert errors == [], errors

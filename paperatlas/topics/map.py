@@ -48,7 +48,8 @@ MAP_MESSAGES = (
     N_("This browser cannot draw the map (WebGL is unavailable): {error}"), N_("Close"), N_("Topic: {label}"),
     N_("Subtopic: {label}"), N_("Open paper"), N_("{n} papers selected"), N_("Key phrases of the selection"),
     N_("\u2026 and {n} more"), N_("1 match"), N_("{n} matches"), N_("{n} search results"), N_("{n} saved"),
-    N_("Could not load the map: {error}"),
+    N_("Could not load the map: {error}"), N_("No papers on the map match. Try other words."),
+    N_("1 matching paper"), N_("{n} matching papers"), N_("No good matches"),
 )
 
 
@@ -130,7 +131,8 @@ def _script_json(data: Any) -> str:
 
 def render_map_html(library: Library | None = None, data: dict[str, Any] | None = None, title: str = "paperatlas map",
                     inline: bool = True, asset_base: str = "/map/assets/", data_url: str = "/map.json",
-                    paper_url: str = "", search_url: str = "", reader: str | None = None, home_url: str = "") -> str:
+                    paper_url: str = "", search_url: str = "", reader: str | None = None, home_url: str = "",
+                    nav: list[tuple[str, str]] | None = None, current: str = "") -> str:
     """The map page.
 
     Args:
@@ -144,6 +146,8 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
             default the box matches titles, authors and key phrases in the page itself.
         reader: include this reader's saved papers (inline pages only).
         home_url: make the title a link to this page (the web app's home).
+        nav: the site's navigation as (label, href) pairs, drawn above the map (the web app);
+            `current` is the href marked as the current page.
 
     Example:
         >>> Path("atlas.html").write_text(render_map_html(lib), encoding="utf-8")  # doctest: +SKIP
@@ -174,7 +178,7 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
     strings = {m: gettext(m) for m in MAP_MESSAGES} if lang != i18n.DEFAULT else {}
     return _page_env().get_template("atlas.html").render(
         TITLE=title, TITLE_HTML=Markup(title_html), HEAD=Markup(head), ATTRS=Markup(attr_html),
-        SCRIPTS=Markup(tail), html_lang=i18n.html_lang(lang), strings=Markup(_script_json(strings)) if strings else "")
+        SCRIPTS=Markup(tail), html_lang=i18n.html_lang(lang), nav=nav or [], current=current, home=home_url or "/", strings=Markup(_script_json(strings)) if strings else "")
 
 
 def _no_close(js: str) -> str:

@@ -52,7 +52,8 @@ def map_page(request: Request) -> Response:
     qs = request.url.query
     page = render_map_html(title=gettext("paperatlas map"), inline=False, asset_base="/map/assets/",
                            data_url="/map.json" + (f"?{qs}" if qs else ""), paper_url="/paper/{id}",
-                           search_url="/search.json", home_url="/")
+                           search_url="/search.json", home_url="/",
+                           nav=[(gettext(label), href) for label, href in web(request).nav], current="/map")
     return HTMLResponse(page, headers={"content-security-policy": MAP_CSP, "cache-control": "no-cache"})
 
 

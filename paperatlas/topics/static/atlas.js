@@ -340,6 +340,46 @@
       });
     }
 
+    // -- phones: the panel is a drawer; search results list the papers, a click flies there ---
+    var phone = window.matchMedia ? window.matchMedia("(max-width: 720px)") : { matches: false };
+    var drawerBtn = $("atlas-drawer");
+    function setDrawer(open) {
+      root.classList.toggle("drawer-open", open);
+      drawerBtn.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+    drawerBtn.addEventListener("click", function () { setDrawer(!root.classList.contains("drawer-open")); });
+    var results = $("atlas-results");
+    function flyTo(i) {
+      if (phone.matches) setDrawer(false);
+      plot.zoomToPoints([i], { transition: true, padding: 0.6 });
+      plot.select([i]);
+      showInfo([i]);
+    }
+    function matching(n) { return n === 1 ? _("1 matching paper") : _("{n} matching papers", { n: n }); }
+    function showResults(order, heading) {
+      results.textContent = "";
+      if (!order) { results.hidden = true; return; }
+      results.appendChild(el("h2", "", heading));
+      if (!order.length) {
+        results.appendChild(el("p", "atlas-muted", _("No papers on the map match. Try other words.")));
+      } else {
+        var list = el("ol");
+        order.slice(0, 200).forEach(function (i) {
+          var li = el("li"), b = el("button", "", D.title[i]);
+          b.type = "button";
+          b.setAttribute("data-index", String(i));
+          b.appendChild(el("span", "atlas-muted", [D.authors[i], D.venues[D.venue[i]] + " " + (D.year[i] || "")].filter(Boolean).join(" \u00b7 ")));
+          b.addEventListener("click", function () { flyTo(i); });
+          li.appendChild(b);
+          list.appendChild(li);
+        });
+        results.appendChild(list);
+        if (order.length > 200) results.appendChild(el("div", "atlas-muted", _("\u2026 and {n} more", { n: order.length - 200 })));
+      }
+      results.hidden = false;
+      if (phone.matches) setDrawer(true);
+    }
+
     function zoomToTopic(lv, id) {
       var members = [];
       var col = lv === "coarse" ? D.coarse : D.fine;
@@ -385,10 +425,11 @@
       var q = ev.target.value.trim();
       searchTimer = setTimeout(function () {
         var seq = ++searchSeq;
-        if (!q) { setHighlight(null, ""); return; }
+        if (!q) { setHighlight(null, ""); showResults(null); return; }
         if (!searchUrl) {
           var hits = localSearch(q);
           setHighlight(hits, hits.size === 1 ? _("1 match") : _("{n} matches", { n: hits.size }));
+          showResults(Array.from(hits), matching(hits.size));
           return;
         }
         fetch(searchUrl + (searchUrl.indexOf("?") < 0 ? "?" : "&") + "per_page=100&q=" + encodeURIComponent(q), { credentials: "same-origin" })
@@ -396,11 +437,19 @@
           .then(function (res) {
             if (seq !== searchSeq) return;
             var rows = Array.isArray(res) ? res : (res.hits || res.results || []);
-            var ids = idIndex(), hits = new Set();
-            rows.forEach(function (h) { var i = ids[h.id || (h.paper && h.paper.id)]; if (i !== undefined) hits.add(i); });
+            var ids = idIndex(), hits = new Set(), order = [];
+            rows.forEach(function (h) {
+              var i = ids[h.id || (h.paper && h.paper.id)];
+              if (i !== undefined && !hits.has(i)) { hits.add(i); order.push(i); }
+            });
             setHighlight(hits, _("{n} search results", { n: hits.size }));
+            showResults(order, res.no_good_match ? _("No good matches") : matching(hits.size));
           })
-          .catch(function () { var hits = localSearch(q); setHighlight(hits, _("{n} matches", { n: hits.size })); });
+          .catch(function () {
+            var hits = localSearch(q);
+            setHighlight(hits, _("{n} matches", { n: hits.size }));
+            showResults(Array.from(hits), matching(hits.size));
+          });
       }, 180);
     });
 
@@ -465,6 +514,7 @@
       yearSel.value = "";
       plot.deselect();
       setHighlight(null, "");
+      showResults(null);
       applyFilter();
       plot.reset();
     });
@@ -473,6 +523,7 @@
     window.paperatlasMap = {
       plot: plot, data: D,
       select: function (ids) { plot.select(ids); },
+      flyTo: flyTo,
       screenPosition: function (i) { return plot.getScreenPosition(i); },
       visibleLabels: function () {
         return Array.from(labelLayer.children).filter(function (e) { return !e.hidden; }).map(function (e) { return e.textContent; });
