@@ -284,7 +284,7 @@ def paper(request: Request) -> Response:
     starred, dismissed = "like" in fb, "dislike" in fb
     tags = L.store.tags(r.id, p.id).get(p.id, []) if r else []
     bib = paper_bibtex(p)
-    links = paper_links(p)
+    links = paper_links(p, L.store.aliases_of(p.id))
     if wants_json(request):
         return json_response({
             **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
