@@ -63,7 +63,7 @@ def test_paper_page_shows_the_record(client) -> None:  # type: ignore[no-untyped
     assert "shares:" not in related and "close in meaning" not in related
     assert "score" not in related.lower()
     js = client.get("/paper/iclr2024/pdf-218fcaae4d72.json").json()
-    assert js["links"][0]["label"] == "PDF"
+    assert js["read_links"][0]["label"] == "PDF"
     assert js["extra"]["tldr"].startswith("Language models")
     assert all(r["reason"] for r in js["related"])
 
@@ -71,4 +71,4 @@ def test_paper_page_shows_the_record(client) -> None:  # type: ignore[no-untyped
 def test_unsafe_links_never_render(client) -> None:  # type: ignore[no-untyped-def]
     html = client.get("/paper/evil/1").text
     assert "href=\"javascript:" not in html and "Source ↗" not in html  # (the BibTeX text may quote it, inert)
-    assert client.get("/paper/evil/1.json").json()["links"] == []
+    assert client.get("/paper/evil/1.json").json()["read_links"] == []
