@@ -115,7 +115,9 @@ def test_gzip_bomb_is_refused_early_in_bounded_memory(tmp_path: Path) -> None:
                             "--no-embed", str(bomb)])
     assert r.returncode == 3 and "Traceback" not in r.stderr, r.stderr
     assert "papers.txt.gz" in r.stderr and "gzip" in r.stderr
-    assert peak < 400, f"peak RSS {peak:.0f} MB while refusing a gzip bomb"
+    assert "100x" in r.stderr
+    # refused after ~32 MB of output: the ratio counts the compressed bytes read so far, not the whole file
+    assert peak < 250, f"peak RSS {peak:.0f} MB while refusing a gzip bomb"
 
 
 def test_utf16_without_bom_reads_with_encoding(tmp_path: Path) -> None:

@@ -124,13 +124,16 @@ def _read_bytes(path: Path) -> bytes:
                         if total > max_bytes:
                             raise _too_big(name, f"the gzip stream unpacks to more than {max_bytes:,} bytes",
                                            "PAPERATLAS_MAX_INPUT_BYTES")
-                        if total > _GZIP_RATIO_AFTER and total > max_ratio * max(size, 1):
+                        # the ratio of what came out to what was read so far: a bomb is caught after
+                        # _GZIP_RATIO_AFTER bytes of output however large the whole file is
+                        read = max(fh.tell(), 1)
+                        if total > _GZIP_RATIO_AFTER and total > max_ratio * read:
                             raise FileError(
                                 BadRecord(
                                     name,
                                     "file",
-                                    f"the gzip stream unpacks to over {max_ratio}x its size ({size:,} bytes became"
-                                    f" more than {total:,}): this looks like a gzip bomb, not a paper list",
+                                    f"the gzip stream unpacks to over {max_ratio}x its size ({read:,} compressed bytes"
+                                    f" became more than {total:,}): this looks like a gzip bomb, not a paper list",
                                     "unpack it yourself and check what it holds, or raise the limit with "
                                     "PAPERATLAS_MAX_GZIP_RATIO=N",
                                 )
