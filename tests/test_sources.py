@@ -492,3 +492,22 @@ def test_same_title_different_authors_stay_apart(tmp_path: Path) -> None:
     assert preprint_link(pre, [("9372", "NeurIPS", ["Ashish Vaswani"])]) is None
     assert preprint_link(pre, [("x", "arXiv", ["Someone Else"])]) is None  # two preprints stay two
     assert preprint_link(pre, [("9372", "NeurIPS", ["A. Else"])]) == ("into", "9372")
+
+
+def test_an_overlapping_writer_does_not_break_the_fetch(or_server: SourceServer, tmp_path: Path) -> None:
+    """Two `update`s from cron at once: the other one stores a paper between our plan and our write."""
+    db = tmp_path / "lib.db"
+    with Library(db, embedder="hashing") as lib, Library(db, embedder="hashing") as other:
+        real = lib.store.write_batch
+        calls = {"n": 0}
+
+        def racing(*args: object, **kw: object) -> None:
+            calls["n"] += 1
+            if calls["n"] == 1:  # the other process wins the race for the first page
+                other.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+            real(*args, **kw)  # type: ignore[arg-type]
+
+        lib.store.write_batch = racing  # type: ignore[method-assign]
+        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        assert r.new == 0 and r.unchanged == 5 and calls["n"] == 4  # page 1 planned twice
+        assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]

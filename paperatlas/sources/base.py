@@ -96,8 +96,6 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
           progress: Callable[[int, int | None], None] | None = None) -> FetchReport:
     """Fetch `source` into `store`, resuming from the saved position. Raises FetchError (what was
     stored before the failure stays, with its position) or SourceArgsError."""
-    from ..ingest.pipeline import ingest_rows
-
     client = client or HttpClient(delay=source.polite_delay)
     before = dict(client.stats)
     state = store.source_state(source.key)
@@ -109,8 +107,7 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
             report.pages += 1
             if page.state.get("not_modified"):
                 report.not_modified = True
-            r = ingest_rows(store, page.url, source.name, page.format, page.rows, page.defaults,
-                            skip_bad=True, state=(source.key, json.dumps(page.state)))
+            r = _store_page(store, source, page)
             report.add(r)
             if page.note:
                 report.notes.append(page.note)
@@ -122,6 +119,27 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
         for k in ("requests", "retries", "bytes"):
             setattr(report, k, client.stats[k] - before.get(k, 0))
     return report
+
+
+def _store_page(store: Any, source: Source, page: Page) -> IngestReport:
+    """One page through the ingest pipeline. When another process (an overlapping `update` from
+    cron) stored some of the same papers between our planning and our write, the batch's
+    transaction rolls back whole; planning again against what is there now then stores the rest."""
+    from ..ingest.pipeline import ingest_rows
+
+    for attempt in range(3):
+        try:
+            return ingest_rows(store, page.url, source.name, page.format, page.rows, page.defaults,
+                               skip_bad=True, state=(source.key, json.dumps(page.state)))
+        except Exception as e:  # sqlite3.IntegrityError, psycopg.errors.UniqueViolation
+            if attempt == 2 or not _is_unique_violation(e):
+                raise
+    raise AssertionError("unreachable")
+
+
+def _is_unique_violation(e: BaseException) -> bool:
+    name = type(e).__name__
+    return name == "UniqueViolation" or (name == "IntegrityError" and "unique" in str(e).lower())
 
 
 # -- helpers the sources share ---------------------------------------------------------------
