@@ -175,7 +175,7 @@ class HttpClient:
             if e.code in RETRY_STATUS:
                 raise _Retry(f"HTTP {e.code} {e.reason}", wait) from None
             raise FetchError(
-                f"{url} answered HTTP {e.code} {e.reason}",
+                f"{host_port(url)} answered HTTP {e.code} {e.reason} for {url}",
                 "check the source arguments (venue id, category, year) and --base-url" if e.code in (400, 404)
                 else "try again later, or ask the service operator", url) from None
         except urllib.error.URLError as e:
