@@ -38,7 +38,7 @@ class Floor:
 
 # embedder id (up to "@max_length") -> floor; calibrated by `paperatlas eval floor`
 FLOORS: dict[str, Floor] = {
-    "minilm-l6-int8-onnx": Floor(gate_cosine=0.30, coverage=0.67, hit_cosine=0.20),
+    "minilm-l6-int8-onnx": Floor(gate_cosine=0.32, coverage=0.67, hit_cosine=0.25),
 }
 
 
