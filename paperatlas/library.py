@@ -87,6 +87,7 @@ class Library(RecommendMixin, SourcesMixin):
         self._session_secret: str | None = None
         self._multilingual: Embedder | None = None
         self._ml_lock = threading.Lock()
+        self._ml_start = threading.Lock()
         self._ml_build: dict[str, Any] = {}  # the multilingual build in progress (see multilingual_status)
         self.on_wait = on_wait
         self._authors: tuple[Any, AuthorIndex] | None = None
@@ -373,16 +374,19 @@ class Library(RecommendMixin, SourcesMixin):
                 self._ml_build = {}
         return len(todo)
 
-    def embed_multilingual_in_background(self, on_error: Any = None) -> threading.Thread | None:
-        """Start `embed_multilingual` in a thread unless one runs (None then). Progress: multilingual_status()."""
-        if self._ml_build or self._ml_lock.locked():
-            return None
-        waiting = max(0, self.count() - self.store.vector_count(self.multilingual_embedder.id))
-        self._ml_build = {"done": 0, "total": waiting, "started": time.monotonic()}  # until the thread counts
+    def embed_multilingual_in_background(self, on_error: Any = None,
+                                         progress: Progress | None = None) -> threading.Thread | None:
+        """Start `embed_multilingual` in a thread unless one runs (None then). Progress: multilingual_status()
+        (and `progress(done, total)` after each batch)."""
+        with self._ml_start:  # two first Chinese queries at once start one build
+            if self._ml_build or self._ml_lock.locked():
+                return None
+            waiting = max(0, self.count() - self.store.vector_count(self.multilingual_embedder.id))
+            self._ml_build = {"done": 0, "total": waiting, "started": time.monotonic()}  # until the thread counts
 
         def work() -> None:
             try:
-                self.embed_multilingual()
+                self.embed_multilingual(progress=progress)
             except Exception as e:  # noqa: BLE001 - the server keeps serving; say why
                 self._ml_build = {}
                 if on_error:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hmac
 import json
+import sys
+import time
 from typing import Any
 
 from starlette.requests import Request
@@ -162,6 +164,22 @@ def search(request: Request) -> Response:
     return render(request, "search.html", facets=_facets(request), modes=MODES, **ctx)
 
 
+def _say_build_stopped(e: Exception) -> None:
+    print(f"paperatlas: the multilingual index build stopped: {e}", file=sys.stderr)
+
+
+def _say_build_progress(every: float = 30.0) -> Any:
+    """A progress callback that prints a line to the server's stderr at most every `every` seconds."""
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - last[0] >= every or done == total:
+            last[0] = time.monotonic()
+            print(f"paperatlas: multilingual index: {done} of {total} papers", file=sys.stderr)
+
+    return progress
+
+
 def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
     """For a Chinese (CJK) query while the multilingual index is missing or partial: its state, with
     progress and ETA. `serve` starts building it in the background on the first such query."""
@@ -173,7 +191,9 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
         if st["embedded"] >= st["papers"]:
             return None
         if web(request).build_multilingual and not st["building"]:
-            if library.embed_multilingual_in_background() is not None:
+            if library.embed_multilingual_in_background(_say_build_stopped, _say_build_progress()) is not None:
+                print(f"paperatlas: a query in Chinese: building the multilingual index in the background "
+                      f"({st['papers'] - st['embedded']} papers; progress: any Chinese search, page or .json)", file=sys.stderr)
                 st = library.multilingual_status()
     except PaperatlasError:
         return None
