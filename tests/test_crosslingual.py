@@ -93,7 +93,7 @@ def test_cli_chinese_query_without_index_says_how_to_build_it(built: Path, runne
     db = tmp_path / "b.db"
     shutil.copy(built / "before.db", db)
     r = runner.invoke(cli, ["--db", str(db), "search", "扩散模型", "--limit", "3"])
-    assert r.exit_code == 0
+    assert r.exit_code in (0, 4)  # 4: the English model's relevance floor finds no real match
     assert "no multilingual index" in r.stderr and "paperatlas embed --multilingual" in r.stderr
     r = runner.invoke(cli, ["--db", str(db), "search", "diffusion", "--limit", "3"])
     assert "multilingual" not in r.stderr

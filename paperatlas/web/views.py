@@ -192,8 +192,9 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
             return None
         if web(request).build_multilingual and not st["building"]:
             if library.embed_multilingual_in_background(_say_build_stopped, _say_build_progress()) is not None:
-                print(f"paperatlas: a query in Chinese: building the multilingual index in the background "
-                      f"({st['papers'] - st['embedded']} papers; progress: any Chinese search, page or .json)", file=sys.stderr)
+                print("paperatlas: a query in Chinese: building the multilingual index in the background "
+                      f"({st['papers'] - st['embedded']} papers; progress: any Chinese search, page or .json)",
+                      file=sys.stderr)
                 st = library.multilingual_status()
     except PaperatlasError:
         return None
