@@ -263,3 +263,32 @@ def test_preprint_and_venue_version_become_one_paper(url: str) -> None:
         assert report.merged == 1 and lib.count() == 4
         assert lib.get("1706.03762").id == "9372" and [p.id for p in lib.liked("me")] == ["9372"]
         assert lib.links("9372")["arxiv"] == "https://arxiv.org/abs/1706.03762"
+
+
+def test_write_lock_makes_a_second_writer_wait_and_says_so(url: str) -> None:
+    """Two libraries on one store (as two processes would be): the second ingest waits, told why (issue 16 #6)."""
+    import time
+
+    a, b = Library(url, embedder="hashing"), Library(url, embedder="hashing")
+    heard: list[str] = []
+    done = threading.Event()
+
+    def second() -> None:
+        with b.store.write_lock(heard.append):
+            done.set()
+
+    with a.store.write_lock():
+        t = threading.Thread(target=second)
+        t.start()
+        deadline = time.monotonic() + 20
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert heard and "waiting for it to finish" in heard[0], heard
+        assert not done.is_set()  # still waiting while the first holds it
+    t.join(20)
+    assert done.is_set()
+    with a.store.write_lock(heard.append), a.store.write_lock(heard.append):  # reentrant, no wait
+        pass
+    assert len(heard) == 1
+    a.close()
+    b.close()
