@@ -222,10 +222,15 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     except OSError as e:
         raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(port)}") from None
     real_port = sock.getsockname()[1]
-    if not read_only:  # a read-only server never writes to the file, vectors included
-        embed_in_background(library)
+    if not read_only:
         # one process owns the build; with --workers, `paperatlas embed --multilingual` does it
         app.state.web.build_multilingual = workers <= 1
+
+    def ready() -> None:
+        """The URL line first, then background work whose progress lines follow it."""
+        _announce(library, host, real_port, read_only, workers)
+        if not read_only:  # a read-only server never writes to the file, vectors included
+            embed_in_background(library)
     if workers > 1:
         # a PostgreSQL URL goes to the workers as it is; a file path absolute, whatever their cwd
         os.environ["PAPERATLAS_SERVE_DB"] = (library.path if is_postgres_url(library.path)
@@ -236,12 +241,12 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     if reuse_port:
         # this socket only holds the port: it never listens, so the kernel gives it no connections
         try:
-            _supervise(host, real_port, workers, lambda: _announce(library, host, real_port, read_only, workers))
+            _supervise(host, real_port, workers, ready)
         finally:
             sock.close()
         return 0
     sock.listen(2048)  # connections queue from now on, so the URL printed below already works
-    _announce(library, host, real_port, read_only, workers)
+    ready()
 
     if workers > 1:
         from uvicorn.supervisors import Multiprocess
