@@ -269,14 +269,17 @@ def load_paraphrases(path: str | Path, lib: Any) -> list[tuple[str, str]]:
 
 
 def eval_paraphrases(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence[str] = MODES,
-                     k: int = 10) -> dict[str, Any]:
-    """hit@k and MRR@k per mode, and each query's rank (None: not in the top 100)."""
+                     k: int = 10, floor: bool = False) -> dict[str, Any]:
+    """hit@k and MRR@k per mode, and each query's rank (None: not in the top 100); with `floor`,
+    ranked as search answers (the relevance floor applied) and `empty` counts emptied answers."""
     out: dict[str, Any] = {}
     per_query: list[dict[str, Any]] = [{"query": q, "paper_id": pid} for q, pid in pairs]
     for mode in modes:
         ranks: list[int | None] = []
+        empty = 0
         for (text, pid), row in zip(pairs, per_query):
-            fused, _ = lib.engine.rank(parse(text), mode, 100)
+            fused, _ = lib.engine.rank(parse(text), mode, 100, floor=floor)
+            empty += not fused
             ids = [d for d, _ in fused[:100]]
             r = ids.index(pid) + 1 if pid in ids else None
             ranks.append(r)
@@ -284,7 +287,8 @@ def eval_paraphrases(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence
         n = max(1, len(pairs))
         out[mode] = {f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 3),
                      f"mrr@{k}": round(sum(1 / r for r in ranks if r and r <= k) / n, 3),
-                     "hit@1": round(sum(1 for r in ranks if r == 1) / n, 3)}
+                     "hit@1": round(sum(1 for r in ranks if r == 1) / n, 3),
+                     **({"empty": empty} if floor else {})}
     out["_queries"] = per_query
     return out
 
@@ -294,7 +298,8 @@ def eval_paraphrases(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence
 @click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True,
               help="Library holding the papers (e.g. the venue papers and the examples, embedded).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON with each query's rank per mode.")
-def paraphrase_cmd(file: str, db_path: str, as_json: bool) -> None:
+@click.option("--floor", is_flag=True, help="Apply the relevance floor, as search does; count emptied answers.")
+def paraphrase_cmd(file: str, db_path: str, as_json: bool, floor: bool) -> None:
     """hit@10 of keyword, semantic and hybrid search for queries phrased in other words.
 
     FILE is JSONL: {"query": ..., "paper_id": ...} per line (tests/data/paraphrase_queries.jsonl).
@@ -307,7 +312,7 @@ def paraphrase_cmd(file: str, db_path: str, as_json: bool) -> None:
 
     try:
         with Library(db_path) as lib:
-            res = eval_paraphrases(lib, load_paraphrases(file, lib))
+            res = eval_paraphrases(lib, load_paraphrases(file, lib), floor=floor)
     except PaperatlasError as e:
         raise click.ClickException(str(e)) from None
     if as_json:
