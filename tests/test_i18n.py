@@ -213,8 +213,8 @@ def test_untranslated_text_is_found() -> None:
     assert untranslated_text(src) == {"Open", "it", "Left", "over", "More"}
 
 
-# Pages another helper is still rewriting; translated when their work lands.
-PENDING = {"paper.html", "author.html"}
+# Pages another helper is still rewriting (skipped until their work lands and is translated).
+PENDING: set[str] = set()
 
 
 @pytest.mark.parametrize("template", sorted(p.name for d in extract.TEMPLATE_DIRS for p in d.glob("*.html")))

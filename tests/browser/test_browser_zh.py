@@ -49,13 +49,22 @@ def test_chinese_from_the_browser_language_then_switched(browser, server) -> Non
     # search as you type: the count line and the empty state are Chinese
     pg.locator("#q").press_sequentially("user simul", delay=40)
     pg.locator("#results .paper-item").first.wait_for()
-    expect(pg.locator("#results .count")).to_contain_text("条结果")
+    expect(pg.locator("#results .count")).to_contain_text("的结果：第 1–")
     expect(pg.locator("#results .count")).to_contain_text("混合")  # the mode, translated
     shot(pg, "zh-search")
     # a star: the toast comes from the script catalogue
     pg.locator("#results .paper-item button.star").first.click()
     expect(pg.locator(".toast")).to_have_text("已收藏 ★")
     expect(pg.locator("#results .paper-item button.star").first).to_have_attribute("aria-label", "取消收藏")
+    # the paper page: headings and buttons in Chinese, the paper itself as it is
+    pg.locator("#results .paper-item a.title").first.click()
+    pg.wait_for_url(re.compile(r"/paper/"))
+    expect(pg.locator(".related h2")).to_have_text("相关论文")
+    expect(pg.locator("button[data-copy]")).to_have_text("复制 BibTeX")
+    assert pg.evaluate("document.documentElement.lang") == "zh-CN"
+    shot(pg, "zh-paper")
+    pg.go_back()
+    pg.locator("#results .paper-item").first.wait_for()
     # the key help (press ?) is Chinese too
     pg.locator("body").click(position={"x": 5, "y": 300})
     pg.keyboard.press("?")
@@ -81,7 +90,7 @@ def test_chinese_from_the_browser_language_then_switched(browser, server) -> Non
 def test_chinese_pages_on_a_phone(browser, server) -> None:  # type: ignore[no-untyped-def]
     ctx = zh_context(browser, server, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = ctx.new_page()
-    for path, name, check in [("/search?q=user+simulators", "zh-search-phone", "条结果"),
+    for path, name, check in [("/search?q=user+simulators", "zh-search-phone", "的结果"),
                               ("/foryou", "zh-foryou-phone", "为你推荐"),
                               ("/triage", "zh-triage-phone", "A 还是 B？"),
                               ("/profile", "zh-profile-phone", "兴趣档案"),
