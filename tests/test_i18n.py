@@ -238,3 +238,12 @@ def test_error_pages_in_chinese(client: TestClient) -> None:
     # a script's JSON error stays English
     client.cookies.clear()
     assert client.get("/search.json", params={"q": "x", "mode": "fuzzy"}).json()["error"].startswith("parameter 'mode'")
+
+
+def test_styles_and_scripts_do_not_select_on_translated_text() -> None:
+    """`[aria-label="Mouse mode"]` stops matching once the label is Chinese: select on classes or data-*."""
+    pkg = extract.PACKAGE
+    files = [*(pkg / "web" / "static").glob("*.[cj]s*"), *(pkg / "topics" / "static").glob("*.[cj]s*")]
+    assert len(files) >= 5
+    bad = [f.name for f in files if re.search(r"\[(aria-label|title|placeholder|alt)\s*[~|^$*]?=", f.read_text())]
+    assert not bad, f"selectors on user-visible (translated) attributes in {bad}"
