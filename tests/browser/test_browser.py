@@ -81,7 +81,7 @@ def test_open_star_and_export(page) -> None:  # type: ignore[no-untyped-def]
     assert dl.value.suggested_filename == "paperatlas-saved.bib"
     assert bib.count("@inproceedings") == 1 and "Title derived from the abstract" in bib
     with page.expect_download() as dl:
-        page.locator("a.button", has_text="JSON").click()
+        page.get_by_role("link", name="JSON", exact=True).click()  # not CSL-JSON
     assert [p["id"] for p in json.load(open(dl.value.path(), encoding="utf-8"))] == [paper_id]
     with page.expect_download() as dl:
         page.locator("a.button", has_text="CSV").click()
