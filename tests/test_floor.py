@@ -35,6 +35,12 @@ def test_apply_floor() -> None:
     lists["semantic"] = [("a", 0.15), ("b", 0.1), ("c", 0.12)]
     assert apply_floor(fused, lists, fl) == []  # nothing close, no keyword hit covering the query
     assert apply_floor(fused, lists, fl, keyword_coverage=1.0) == [("b", 0.5)]  # an exact-word match passes
+    # the support tier: a weaker cosine passes only with some of the query's words in a top hit
+    tiered = Floor(gate_cosine=0.3, coverage=0.67, hit_cosine=0.1, support_cosine=0.14, support_coverage=0.25)
+    assert apply_floor(fused, lists, tiered, keyword_coverage=0.2) == []
+    assert apply_floor(fused, lists, tiered, keyword_coverage=0.3) == fused
+    lists["semantic"] = [("a", 0.13), ("b", 0.1), ("c", 0.12)]
+    assert apply_floor(fused, lists, tiered, keyword_coverage=0.5) == []  # below the support cosine
     assert floor_for("minilm-l6-int8-onnx@256") is not None
     assert floor_for("hashing-v1") is None  # uncalibrated models search without a floor
 

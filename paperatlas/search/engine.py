@@ -395,7 +395,9 @@ class SearchEngine:
         fl = self.active_floor(ml is not None) if floor and qv is not None and fused else None
         if fl is not None:
             best = max((c for _, c in lists["semantic"]), default=-1.0)
-            cov = self.keyword_coverage(q, lists.get("keyword", ())) if best < fl.gate_cosine else 0.0
+            # the words of the top hits: keyword hits in hybrid, the nearest papers in semantic mode
+            words_from = lists.get("keyword") or lists.get("semantic", ())
+            cov = self.keyword_coverage(q, words_from) if best < fl.gate_cosine else 0.0
             kept = apply_floor(fused, lists, fl, cov)
             return kept, ranks, not kept
         return fused, ranks, False
