@@ -22,6 +22,7 @@ install-test: $(BIN)/python
 ## make demo: install, ingest the bundled example lists, build their topics, show them, then serve them
 demo: install
 	$(BIN)/paperatlas --db $(DB) ingest examples/*.txt
+	$(BIN)/paperatlas --db $(DB) embed --multilingual  # Chinese queries work from the start (seconds for the demo)
 	$(BIN)/paperatlas --db $(DB) topics build
 	$(BIN)/paperatlas --db $(DB) stats
 	$(BIN)/paperatlas --db $(DB) list --limit 30
