@@ -22,6 +22,7 @@ from paperatlas.bench.http import start_server, stop_server
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))
 ENV = {**os.environ, "PAPERATLAS_EMBEDDER": "hashing"}
+T = 120  # seconds per request: a loaded 2-core CI machine is slow, and a timeout is no finding
 
 
 def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -61,7 +62,7 @@ def csrf(c: httpx.Client) -> str:
 def test_a_reader_cookie_alone_gets_nothing_of_theirs(server: str, library: tuple[Path, list[str]]) -> None:
     db, ids = library
     bob = token(db, "bob")
-    with httpx.Client(base_url=server, cookies={"pa_reader": "bob"}) as c:
+    with httpx.Client(base_url=server, cookies={"pa_reader": "bob"}, timeout=T) as c:
         saved = c.get("/saved.json").json()
         assert not {p["id"] for p in saved["papers"]} & {ids[2], ids[3]}  # none of bob's likes
         assert bob not in c.get("/saved").text  # nor bob's token
@@ -71,14 +72,14 @@ def test_a_reader_cookie_alone_gets_nothing_of_theirs(server: str, library: tupl
     likes = json.loads(cli(db, "export", "--reader", "bob", "--format", "json").stdout)
     assert sorted(p["id"] for p in likes) == sorted([ids[2], ids[3]])
     # bob's feed is private: the bare URL answers 404, the keyed one (from bob's own digest) works
-    assert httpx.get(f"{server}/feeds/reader/bob.atom").status_code == 404
-    feed = httpx.get(f"{server}/digest.json", headers={"authorization": f"Bearer {bob}"}).json()["feed"]
-    assert "key=" in feed and httpx.get(server + feed).status_code == 200
+    assert httpx.get(f"{server}/feeds/reader/bob.atom", timeout=T).status_code == 404
+    feed = httpx.get(f"{server}/digest.json", headers={"authorization": f"Bearer {bob}"}, timeout=T).json()["feed"]
+    assert "key=" in feed and httpx.get(server + feed, timeout=T).status_code == 200
 
 
 def test_sign_in_with_the_token_and_only_then(server: str, library: tuple[Path, list[str]]) -> None:
     db, ids = library
-    with httpx.Client(base_url=server) as c:
+    with httpx.Client(base_url=server, timeout=T) as c:
         t = csrf(c)
         wrong = c.post("/reader", data={"name": "alice", "token": "guess", "csrf": t},
                        headers={"accept": "application/json"})
@@ -99,9 +100,9 @@ def test_sign_in_with_the_token_and_only_then(server: str, library: tuple[Path, 
 
 @pytest.mark.parametrize("host", ["attacker.example", "attacker.example:80", "localhost.attacker.example"])
 def test_a_foreign_host_name_is_refused(server: str, host: str) -> None:
-    r = httpx.get(f"{server}/saved.json", headers={"host": host})
+    r = httpx.get(f"{server}/saved.json", headers={"host": host}, timeout=T)
     assert r.status_code == 400 and "--allowed-host" in r.json()["fix"]
-    assert httpx.get(f"{server}/healthz", headers={"host": "localhost"}).status_code == 200
+    assert httpx.get(f"{server}/healthz", headers={"host": "localhost"}, timeout=T).status_code == 200
 
 
 def sign_in(c: httpx.Client, db: Path, name: str) -> str:
@@ -114,7 +115,7 @@ def sign_in(c: httpx.Client, db: Path, name: str) -> str:
 
 def test_cross_site_writes_are_refused(server: str, library: tuple[Path, list[str]]) -> None:
     db, ids = library
-    with httpx.Client(base_url=server) as c:
+    with httpx.Client(base_url=server, timeout=T) as c:
         t = sign_in(c, db, "alice")
         for h in ({"origin": "https://attacker.example"}, {"origin": "null"}, {"sec-fetch-site": "cross-site"}):
             r = c.post("/api/feedback", data={"ids": ids[5], "csrf": t}, headers={**h, "accept": "application/json"})
@@ -125,18 +126,18 @@ def test_cross_site_writes_are_refused(server: str, library: tuple[Path, list[st
 
 
 def test_huge_headers_and_numbers(server: str) -> None:
-    r = httpx.get(f"{server}/search.json", params={"q": "x"}, headers={"x-pad": "a" * 200_000})
+    r = httpx.get(f"{server}/search.json", params={"q": "x"}, headers={"x-pad": "a" * 200_000}, timeout=T)
     assert 400 <= r.status_code < 500
     for url in ("/search.json?q=x&year=9223372036854775808", "/foryou.json?year=99999999999999999999",
                 "/browse.json?year=-9223372036854775809", "/search.json?q=x&page=18446744073709551616"):
-        r = httpx.get(server + url)
+        r = httpx.get(server + url, timeout=T)
         assert r.status_code == 400, (url, r.status_code)
         assert "year" in r.json()["error"] or "page" in r.json()["error"]
 
 
 def test_redirects_never_echo_a_foreign_or_odd_referer(server: str, library: tuple[Path, list[str]]) -> None:
     db, ids = library
-    with httpx.Client(base_url=server) as c:
+    with httpx.Client(base_url=server, timeout=T) as c:
         t = sign_in(c, db, "alice")
         for ref, want in [("javascript:alert(1)//127.0.0.1", "/paper/"), ("https://attacker.example/x", "/paper/"),
                           (f"{server}/search?q=ok", "/search?q=ok"), (f"{server}//evil.example/", "/")]:
@@ -170,8 +171,8 @@ def test_read_only_serving_changes_nothing(library: tuple[Path, list[str]], tmp_
     try:
         auth = {"authorization": f"Bearer {alice}"}
         for path in ("/foryou", "/foryou.json", "/profile.json", "/digest.json", "/search.json?q=learning", "/stats"):
-            assert httpx.get(f"http://127.0.0.1:{port}{path}", headers=auth).status_code == 200, path
-        r = httpx.post(f"http://127.0.0.1:{port}/reader", data={"name": "x"})
+            assert httpx.get(f"http://127.0.0.1:{port}{path}", headers=auth, timeout=T).status_code == 200, path
+        r = httpx.post(f"http://127.0.0.1:{port}/reader", data={"name": "x"}, timeout=T)
         assert r.status_code == 403
     finally:
         stop_server(proc)
@@ -203,7 +204,7 @@ def test_a_saved_search_with_a_huge_year_never_500s(tmp_path: Path, library: tup
 def test_export_of_a_tag_in_chinese(server: str, library: tuple[Path, list[str]]) -> None:
     """Found by the standing schemathesis run: a non-ASCII tag made the download's file name a 500."""
     db, ids = library
-    with httpx.Client(base_url=server) as c:
+    with httpx.Client(base_url=server, timeout=T) as c:
         t = sign_in(c, db, "alice")
         assert c.post(f"/paper/{ids[0]}/tags", data={"tag": "待读", "csrf": t},
                       headers={"accept": "application/json"}).status_code == 200
