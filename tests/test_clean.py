@@ -111,7 +111,9 @@ def test_pathological_inputs_are_fast(raw: str) -> None:
     start = time.perf_counter()
     out = clean_text(raw)
     assert isinstance(out, str)
-    assert time.perf_counter() - start < 2.0
+    # a guard against catastrophic backtracking (minutes, or never), not a speed target: these take
+    # milliseconds on a quiet machine, and a loaded CI box must not fail them
+    assert time.perf_counter() - start < 30.0
 
 
 def test_unbalanced_markup_does_not_crash() -> None:

@@ -293,7 +293,9 @@ def test_long_abstract_without_punctuation_is_cut() -> None:
 def test_pathological_abstracts_are_fast(abstract: str) -> None:
     start = time.perf_counter()
     title = derive_title(abstract)
-    assert time.perf_counter() - start < 2.0
+    # a guard against catastrophic backtracking (minutes, or never), not a speed target: these take
+    # milliseconds on a quiet machine, and a loaded CI box must not fail them
+    assert time.perf_counter() - start < 30.0
     assert 0 < len(title) <= MAX_TITLE_CHARS
 
 
