@@ -235,18 +235,15 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
                         Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)")] = "hybrid",
         venue: Annotated[str | None, Field(description="only this venue, e.g. NeurIPS (case-insensitive)")] = None,
         year: Annotated[int | None, Field(ge=1900, le=2100, description="only this year")] = None,
-        author: Annotated[str | None, Field(description="only papers with an author whose name contains this")] = None,
+        author: Annotated[str | None, Field(description="only papers by this author (case, accents and initials "
+                                                        "forgiven: 'P. Liang' finds Percy Liang)")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
 
         def run() -> list[Hit]:
-            if not author:
-                return library.search(query, mode, limit, venue=venue, year=year)
-            # authors are not indexed for search: filter a deeper candidate list
-            want = author.casefold()
-            hits = library.search(query, mode, min(limit * 20, 1000), venue=venue, year=year)
-            return [h for h in hits if any(want in a.casefold() for a in h.paper.authors)][:limit]
+            # the same author filter as `search --author` and the web (paperatlas/authors)
+            return list(library.search(query, mode, limit, venue=venue, year=year, author=author or None))
 
         hits = [hit_model(h) for h in call(run)]
         note = call(lambda: waiting_note(mode))
