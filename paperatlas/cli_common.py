@@ -142,7 +142,8 @@ def embed_multilingual(lib: Library, quiet: bool = False) -> int:
     with progress_bar(f"multilingual index ({lib.multilingual_embedder.id})") as update:
         n: int = lib.embed_multilingual(progress=update)
     if n and not quiet:
-        click.echo(f"embedded {n} papers with {lib.multilingual_embedder.id} (queries in Chinese now search by meaning)")
+        click.echo(f"embedded {n} papers with {lib.multilingual_embedder.id} "
+                   "(queries in Chinese now search by meaning)")
     return n
 
 
