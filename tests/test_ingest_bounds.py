@@ -153,6 +153,19 @@ def test_control_characters_are_stripped_at_ingest_and_atom_parses(tmp_path: Pat
     ET.fromstring(feed.encode("utf-8"))
 
 
+def test_lone_surrogates_become_replacement_characters(tmp_path: Path) -> None:
+    """`\\ud83d` without its pair is valid JSON but no text: it used to crash the record hash (found by fuzzing)."""
+    f = tmp_path / "sur.jsonl"
+    f.write_text('{"title": "Half an emoji \\ud83d here", "abstract": "Text.", "x\\udc00": {"\\ud800": "\\udfff"}}\n',
+                 encoding="utf-8")
+    db = tmp_path / "lib.db"
+    r = _ingest(db, str(f))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    with Library(db) as lib:
+        (p,) = lib.papers()
+        assert p.title == "Half an emoji \ufffd here"
+
+
 def test_atom_of_a_paper_stored_before_the_fix_still_parses() -> None:
     p = Paper("x1", "Old\u0000 title\u0007", "Old abstract\u0000.", authors=["A\u0001 B"])
     root = ET.fromstring(atom([Hit(p, 1.0, reason="because\u0000")], "t\u0000", "urn:x").encode("utf-8"))

@@ -211,21 +211,38 @@ def _binary(name: str, offset: int, unit: str) -> FileError:
 # --- record bounds ---------------------------------------------------------------------
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _clean(s: str) -> str:
+    """`s` without control characters, lone surrogates (a JSON `\\ud83d` cut from its pair, which no
+    encoder accepts) replaced by U+FFFD; the same object when there was nothing to change."""
+    s = strip_controls(s)
+    return _SURROGATE.sub("\ufffd", s) if _SURROGATE.search(s) else s
+
+
+def _clean_keys(d: dict[Any, Any]) -> None:
+    for k in [k for k in d if isinstance(k, str) and _clean(k) is not k]:
+        d[_clean(k)] = d.pop(k)
+
+
 def check_row(name: str, loc: str, row: dict[str, Any]) -> BadRecord | None:
-    """Strip control characters from every string of `row` (in place) and check its nesting and sizes.
+    """Strip control characters and lone surrogates from every string and key of `row` (in place) and
+    check its nesting and sizes.
 
     Returns the BadRecord that refuses the row, or None. One pass over the values, no recursion, so a
     hostile record cannot exhaust the stack here either."""
     max_field, max_record = limit("PAPERATLAS_MAX_FIELD_CHARS"), limit("PAPERATLAS_MAX_RECORD_CHARS")
     max_depth = limit("PAPERATLAS_MAX_JSON_DEPTH")
     total = 0
+    _clean_keys(row)
     for key in list(row):
         field_chars = len(key) if isinstance(key, str) else 0
         stack: list[tuple[Any, Any, Any, int]] = [(row, key, row[key], 1)]  # (container, slot, value, depth)
         while stack:
             parent, slot, v, depth = stack.pop()
             if isinstance(v, str):
-                clean = strip_controls(v)
+                clean = _clean(v)
                 if clean is not v:  # re.sub returns the same object when nothing matched
                     v = parent[slot] = clean
                 field_chars += len(v)
@@ -237,6 +254,8 @@ def check_row(name: str, loc: str, row: dict[str, Any]) -> BadRecord | None:
                         f"the {key!r} field is nested more than {max_depth} levels deep",
                         "paper records nest a few levels; fix or remove this record, or pass --skip-bad",
                     )
+                if isinstance(v, dict):
+                    _clean_keys(v)
                 items = v.items() if isinstance(v, dict) else enumerate(v)
                 for k, x in items:
                     if isinstance(k, str):
