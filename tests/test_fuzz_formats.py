@@ -38,7 +38,8 @@ pieces = st.sampled_from([
     "", " ", "Title", "Abstract", "We study graphs.", "<script>alert(1)</script>", "javascript:alert(1)",
     "=HYPERLINK(\"http://x\",\"y\")", "\\cite{x}", "$x^2$", "\\begin{equation}", "}}}}", "{{{{", "@article{",
     "]]>", "<![CDATA[", "&amp;", "&#0;", "&#xD800;", "NeurIPS 2026", "1.", "Authors:", "Title:", "Abstract:",
-    "9" * 40, "-1e999", "NaN", "null", "\ud83d", "\udc00",  # lone surrogates: json.dumps writes \\ud83d "日本語の論文", "مقالة", "אבי כהן", "x" * 300,
+    "9" * 40, "-1e999", "NaN", "null", "日本語の論文", "مقالة", "אבי כהן", "x" * 300,
+    "\ud83d", "\udc00",  # lone surrogates: json.dumps writes them as \\ud83d escapes
 ])
 text = st.lists(st.one_of(pieces, st.text(alphabet=st.sampled_from(HOSTILE_CHARS + SPECIAL + "abc XYZ"),
                                           max_size=30)), max_size=8).map("".join)
