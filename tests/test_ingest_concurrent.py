@@ -61,6 +61,16 @@ def test_two_ingests_of_the_same_file_both_succeed(tmp_path: Path, round_: int) 
     assert _count(db) == 1500
 
 
+def test_two_processes_creating_one_library_at_once(tmp_path: Path) -> None:
+    """Both open a library that does not exist yet: switching it to WAL and its migrations race.
+    Before the fix 5 of 50 such processes died ('database is locked', 'table papers_fts already exists')."""
+    f = tmp_path / "few.jsonl"
+    f.write_text(_papers(0, 20), encoding="utf-8")
+    for i in range(8):
+        r1, r2 = _both(tmp_path / f"fresh{i}.db", f, f, "--no-embed")
+        assert r1["new"] + r2["new"] == 20
+
+
 @pytest.mark.slow
 def test_overlapping_ingests_store_the_union(tmp_path: Path) -> None:
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -117,9 +118,9 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
     def _connect(self) -> sqlite3.Connection:
         try:
             c = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            c.execute("PRAGMA journal_mode=WAL")
-            c.execute("PRAGMA synchronous=NORMAL")
             c.execute("PRAGMA busy_timeout=30000")
+            _set_wal(c)
+            c.execute("PRAGMA synchronous=NORMAL")
             c.execute("PRAGMA foreign_keys=ON")
             if self.read_only:
                 c.execute("PRAGMA query_only=ON")
@@ -196,6 +197,9 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
             if version in applied:
                 continue
             with self.transaction():
+                # another process may have applied it while we waited for the write lock
+                if c.execute("SELECT 1 FROM schema_migrations WHERE version=?", (version,)).fetchone():
+                    continue
                 # executescript would COMMIT our transaction; run statement by statement instead
                 for stmt in _split_sql(sql):
                     c.execute(stmt)
@@ -588,6 +592,21 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
     def execute_script_for_tests(self, sql: str) -> list[tuple[Any, ...]]:
         """Raw SQL for tests and integrity checks only."""
         return list(self.conn.execute(sql))
+
+
+def _set_wal(c: sqlite3.Connection, wait: float = 30.0) -> None:
+    """WAL mode, waiting while another process holds the file: switching the journal mode of a
+    new library does not go through SQLite's busy handler, so two processes creating one library
+    at once (two ingests) got 'database is locked' here."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            c.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _ident(name: str) -> str:
