@@ -218,28 +218,18 @@ class PostgresStore(SQLiteStore):
             c.raw.execute("SET default_transaction_read_only = on")
 
     @contextmanager
-    def write_lock(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-        """The library's write lock across hosts: a session-level advisory lock (see SQLiteStore.write_lock)."""
-        with self._writer:
-            if self._writer_depth:
-                self._writer_depth += 1
-                try:
-                    yield
-                finally:
-                    self._writer_depth -= 1
-                return
-            raw = self.conn.raw
-            (got,) = raw.execute("SELECT pg_try_advisory_lock(%s)", (_INGEST_LOCK,)).fetchone()
-            if not got:
-                if on_wait:
-                    on_wait(f"another paperatlas process is writing to {redact(self.url)}; waiting for it to finish")
-                raw.execute("SELECT pg_advisory_lock(%s)", (_INGEST_LOCK,))
-            self._writer_depth = 1
-            try:
-                yield
-            finally:
-                self._writer_depth = 0
-                raw.execute("SELECT pg_advisory_unlock(%s)", (_INGEST_LOCK,))
+    def _hold_write_lock(self, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+        """Across hosts: a session-level advisory lock (write_lock adds reentrancy, as on SQLite)."""
+        raw = self.conn.raw
+        (got,) = raw.execute("SELECT pg_try_advisory_lock(%s)", (_INGEST_LOCK,)).fetchone()
+        if not got:
+            if on_wait:
+                on_wait(f"another paperatlas process is writing to {redact(self.url)}; waiting for it to finish")
+            raw.execute("SELECT pg_advisory_lock(%s)", (_INGEST_LOCK,))
+        try:
+            yield
+        finally:
+            raw.execute("SELECT pg_advisory_unlock(%s)", (_INGEST_LOCK,))
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:

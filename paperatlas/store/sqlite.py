@@ -146,32 +146,41 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
         an flock on `<library>.lock`: the kernel drops it when its process dies, even by kill -9.
         Reentrant within a process; `on_wait` hears, once, that another process holds it."""
         with self._writer:
-            if self._writer_depth or self.path == ":memory:" or fcntl is None:
+            if self._writer_depth:
                 self._writer_depth += 1
                 try:
                     yield
                 finally:
                     self._writer_depth -= 1
                 return
-            fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-                    if on_wait:
-                        on_wait(f"another paperatlas process{f' (pid {holder})' if holder else ''} is writing to "
-                                f"{self.path}; waiting for it to finish")
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, str(os.getpid()).encode(), 0)
+            with self._hold_write_lock(on_wait):
                 self._writer_depth = 1
                 try:
                     yield
                 finally:
                     self._writer_depth = 0
-            finally:
-                os.close(fd)  # closing the descriptor releases the flock
+
+    @contextmanager
+    def _hold_write_lock(self, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+        """The cross-process part of write_lock (the PostgreSQL store holds an advisory lock instead)."""
+        if self.path == ":memory:" or fcntl is None:
+            yield
+            return
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                if on_wait:
+                    on_wait(f"another paperatlas process{f' (pid {holder})' if holder else ''} is writing to "
+                            f"{self.path}; waiting for it to finish")
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
