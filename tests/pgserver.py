@@ -7,11 +7,11 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from ports import free_port
 
 
 def pg_bin() -> Path | None:
@@ -26,10 +26,6 @@ def pg_bin() -> Path | None:
     return Path(found).parent if found else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class PgServer:
@@ -42,7 +38,7 @@ class PgServer:
         self.bin = bindir
         self.root = Path(tempfile.mkdtemp(prefix="paperatlas-pg-"))
         self.data = self.root / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.user = "paperatlas"
         # initdb and postgres refuse to run as root: run them as the postgres system user then
         self._as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []

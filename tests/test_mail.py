@@ -4,7 +4,6 @@ after `follow` + `update` brought new papers in (issue 13)."""
 from __future__ import annotations
 
 import email
-import socket
 import ssl
 import subprocess
 from collections.abc import Iterator
@@ -24,16 +23,11 @@ from sourceserver import SourceServer
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 from aiosmtpd.smtp import AuthResult, LoginPassword  # noqa: E402
+from ports import free_port
 
 COLM = (Path(__file__).parent / "data" / "pasted" / "colm2025.json").read_bytes()
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @dataclass
@@ -61,7 +55,7 @@ def smtp(tmp_path: Path) -> Iterator[tuple[Inbox, int, Path]]:
         return AuthResult(success=ok, handled=False)  # handled=False: the server answers 535 itself
 
     inbox = Inbox()
-    port = _free_port()
+    port = free_port()
     c = aiosmtpd_controller.Controller(inbox, hostname="127.0.0.1", port=port, tls_context=ctx, require_starttls=True,
                                        authenticator=auth, auth_required=True)
     c.start()
@@ -114,7 +108,7 @@ def test_wrong_password_and_no_server_say_so(smtp: tuple[Inbox, int, Path], tmp_
     assert r.exit_code == 1 and "refused the login" in r.output and "--smtp-password" in r.output
     r = runner.invoke(cli, [*base, "--smtp-port", str(port)], env={"PAPERATLAS_EMBEDDER": "hashing"})
     assert r.exit_code == 1 and f"127.0.0.1:{port}" in r.output  # STARTTLS required but not asked for
-    free = _free_port()
+    free = free_port()
     r = runner.invoke(cli, [*base, "--smtp-port", str(free)], env={"PAPERATLAS_EMBEDDER": "hashing"})
     assert r.exit_code == 1 and f"cannot reach the SMTP server 127.0.0.1:{free}" in r.output
     assert inbox.messages == []

@@ -25,6 +25,7 @@ from paperatlas import Library
 from paperatlas.topics.build import build_topics
 
 from conftest import EXAMPLES, ROOT
+from ports import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -198,14 +199,10 @@ def test_read_only_refuses_changes(db: Path) -> None:
         assert lib.store.get_reader("carol") is None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_streamable_http(db: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "mcp", "--http", str(port),
                              "--read-only"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

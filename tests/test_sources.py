@@ -6,7 +6,6 @@ Nothing here reaches the internet. The recordings and where they come from: test
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from paperatlas.sources import FetchError, HttpClient, create_source, fetch
 from paperatlas.sources.http import USER_AGENT, retry_after
 
 from sourceserver import SourceServer
+from ports import free_port
 
 DATA = Path(__file__).parent / "data" / "sources"
 COLT = (DATA / "colt2024.json").read_bytes()
@@ -40,12 +40,6 @@ def _client(**kw: object) -> HttpClient:
     return c
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 # -- the HTTP client --------------------------------------------------------------------------
@@ -82,7 +76,7 @@ def test_give_up_names_the_url_and_the_fix(server: SourceServer) -> None:
 
 
 def test_unreachable_host_fails_within_seconds_naming_host_and_port() -> None:
-    port = _free_port()
+    port = free_port()
     start = time.monotonic()
     with pytest.raises(FetchError) as e:
         HttpClient().get(f"http://127.0.0.1:{port}/colm/colm2025.json")
@@ -168,7 +162,7 @@ def test_cli_fetch_paperlists_contract(server: SourceServer, tmp_path: Path) -> 
 
 
 def test_cli_fetch_unreachable_exits_nonzero_fast_with_host_port(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     start = time.monotonic()
     r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "fetch", "paperlists", "colm", "2025",
                                  "--base-url", f"http://127.0.0.1:{port}", "--no-embed"])
