@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ..ingest.formats import Format
-from .base import SOURCES, Page, SourceArgsError, get_parsed
+from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import HttpClient, Response
 
 DEFAULT_BASE = "https://raw.githubusercontent.com/acl-org/acl-anthology/master"
@@ -37,9 +37,7 @@ class AclSource:
         if len(args) not in (1, 2) or m is None:
             raise SourceArgsError(f"acl takes an EVENT like acl-2024 or 2024.acl, got {' '.join(args) or 'nothing'}",
                                   "e.g. `paperatlas fetch acl acl-2024` or `paperatlas fetch acl 2023.emnlp`")
-        unknown = sorted(k for k, v in options.items() if v not in (None, False, ""))
-        if unknown:
-            raise SourceArgsError(f"acl does not take --{unknown[0].replace('_', '-')}", "acl takes EVENT and --base-url")
+        reject_options("acl", options, "EVENT and --base-url")
         year, venue = (m["y1"], m["v1"]) if m["y1"] else (m["y2"], m["v2"])
         self.collection = f"{year}.{venue}"
         self.base_url = (base_url or DEFAULT_BASE).rstrip("/")

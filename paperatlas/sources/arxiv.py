@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ..ingest.formats import Format, read_string
-from .base import SOURCES, Page, SourceArgsError, get_parsed
+from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://export.arxiv.org"
@@ -46,10 +46,7 @@ class ArxivSource:
             raise SourceArgsError(f"arxiv takes categories like cs.LG, got {' '.join(bad or args) or 'nothing'}",
                                   "e.g. `paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01` "
                                   "(the list: arxiv.org/category_taxonomy)")
-        unknown = sorted(k for k, v in options.items() if v not in (None, False, ""))
-        if unknown:
-            raise SourceArgsError(f"arxiv does not take --{unknown[0].replace('_', '-')}",
-                                  "arxiv takes CATEGORY..., --since and --base-url")
+        reject_options("arxiv", options, "CATEGORY..., --since and --base-url")
         self.categories = sorted(set(args))
         self.since = _date(since) if since else None
         self.page_size = max(1, min(int(page_size), 2000))

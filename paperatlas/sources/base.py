@@ -29,6 +29,13 @@ class SourceArgsError(PaperatlasError):
     """The arguments do not name something this source can fetch."""
 
 
+def reject_options(source: str, options: dict[str, Any], takes: str) -> None:
+    """A SourceArgsError for the first option this source does not take (None/False/"" are unset)."""
+    unknown = sorted(k for k, v in options.items() if v not in (None, False, ""))
+    if unknown:
+        raise SourceArgsError(f"{source} does not take --{unknown[0].replace('_', '-')}", f"{source} takes {takes}")
+
+
 @dataclass
 class Page:
     """One response's worth of rows, and where the fetch stands once they are stored."""

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ..ingest.formats import Format
-from .base import SOURCES, Page, SourceArgsError, get_parsed, parse_json
+from .base import SOURCES, Page, SourceArgsError, get_parsed, parse_json, reject_options
 from .http import HttpClient, Response
 
 DEFAULT_BASE = "https://api2.openreview.net"
@@ -31,10 +31,7 @@ class OpenReviewSource:
             raise SourceArgsError(f"openreview takes one VENUE_ID, got {' '.join(args) or 'nothing'}",
                                   "e.g. `paperatlas fetch openreview ICLR.cc/2025/Conference` (the id in the "
                                   "venue page's address, openreview.net/group?id=...)")
-        unknown = sorted(k for k, v in options.items() if v not in (None, False, ""))
-        if unknown:
-            raise SourceArgsError(f"openreview does not take --{unknown[0].replace('_', '-')}",
-                                  "openreview takes VENUE_ID, --all and --base-url")
+        reject_options("openreview", options, "VENUE_ID, --all and --base-url")
         self.venue_id = args[0].strip().strip("/")
         self.all = bool(all)
         self.page_size = max(1, min(int(page_size), PAGE_SIZE))

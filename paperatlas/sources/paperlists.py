@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ..ingest.formats import Format, read_string, venue_year_from_name
-from .base import SOURCES, Page, SourceArgsError, get_parsed
+from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://raw.githubusercontent.com/papercopilot/paperlists/main"
@@ -27,10 +27,7 @@ class PaperlistsSource:
         if len(args) != 2 or not args[1].isdigit():
             raise SourceArgsError(f"paperlists takes VENUE YEAR, got {' '.join(args) or 'nothing'}",
                                   "e.g. `paperatlas fetch paperlists iclr 2025` (the names of papercopilot/paperlists)")
-        unknown = sorted(k for k, v in options.items() if v not in (None, False, ""))
-        if unknown:
-            raise SourceArgsError(f"paperlists does not take --{unknown[0].replace('_', '-')}",
-                                  "paperlists takes VENUE YEAR and --base-url")
+        reject_options("paperlists", options, "VENUE YEAR and --base-url")
         self.venue, self.year = args[0].strip("/"), int(args[1])
         self.base_url = (base_url or DEFAULT_BASE).rstrip("/")
         self.key = f"paperlists {self.venue} {self.year}"

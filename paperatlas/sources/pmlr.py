@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ..ingest.formats import Format, read_string
-from .base import SOURCES, Page, SourceArgsError, get_parsed
+from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://proceedings.mlr.press"
@@ -48,10 +48,7 @@ class PmlrSource:
         if m is None:
             raise SourceArgsError(f"pmlr takes one VOLUME number, got {' '.join(args) or 'nothing'}",
                                   "e.g. `paperatlas fetch pmlr 235` (ICML 2024; the volumes: proceedings.mlr.press)")
-        unknown = sorted(k for k, v in options.items() if v not in (None, False, ""))
-        if unknown:
-            raise SourceArgsError(f"pmlr does not take --{unknown[0].replace('_', '-')}",
-                                  "pmlr takes VOLUME and --base-url")
+        reject_options("pmlr", options, "VOLUME and --base-url")
         self.volume = int(m.group(1))
         self.base_url = (base_url or DEFAULT_BASE).rstrip("/")
         self.key = f"pmlr v{self.volume}"
