@@ -87,11 +87,9 @@ def owner_reader(library: Library) -> Reader | None:
     return readers[0] if len(readers) == 1 else None
 
 
-def owner_name(library: Library) -> str | None:
-    """The name an owner's first write creates: "me", unless other readers exist (then: sign in)."""
-    r = owner_reader(library)
-    if r is not None:
-        return r.name
+def first_owner_name(library: Library) -> str | None:
+    """With no owner reader yet: the name the owner's first write creates, "me", unless other
+    readers exist (then the owner signs in like anyone)."""
     return OWNER if not library.readers() else None
 
 

@@ -250,13 +250,23 @@ def signed_in_reader(request: Request) -> Reader | None:
     return request.scope["pa.session_reader"]  # type: ignore[no-any-return]
 
 
+def owner(request: Request) -> Reader | None:
+    """The local owner's reader for a request from this machine to a loopback server (else None);
+    looked up once per request."""
+    if not is_owner_request(request):
+        return None
+    if "pa.owner" not in request.scope:
+        request.scope["pa.owner"] = auth.owner_reader(lib(request))
+    return request.scope["pa.owner"]  # type: ignore[no-any-return]
+
+
 def reader_name(request: Request) -> str:
     """The name shown for this visitor: their reader, the owner's, or "" (not signed in)."""
     r = current_reader(request)
     if r is not None:
         return str(r.name)
     if is_owner_request(request):
-        return auth.owner_name(lib(request)) or ""
+        return auth.first_owner_name(lib(request)) or ""
     return ""
 
 
@@ -266,23 +276,16 @@ def current_reader(request: Request, create: bool = False) -> Reader | None:
 
     Pages only read, so they do not create the reader (None until its first write); with
     `create`, the owner's reader is made on their first write, and anyone else gets a 401."""
-    r = signed_in_reader(request)
-    if r is not None:
+    r = signed_in_reader(request) or owner(request)
+    if r is not None or not create:
         return r
-    L = lib(request)
-    if is_owner_request(request):
-        owner = auth.owner_reader(L)
-        if owner is None and create:
-            name = auth.owner_name(L)
-            if name is not None:
-                return L.reader(name)
-        if owner is not None or not create:
-            return owner
-    if create:
-        raise HTTPError(401, gettext("sign in first: changes are saved for a reader"),
-                        gettext("sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
-                                "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`"))
-    return None
+    name = auth.first_owner_name(lib(request)) if is_owner_request(request) else None
+    if name is not None:
+        request.scope["pa.owner"] = lib(request).reader(name)
+        return request.scope["pa.owner"]  # type: ignore[no-any-return]
+    raise HTTPError(401, gettext("sign in first: changes are saved for a reader"),
+                    gettext("sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
+                            "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`"))
 
 
 def csrf_token(request: Request) -> str:

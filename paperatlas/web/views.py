@@ -32,7 +32,7 @@ from .common import (
     check_write,
     plain_reason,
     current_reader,
-    is_owner_request,
+    owner,
     done,
     json_response,
     lib,
@@ -422,8 +422,8 @@ async def sign_in(request: Request) -> Response:
     if r is None:
         r, created = L.reader(name), True
     elif not (token and hmac.compare_digest(r.token.encode(), token.strip().encode())):
-        owner = auth.owner_reader(L) if is_owner_request(request) else None
-        if owner is None or owner.id != r.id:
+        local_owner = owner(request)
+        if local_owner is None or local_owner.id != r.id:
             raise HTTPError(403, gettext("wrong or missing token for reader {name!r}", name=name),
                             gettext("`paperatlas readers token {name}` prints it (run it where the library is); "
                                     "or choose a new name to create a new reader", name=name))
