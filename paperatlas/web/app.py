@@ -75,6 +75,20 @@ SECURITY_HEADERS = [
 ]
 
 
+def set_cookie(name: str, value: str, max_age: int | None = None, httponly: bool = False,
+               samesite: str = "Lax") -> tuple[bytes, bytes]:
+    """A raw Set-Cookie header (path /) for middleware, which has no Response to call set_cookie on."""
+    c: SimpleCookie = SimpleCookie()
+    c[name] = value
+    c[name]["path"] = "/"
+    c[name]["samesite"] = samesite
+    if max_age is not None:
+        c[name]["max-age"] = max_age
+    if httponly:
+        c[name]["httponly"] = True
+    return b"set-cookie", c.output(header="").strip().encode("latin-1")
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -152,12 +166,7 @@ class Guard:
                 have = {k.lower() for k, _ in headers}
                 headers += [h for h in SECURITY_HEADERS if h[0] not in have]
                 if fresh:
-                    c: SimpleCookie = SimpleCookie()
-                    c[CSRF_COOKIE] = scope["pa.csrf"]
-                    c[CSRF_COOKIE]["path"] = "/"
-                    c[CSRF_COOKIE]["httponly"] = True
-                    c[CSRF_COOKIE]["samesite"] = "Strict"
-                    headers.append((b"set-cookie", c.output(header="").strip().encode("latin-1")))
+                    headers.append(set_cookie(CSRF_COOKIE, scope["pa.csrf"], httponly=True, samesite="Strict"))
                 msg = {**msg, "headers": headers}
             await send(msg)
 
@@ -203,12 +212,7 @@ class Language:
             if msg["type"] == "http.response.start":
                 headers = [*msg.get("headers", []), (b"content-language", i18n.html_lang(lang).encode())]
                 if asked and asked != request.cookies.get(i18n.COOKIE):
-                    c: SimpleCookie = SimpleCookie()
-                    c[i18n.COOKIE] = asked
-                    c[i18n.COOKIE]["path"] = "/"
-                    c[i18n.COOKIE]["max-age"] = 365 * 24 * 3600
-                    c[i18n.COOKIE]["samesite"] = "Lax"
-                    headers.append((b"set-cookie", c.output(header="").strip().encode("latin-1")))
+                    headers.append(set_cookie(i18n.COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax"))
                 msg = {**msg, "headers": headers}
             await send(msg)
 
