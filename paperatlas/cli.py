@@ -211,7 +211,8 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     p = lib.get(paper_id)
     links = lib.links(p.id)
     if as_json:
-        echo_json({**public(p), "aliases": lib.store.aliases_of(p.id), "links": links})
+        echo_json({**public(p), "aliases": lib.store.aliases_of(p.id), "links": links,
+                   "events": [e.to_dict() for e in lib.programme.events_for(p.id)]})
         return
     out.print(f"[bold]{p.title}[/bold]" + (" [dim](title derived from the abstract)[/dim]" if p.title_derived else ""))
     meta = " · ".join(x for x in (", ".join(p.authors), f"{p.venue} {p.year or ''}".strip(), p.status) if x)
@@ -220,6 +221,10 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     area = str(p.extra.get("primary_area") or "").strip()
     if area or p.keywords:
         out.print(" · ".join(x for x in (area, ", ".join(p.keywords)) if x), markup=False)
+    for e in lib.programme.events_for(p.id):
+        where = " · ".join(x for x in (e.type.capitalize(), e.session, e.start[:16].replace("T", " "), e.room,
+                                      e.poster_position) if x)
+        out.print(where, markup=False)
     out.print(f"[dim]{p.id}[/dim]")
     for label, u in paper_links(p, lib.store.aliases_of(p.id)):
         out.print(f"{label}: {u}", markup=False)
@@ -501,6 +506,9 @@ def _register_subcommands() -> None:
     from .sources.cli import register as register_sources
 
     register_sources(cli)
+    from .programme.cli import register as register_programme
+
+    register_programme(cli)
 
 
 _register_subcommands()

@@ -16,6 +16,7 @@ from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .ingest.pipeline import Progress, ingest_files
 from .models import Hit, Hits, IngestReport, Paper
+from .programme import Programme
 from .search.engine import SearchEngine, SearchSettings
 from .store.personal import Reader
 from .store import is_postgres_url, open_store, redact
@@ -91,6 +92,7 @@ class Library(RecommendMixin, SourcesMixin):
         self._ml_build: dict[str, Any] = {}  # the multilingual build in progress (see multilingual_status)
         self.on_wait = on_wait
         self._authors: tuple[Any, AuthorIndex] | None = None
+        self.programme = Programme(self)
 
     def close(self) -> None:
         self.store.close()

@@ -292,3 +292,29 @@ def test_write_lock_makes_a_second_writer_wait_and_says_so(url: str) -> None:
     assert len(heard) == 1
     a.close()
     b.close()
+
+
+def test_programme_events_on_both(url: str) -> None:
+    """A conference programme (events, the papers' presentation fields, changes) on both backends."""
+    from sourceserver import SourceServer
+
+    feed = json.loads((Path(__file__).parent / "data" / "programme" / "neurips-2025-orals-posters.json").read_text())
+    path = "/static/virtual/data/neurips-2025-orals-posters.json"
+    srv = SourceServer({path: json.dumps(feed).encode()}).start()
+    try:
+        with Library(url, embedder="hashing") as lib:
+            report = lib.fetch("virtual", ["neurips", "2025"], base_url=srv.url)
+            assert report.new == 3 and any("3 events" in n for n in report.notes)
+            lib.set_feedback("me", ["7HVADbW8fh"], "like")
+            feed["results"][0]["room_name"] = "Hall A"
+            srv.routes[path] = json.dumps(feed).encode()
+            report = lib.fetch("virtual", ["neurips", "2025"], base_url=srv.url)
+            assert any("1 moved" in n for n in report.notes)
+        with Library(url) as lib:
+            (e,) = lib.programme.events_for("7HVADbW8fh")
+            assert (e.room, e.poster_position, e.start) == ("Hall A", "#2504", "2025-12-05T16:30:00-08:00")
+            assert lib.get("7HVADbW8fh").extra["room"] == "Hall A"
+            assert lib.programme.agenda("me", recommended=0).to_dict()["sessions"][0]["papers"] == ["7HVADbW8fh"]
+            assert [c["kind"] for c in lib.programme.changes("me")] == ["moved"]
+    finally:
+        srv.stop()

@@ -76,6 +76,9 @@ class PaperRecord(BaseModel):
     source: str = Field("", description="the file the paper was ingested from")
     extra: dict[str, Any] = Field(default_factory=dict, description="other fields the list carried (doi, arxiv...)")
     uri: str = Field(description="this paper as an MCP resource")
+    events: list[dict[str, Any]] = Field(
+        default_factory=list, description="when and where the paper is presented at its conference: session, start,"
+        " end (ISO 8601, the conference's offset), timezone, room, poster_position, type, event_id")
 
 
 class HitsResult(BaseModel):
@@ -130,10 +133,10 @@ def hit_model(h: Hit) -> PaperHit:
                     snippet=plain_snippet(h.snippet), reason=h.reason, url=p.url)
 
 
-def paper_model(p: Paper) -> PaperRecord:
+def paper_model(p: Paper, events: Sequence[dict[str, Any]] = ()) -> PaperRecord:
     d = p.to_dict()
     d.pop("raw", None)
-    return PaperRecord(**d, uri=f"paper://{p.id}")
+    return PaperRecord(**d, uri=f"paper://{p.id}", events=list(events))
 
 
 def _hits_text(hits: Sequence[PaperHit]) -> str:
@@ -156,6 +159,10 @@ def paper_text(r: PaperRecord) -> str:
     if meta:
         head.append(meta)
     head.append(f"id {r.id}" + (f" · {r.url}" if r.url else ""))
+    for e in r.events:
+        head.append(" · ".join(x for x in (str(e.get("type") or "").capitalize(), e.get("session"),
+                                           str(e.get("start") or "")[:16].replace("T", " "), e.get("room"),
+                                           e.get("poster_position")) if x))
     return "\n".join(head) + "\n\n" + r.abstract
 
 
@@ -261,7 +268,8 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         id: Annotated[str, Field(min_length=1, max_length=500, description="a paper id, as search returns it")],
     ) -> Annotated[CallToolResult, PaperRecord]:
         """One paper's whole record: title, abstract, authors, venue, year, status, url."""
-        rec = paper_model(call(lambda: library.get(id)))
+        p = call(lambda: library.get(id))
+        rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)])
         return answer(rec, paper_text(rec))
 
     @server.tool(annotations=ro)
@@ -343,6 +351,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
                 p = library.get(id)
         except PaperatlasError as e:
             raise ResourceError(str(e)) from None
-        return json.dumps(paper_model(p).model_dump(mode="json"), ensure_ascii=False)
+        rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)])
+        return json.dumps(rec.model_dump(mode="json"), ensure_ascii=False)
 
     return server

@@ -6,7 +6,7 @@ pipeline. Every source shares one HTTP client (sources/http.py) with timeouts, r
 
 from __future__ import annotations
 
-from . import acl, arxiv, openreview, paperlists, pmlr  # noqa: F401  (they register themselves)
+from . import acl, arxiv, openreview, paperlists, pmlr, virtual  # noqa: F401  (they register themselves)
 from .base import SOURCES, FetchReport, Page, Source, SourceArgsError, create_source, fetch
 from .http import FetchError, HttpClient
 

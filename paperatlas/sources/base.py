@@ -47,6 +47,8 @@ class Page:
     defaults: dict[str, Any] = field(default_factory=dict)
     total: int | None = None  # records the source says there are, when it says
     note: str = ""  # something the reader should know (shown on stderr)
+    # run once the page's papers are stored (a programme writes its events then); returns a note
+    on_stored: Callable[[Any], str] | None = None
 
 
 class Source(Protocol):
@@ -105,6 +107,9 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
     stored before the failure stays, with its position) or SourceArgsError."""
     client = client or HttpClient(delay=source.polite_delay)
     before = dict(client.stats)
+    bind = getattr(source, "bind", None)
+    if bind is not None:  # a source that links what it fetches to the papers already there
+        bind(store)
     state = store.source_state(source.key)
     report = FetchReport(source=source.key, resumed=bool(state) and not state.get("complete", False))
     start = time.monotonic()
@@ -118,6 +123,10 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
             report.add(r)
             if page.note:
                 report.notes.append(page.note)
+            if page.on_stored is not None:
+                note = page.on_stored(store)
+                if note:
+                    report.notes.extend(note.splitlines())
             done += len(page.rows)
             if progress:
                 progress(done, page.total)

@@ -222,4 +222,47 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX papers_title_key ON papers(title_key);
         """,
     ),
+    (
+        "programme",
+        # a conference's programme: each event is one presentation of a paper (a paper may have a
+        # poster and an oral); times keep the feed's offset (start_at) and sort by UTC (start_utc);
+        # paper_id is '' for an event that names no paper of the library
+        """
+        CREATE TABLE programme_events (
+            feed TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            paper_id TEXT NOT NULL DEFAULT '',
+            name TEXT NOT NULL DEFAULT '',
+            type TEXT NOT NULL DEFAULT '',
+            session TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            start_at TEXT NOT NULL DEFAULT '',
+            end_at TEXT NOT NULL DEFAULT '',
+            start_utc TEXT NOT NULL DEFAULT '',
+            end_utc TEXT NOT NULL DEFAULT '',
+            room TEXT NOT NULL DEFAULT '',
+            poster_position TEXT NOT NULL DEFAULT '',
+            poster_number INTEGER,
+            url TEXT NOT NULL DEFAULT '',
+            paper_url TEXT NOT NULL DEFAULT '',
+            authors TEXT NOT NULL DEFAULT '[]',
+            withdrawn INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (feed, event_id)
+        );
+        CREATE INDEX programme_events_paper ON programme_events(paper_id);
+        CREATE INDEX programme_events_session ON programme_events(session_id);
+        -- what a later read of the feed changed: moved, retimed, withdrawn or added events
+        CREATE TABLE programme_changes (
+            id INTEGER PRIMARY KEY,
+            feed TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            paper_id TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL,
+            before TEXT NOT NULL DEFAULT '{}',
+            after TEXT NOT NULL DEFAULT '{}',
+            at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        CREATE INDEX programme_changes_paper ON programme_changes(paper_id);
+        """,
+    ),
 ]

@@ -29,6 +29,7 @@ from ..errors import PaperatlasError
 from ..models import Paper
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
+from .programme import ProgrammeStore
 from .sources import SourceStore
 from .topics import TopicStore
 
@@ -86,7 +87,7 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore(PersonalStore, TopicStore, SourceStore):
+class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore):
     """The library file. Thread-safe: one connection per thread."""
 
     backend = "sqlite"
@@ -328,6 +329,7 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore):
         c.execute("UPDATE choices SET loser=? WHERE loser=?", (new, old))
         c.execute("UPDATE aliases SET paper_id=? WHERE paper_id=?", (new, old))
         c.execute("UPDATE records SET paper_id=? WHERE paper_id=?", (new, old))
+        c.execute("UPDATE programme_events SET paper_id=? WHERE paper_id=?", (new, old))
         c.execute("DELETE FROM vectors WHERE paper_id=?", (old,))
         c.execute("DELETE FROM paper_topics WHERE paper_id=?", (old,))
         c.execute("DELETE FROM papers WHERE id=?", (old,))

@@ -1,0 +1,232 @@
+"""The conference programme: events, sessions, a reader's agenda (and its .ics), the poster walk.
+
+`lib.programme` is a `Programme`; the events come from `paperatlas fetch virtual CONF YEAR`
+(sources/virtual.py) and live in the store (store/programme.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NotFound, PaperatlasError
+from ..i18n import gettext
+from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo
+
+if TYPE_CHECKING:  # the capability sees the library through its core protocol only
+    from ..library import Library as LibraryCore
+
+__all__ = ["Agenda", "AgendaItem", "AgendaSession", "Clash", "Event", "Programme", "SessionInfo"]
+
+RECOMMENDED = 20  # strongly recommended papers an agenda takes (besides the liked and tagged ones)
+_ORALS = ("oral", "spotlight", "highlight")
+
+
+def reader_tz(name: str | None) -> tzinfo | None:
+    """The reader's timezone by IANA name; a clear error for an unknown one."""
+    if not name:
+        return None
+    try:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError):
+        raise PaperatlasError(gettext("unknown timezone {tz!r}", tz=name),
+                              gettext("give an IANA name such as Asia/Shanghai or America/Los_Angeles")) from None
+
+
+def _local(iso: str, tz: tzinfo | None) -> str:
+    if not iso or tz is None:
+        return iso
+    return datetime.fromisoformat(iso).astimezone(tz).isoformat()
+
+
+def _overlap(a: Event, b_start: str, b_end: str) -> bool:
+    return bool(a.start_utc and b_start) and a.start_utc < b_end and b_start < a.end_utc
+
+
+class Programme:
+    """A conference's programme, as this library holds it."""
+
+    def __init__(self, lib: LibraryCore) -> None:
+        self.lib = lib
+
+    @property
+    def store(self) -> Any:
+        return self.lib.store
+
+    # -- events and sessions ------------------------------------------------------------
+    def events_for(self, paper_id: str) -> list[Event]:
+        """A paper's events in time order (none when no programme lists it)."""
+        return [Event.from_row(r) for r in self.store.events_for_papers([paper_id]).get(paper_id, [])]
+
+    def events_for_many(self, paper_ids: Sequence[str]) -> dict[str, list[Event]]:
+        return {pid: [Event.from_row(r) for r in rows] for pid, rows in self.store.events_for_papers(paper_ids).items()}
+
+    def feeds(self) -> list[str]:
+        return self.store.programme_feeds()
+
+    def sessions(self, feed: str | None = None, day: str | None = None, type: str | None = None,
+                 tz: str | None = None) -> list[SessionInfo]:
+        """Every session in time order (optionally of one feed, one local day, one type)."""
+        zone = reader_tz(tz)
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for r in self.store.programme_events(feed, include_withdrawn=False):
+            if r["session_id"]:
+                groups.setdefault(r["session_id"], []).append(r)
+        out = []
+        for sid, rows in groups.items():
+            info = self._info(sid, rows, zone)
+            if day and info.day != day:
+                continue
+            if type and type.lower() not in info.type.split("/"):
+                continue
+            out.append(info)
+        out.sort(key=lambda s: (s.start == "", _utc_key(s.start), s.session))
+        return out
+
+    @staticmethod
+    def _info(sid: str, rows: list[dict[str, Any]], zone: tzinfo | None) -> SessionInfo:
+        timed = [r for r in rows if r["start_utc"]]
+        first = min(timed, key=lambda r: r["start_utc"]) if timed else rows[0]
+        last = max(timed, key=lambda r: r["end_utc"]) if timed else rows[0]
+        types = sorted({r["type"] for r in rows if r["type"]})
+        start, end = _local(first["start_at"], zone), _local(last["end_at"], zone)
+        return SessionInfo(sid, rows[0]["session"], rows[0]["feed"], "/".join(types), start, end,
+                           sorted({r["room"] for r in rows if r["room"]}), len(rows), start[:10])
+
+    def session(self, session_id: str) -> tuple[SessionInfo, list[Event]]:
+        """A session and its events in poster-number order. Raises NotFound."""
+        rows = self.store.session_events(session_id)
+        if not rows:
+            raise NotFound(gettext("no session {id!r} in the programme", id=session_id),
+                           gettext("`paperatlas programme` lists the sessions"))
+        return self._info(session_id, rows, None), [Event.from_row(r) for r in rows]
+
+    # -- the reader's agenda ------------------------------------------------------------
+    def candidates(self, reader: str | None, recommended: int = RECOMMENDED) -> dict[str, tuple[list[str], float, bool]]:
+        """paper id -> (why, score, must-see) for the reader's liked, tagged and strongly
+        recommended papers that the programme lists."""
+        r = self.lib.reader(reader)
+        out: dict[str, tuple[list[str], float, bool]] = {}
+        for f in self.store.feedback(r.id, "like"):
+            out[f.paper_id] = (["liked"], 1.0, True)
+        for pid, tags in self.store.tags(r.id).items():
+            why, score, _ = out.get(pid, ([], 1.0, True))
+            out[pid] = ([*why, "tagged: " + ", ".join(tags)], score, True)
+        if recommended > 0 and out:
+            for hit in self._recommend(r.name, recommended):
+                if hit.paper.id not in out:
+                    out[hit.paper.id] = (["recommended: " + (hit.reason or "close to what you liked")],
+                                         float(hit.score), False)
+        return out
+
+    def _recommend(self, reader: str, limit: int) -> list[Any]:
+        """The reader's top recommendations among the papers the programme lists."""
+        listed = {r["paper_id"] for r in self.store.programme_events(None, include_withdrawn=False) if r["paper_id"]}
+        if not listed:
+            return []
+        try:
+            hits = self.lib.recommend(reader, limit=min(len(listed), 5000))
+        except PaperatlasError:
+            return []  # no vectors yet: the agenda holds what the reader chose
+        return [h for h in hits if h.paper.id in listed][:limit]
+
+    def agenda(self, reader: str | None = None, tz: str | None = None, day: str | None = None,
+               session: str | None = None, type: str | None = None, recommended: int = RECOMMENDED) -> Agenda:
+        """The reader's liked, tagged and strongly recommended papers laid out day -> session ->
+        poster number, each with why it is there, and the clashes between starred orals and with
+        the poster sessions planned.
+
+        Example:
+            >>> lib.programme.agenda("me").to_dict()["sessions"][0]["papers"]  # doctest: +SKIP
+            ['7HVADbW8fh', '1tzlbKySxX']
+        """
+        zone = reader_tz(tz)
+        name = self.lib.reader(reader).name
+        chosen = self.candidates(name, recommended)
+        events = self.store.events_for_papers(list(chosen))
+        papers = self.store.get_papers(list(chosen))
+        by_session: dict[str, list[AgendaItem]] = {}
+        rows_of: dict[str, list[dict[str, Any]]] = {}
+        untimed: list[dict[str, Any]] = []
+        for pid, (why, score, must) in chosen.items():
+            paper = papers.get(pid)
+            if paper is None:
+                continue
+            evs = events.get(pid, [])
+            if not evs:
+                x = paper.extra
+                if x.get("room") or x.get("poster_position") or x.get("session"):
+                    untimed.append({"paper_id": pid, "title": paper.title, "room": str(x.get("room") or ""),
+                                    "poster_position": str(x.get("poster_position") or ""),
+                                    "session": str(x.get("session") or ""),
+                                    "type": str(x.get("presentation") or ""), "why": why})
+                continue
+            for r in evs:
+                e = Event.from_row(r)
+                if type and e.type != type.lower():
+                    continue
+                if session and session not in (e.session_id, e.session):
+                    continue
+                if not e.timed:
+                    untimed.append({"paper_id": pid, "title": paper.title, "room": e.room,
+                                    "poster_position": e.poster_position, "session": e.session, "type": e.type,
+                                    "why": why})
+                    continue
+                e.start, e.end = _local(e.start, zone), _local(e.end, zone)
+                by_session.setdefault(e.session_id, []).append(AgendaItem(pid, paper.title, e, why, score, must))
+                rows_of.setdefault(e.session_id, []).append(r)
+        sessions = []
+        for sid, items in by_session.items():
+            info = self._info(sid, rows_of[sid], zone)
+            if day and info.day != day:
+                continue
+            items.sort(key=lambda i: (i.event.poster_number is None, i.event.poster_number or 0, i.event.start_utc,
+                                      i.event.event_id))
+            sessions.append(AgendaSession(info, items))
+        sessions.sort(key=lambda s: (_utc_key(s.info.start), s.info.session))
+        agenda = Agenda(name, sessions, clashes(sessions), untimed, tz or "")
+        if not chosen:
+            agenda.notes.append(gettext("like or tag papers of the programme to fill your agenda"))
+        return agenda
+
+    def ics(self, reader: str | None = None, base_url: str = "", **filters: Any) -> str:
+        """The agenda as an RFC 5545 calendar (see programme/ics.py)."""
+        from .ics import to_ics
+
+        return to_ics(self.agenda(reader, **filters), self.store.event_change_counts(), base_url)
+
+    def changes(self, reader: str | None = None, since: str = "") -> list[dict[str, Any]]:
+        """Moved, re-timed and withdrawn events since `since` (ISO), of the papers on the reader's
+        agenda when a reader is given."""
+        ids = list(self.candidates(reader, 0)) if reader else None
+        return self.store.programme_changes(since, ids)
+
+
+def _utc_key(iso: str) -> str:
+    if not iso:
+        return "9999"
+    from datetime import timezone
+
+    return datetime.fromisoformat(iso).astimezone(timezone.utc).isoformat()
+
+
+def clashes(sessions: Sequence[AgendaSession]) -> list[Clash]:
+    """Starred orals (liked or tagged) that overlap each other, or overlap a poster session that
+    holds something of the agenda."""
+    orals = [i for s in sessions for i in s.items if i.must_see and i.event.type in _ORALS]
+    out: list[Clash] = []
+    for k, a in enumerate(orals):
+        for b in orals[k + 1:]:
+            if a.paper_id != b.paper_id and _overlap(a.event, b.event.start_utc, b.event.end_utc):
+                out.append(Clash("orals", a, b))
+    posters = [s for s in sessions if any(i.event.type == "poster" for i in s.items)]
+    for a in orals:
+        for s in posters:
+            span = [i.event for i in s.items if i.event.type == "poster"]
+            lo, hi = min(e.start_utc for e in span), max(e.end_utc for e in span)
+            if a.event.session_id != s.info.session_id and _overlap(a.event, lo, hi):
+                out.append(Clash("oral-poster", a, s))
+    return out
