@@ -9,6 +9,16 @@ Faults are queued per path and used up one request at a time:
     "slow:S"     wait S seconds before answering (past the client's read timeout when S is larger)
     "malformed"  200 with a body that is not what the service sends (half a JSON document, HTML)
     "reset"      close the connection without any answer
+
+Attacks on the client (each ends when the client hangs up, or after `ATTACK_SECONDS`):
+
+    "huge:N"             200 with Content-Length N, then zeros as fast as the client reads
+    "endless"            200, chunked, 64 KiB chunks that never end
+    "trickle-headers:S"  the status line and headers one byte every S seconds
+    "trickle-body:S"     the headers at once (a Content-Length), then the body one byte every S seconds
+    "trickle-chunks:S"   chunked, one one-byte chunk every S seconds, never the last chunk
+    "redirect:URL"       302 to URL (another port, another scheme: what a hostile source may answer)
+    "same"               the answer of the previous request to this path again (a page that repeats)
 """
 
 from __future__ import annotations
@@ -21,6 +31,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+ATTACK_SECONDS = 60.0
 
 Route = bytes | Callable[[dict[str, list[str]]], "tuple[int, dict[str, str], bytes] | bytes"]
 
@@ -39,6 +51,7 @@ class SourceServer:
     faults: dict[str, list[str]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
     content_type: dict[str, str] = field(default_factory=dict)
+    last_body: dict[str, bytes] = field(default_factory=dict)
 
     def start(self) -> SourceServer:
         server = self
@@ -49,7 +62,7 @@ class SourceServer:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 rec = Seen(parts.path, parse_qs(parts.query), dict(self.headers.items()))
                 server.seen.append(rec)
@@ -67,6 +80,12 @@ class SourceServer:
                 if name in ("429", "503"):
                     headers = {"Retry-After": arg} if arg else {}
                     return self._send(int(name), headers, b"busy", rec)
+                if name in ("huge", "endless", "trickle-headers", "trickle-body", "trickle-chunks"):
+                    return self._attack(name, arg, rec)
+                if name == "redirect":
+                    return self._send(302, {"Location": arg}, b"moved", rec)
+                if name == "same" and parts.path in server.last_body:
+                    return self._send(200, {}, server.last_body[parts.path], rec)
                 route = server.routes.get(parts.path)
                 if route is None:
                     return self._send(404, {}, b"not found", rec)
@@ -90,7 +109,55 @@ class SourceServer:
                     self.wfile.flush()
                     self.close_connection = True
                     return
+                if status == 200:
+                    server.last_body[parts.path] = body
                 self._send(status, headers, body, rec)
+
+            def _attack(self, name: str, arg: str, rec: Seen) -> None:
+                rec.status = 200
+                self.close_connection = True
+                end = time.monotonic() + ATTACK_SECONDS
+                gap = float(arg or 1)
+                try:
+                    if name == "trickle-headers":
+                        for b in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: " + b"a" * 10_000:
+                            if time.monotonic() > end:
+                                return
+                            self.wfile.write(bytes([b]))
+                            self.wfile.flush()
+                            time.sleep(gap)
+                        return
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if name == "huge":
+                        self.send_header("Content-Length", arg)
+                    elif name == "trickle-body":
+                        self.send_header("Content-Length", "100000")
+                    else:
+                        self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.flush()
+                    block = b"0" * 65536
+                    sent = 0
+                    while time.monotonic() < end:
+                        if name == "huge":
+                            if sent >= int(arg):
+                                return
+                            piece = block[: int(arg) - sent]
+                            self.wfile.write(piece)
+                            sent += len(piece)
+                        elif name == "endless":
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+                        elif name == "trickle-body":
+                            self.wfile.write(b"[")
+                            self.wfile.flush()
+                            time.sleep(gap)
+                        else:
+                            self.wfile.write(b"1\r\n[\r\n")
+                            self.wfile.flush()
+                            time.sleep(gap)
+                except OSError:  # the client hung up: the attack is over
+                    return
 
             def _send(self, status: int, headers: dict[str, str], body: bytes, rec: Seen) -> None:
                 rec.status = status

@@ -9,7 +9,9 @@ first page it had not stored, and nothing is stored twice.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,17 @@ from ..registry import Registry
 from .http import FetchError, HttpClient, Response
 
 SOURCES: Registry[Source] = Registry("source")
+
+# Pages one run fetches at most: far above a real venue (OpenReview pages hold 1000 notes, arXiv's
+# 200) yet a server that invents new papers on every page cannot make a run endless. A run that
+# stops there says so, and the next run resumes where it stopped.
+MAX_PAGES = 1000
+MAX_PAGES_ENV = "PAPERATLAS_FETCH_MAX_PAGES"
+
+
+def max_pages_default() -> int:
+    env = os.environ.get(MAX_PAGES_ENV, "").strip()
+    return int(env) if env.isdigit() and int(env) > 0 else MAX_PAGES
 
 
 class SourceArgsError(PaperatlasError):
@@ -75,6 +88,7 @@ class FetchReport(IngestReport):
     seconds: float = 0.0
     resumed: bool = False
     not_modified: bool = False
+    stopped: str = ""  # why the run stopped before the source said it was complete ("" when it did not)
 
     def summary(self) -> str:
         s = super().summary() + f" from {self.source}"
@@ -86,13 +100,15 @@ class FetchReport(IngestReport):
             extra.append("resumed")
         if self.not_modified:
             extra.append("not modified since the last fetch")
+        if self.stopped:
+            extra.append(f"stopped early: {self.stopped}")
         return f"{s} ({', '.join(extra)}, {self.seconds:.1f} s)"
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         d.update(source=self.source, pages=self.pages, requests=self.requests, retries=self.retries,
                  bytes=self.bytes, seconds=round(self.seconds, 3), resumed=self.resumed,
-                 not_modified=self.not_modified, summary=self.summary())
+                 not_modified=self.not_modified, stopped=self.stopped, summary=self.summary())
         return d
 
 
@@ -102,10 +118,16 @@ def create_source(name: str, args: Sequence[str], base_url: str | None = None, *
 
 
 def fetch(store: Any, source: Source, client: HttpClient | None = None,
-          progress: Callable[[int, int | None], None] | None = None) -> FetchReport:
+          progress: Callable[[int, int | None], None] | None = None, max_pages: int | None = None) -> FetchReport:
     """Fetch `source` into `store`, resuming from the saved position. Raises FetchError (what was
-    stored before the failure stays, with its position) or SourceArgsError."""
+    stored before the failure stays, with its position) or SourceArgsError.
+
+    A run ends early, saying so in `report.stopped` and its notes, after `max_pages` pages (default
+    $PAPERATLAS_FETCH_MAX_PAGES or 1000; the next run resumes there) or when the source sends a page
+    it already sent in this run (a server that repeats itself would never end; that page is not
+    stored again)."""
     client = client or HttpClient(delay=source.polite_delay)
+    cap = max_pages if max_pages is not None else max_pages_default()
     before = dict(client.stats)
     bind = getattr(source, "bind", None)
     if bind is not None:  # a source that links what it fetches to the papers already there
@@ -114,8 +136,18 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
     report = FetchReport(source=source.key, resumed=bool(state) and not state.get("complete", False))
     start = time.monotonic()
     done = 0
+    seen: dict[str, int] = {}  # digest of a page's rows -> its number in this run
+    pages = source.pages(client, state)
     try:
-        for page in source.pages(client, state):
+        for page in pages:
+            digest = _page_digest(page)
+            if page.rows and digest in seen:
+                report.stopped = f"page {report.pages + 1} repeats page {seen[digest]}"
+                report.notes.append(
+                    f"{source.key}: stopped at page {report.pages + 1} ({page.url}): it holds the same papers as "
+                    f"page {seen[digest]}, so the source repeats itself; the pages before it are stored")
+                break
+            seen[digest] = report.pages + 1
             report.pages += 1
             if page.state.get("not_modified"):
                 report.not_modified = True
@@ -130,11 +162,24 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
             done += len(page.rows)
             if progress:
                 progress(done, page.total)
+            if report.pages >= cap and not page.state.get("complete", False):
+                report.stopped = f"the cap of {cap} page{'s' if cap != 1 else ''} per run"
+                report.notes.append(
+                    f"{source.key}: stopped after {cap} page{'s' if cap != 1 else ''}, the cap per run ({done} records): the next run "
+                    f"resumes from here; raise it with --max-pages or {MAX_PAGES_ENV}")
+                break
     finally:
+        close = getattr(pages, "close", None)
+        if close is not None:
+            close()
         report.seconds = time.monotonic() - start
         for k in ("requests", "retries", "bytes"):
             setattr(report, k, client.stats[k] - before.get(k, 0))
     return report
+
+
+def _page_digest(page: Page) -> str:
+    return hashlib.sha256(json.dumps(page.rows, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _store_page(store: Any, source: Source, page: Page) -> IngestReport:

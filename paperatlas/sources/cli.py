@@ -15,6 +15,14 @@ from ..cli_common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors
 from .base import SOURCES
 from .http import HttpClient
 
+_run_options = [
+    click.option("--deadline", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
+                 help="Seconds one request may take in all, headers and body, however slowly they arrive."),
+    click.option("--max-pages", type=click.IntRange(1), default=None,
+                 help="Pages one run fetches at most (default 1000, or $PAPERATLAS_FETCH_MAX_PAGES); "
+                      "the next run resumes after them."),
+]
+
 
 def _client_options(f: Any) -> Any:
     for opt in reversed([
@@ -25,6 +33,7 @@ def _client_options(f: Any) -> Any:
                      help="Retries of a failed request (429 and 503 honour Retry-After)."),
         click.option("--delay", type=click.FloatRange(0, 600), default=None,
                      help="Seconds between two requests (default: what the service asks, e.g. 3 for arXiv)."),
+        *_run_options,
     ]):
         f = opt(f)
     return f
@@ -39,10 +48,10 @@ def _source_options(f: Any) -> Any:
     return f
 
 
-def _client(timeout: float, retries: int, delay: float | None) -> Any:
+def _client(timeout: float, retries: int, delay: float | None, deadline: float = 120.0) -> Any:
     def make(polite: float) -> HttpClient:
         return HttpClient(connect_timeout=min(10.0, timeout), read_timeout=timeout, retries=retries,
-                          delay=polite if delay is None else delay)
+                          delay=polite if delay is None else delay, total_timeout=deadline)
     return make
 
 
@@ -60,8 +69,8 @@ def _sources_help() -> str:
 @click.pass_context
 @handle_errors
 def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool, since: str | None,
-              base_url: str | None, timeout: float, retries: int, delay: float | None, no_embed: bool,
-              as_json: bool) -> None:
+              base_url: str | None, timeout: float, retries: int, delay: float | None, deadline: float,
+              max_pages: int | None, no_embed: bool, as_json: bool) -> None:
     """Store a venue's papers from the web (only new or changed ones; a killed fetch resumes).
 
     SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR, acl EVENT, pmlr VOLUME.
@@ -74,11 +83,11 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
         paperatlas fetch paperlists iclr 2025 --no-embed
     """
     lib = get_library(ctx, create=True)
-    make = _client(timeout, retries, delay)
+    make = _client(timeout, retries, delay, deadline)
     from .base import create_source, fetch
 
     src = create_source(source, args, base_url, **{k: v for k, v in (("all", all_), ("since", since)) if v})
-    report = fetch(lib.store, src, make(src.polite_delay))
+    report = fetch(lib.store, src, make(src.polite_delay), max_pages=max_pages)
     if not as_json:
         click.echo(report.summary())
         for b in report.bad[:20]:
@@ -123,7 +132,7 @@ def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], al
             click.echo(f"{r['key']}\t{r['last_run_at'] or '-'}\t{last}")
         return
     lib = get_library(ctx, create=True)
-    key, created = lib.follow(source, list(args), base_url, **{"all": all_, "since": since})
+    key, created = lib.follow(source, list(args), base_url, all=all_, since=since)
     msg = f"following {key}" if created else f"already following {key} (options updated)"
     echo_json({"key": key, "created": created}) if as_json else click.echo(
         msg + "; `paperatlas update` fetches it")
@@ -150,13 +159,15 @@ def unfollow_cmd(ctx: click.Context, source: str, args: tuple[str, ...]) -> None
               help="Seconds to wait for a server to answer or send more.")
 @click.option("--retries", type=click.IntRange(0, 20), default=4, show_default=True, help="Retries per request.")
 @click.option("--delay", type=click.FloatRange(0, 600), default=None, help="Seconds between two requests.")
+@_run_options[0]
+@_run_options[1]
 @click.option("--no-embed", is_flag=True, help="Do not compute embeddings after fetching.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the one-line summary (and errors).")
 @json_option
 @click.pass_context
 @handle_errors
-def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | None, no_embed: bool, quiet: bool,
-               as_json: bool) -> None:
+def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | None, deadline: float,
+               max_pages: int | None, no_embed: bool, quiet: bool, as_json: bool) -> None:
     """Fetch every followed source, then embed the new papers (cron-friendly).
 
     Prints one line per source and a one-line summary; exits 1 when any source failed (the others
@@ -170,7 +181,7 @@ def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | 
     if not lib.follows():
         raise Fail("not following anything: nothing to update\n"
                    "Fix: subscribe first, e.g. `paperatlas follow arxiv cs.LG` or `paperatlas follow paperlists iclr 2025`")
-    results = lib.update(_client(timeout, retries, delay))
+    results = lib.update(_client(timeout, retries, delay, deadline), max_pages=max_pages)
     failed = [r for r in results if r.error]
     new = sum(r.report.new for r in results if r.report)
     updated = sum(r.report.updated for r in results if r.report)
@@ -179,6 +190,9 @@ def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | 
             click.echo(f"{r.follow.key}: failed: {r.error}", err=True)
         elif not quiet and not as_json:
             click.echo(r.report.summary() if r.report else r.follow.key)
+        if r.report and r.report.stopped and not as_json:
+            for note in r.report.notes:
+                click.echo(f"note: {note}", err=True)
     embedded = maybe_embed(lib, no_embed, quiet=quiet or as_json)
     summary = (f"update: {len(results)} source{'s' if len(results) != 1 else ''}, {new} new, {updated} updated"
                + (f", {len(failed)} failed" if failed else "") + (f", {embedded} embedded" if embedded else ""))

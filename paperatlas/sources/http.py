@@ -1,17 +1,22 @@
 """One HTTP client for every source: stdlib urllib, so the default install stays light.
 
-What it promises (issue 13): separate connect and read timeouts plus a deadline for the whole body,
-so no fetch hangs; retries with exponential backoff that honour `Retry-After` on 429 and 503; a
-polite delay between two requests to the same host; a User-Agent naming paperatlas; proxies from
-the environment (HTTP_PROXY / HTTPS_PROXY / NO_PROXY, read by urllib's ProxyHandler); and when the
-host cannot be reached, an error within seconds that names the URL and the fix.
+What it promises: separate connect and read timeouts plus a deadline for the whole request (headers,
+body and chunks, however slowly they trickle), so no fetch hangs; a cap on the body's size, so a
+hostile or broken server cannot fill the memory; redirects only to http(s) and only within the
+requested host (or the hosts listed in $PAPERATLAS_FETCH_REDIRECT_HOSTS); retries with exponential
+backoff that honour `Retry-After` on 429 and 503; a polite delay between two requests to the same
+host; a User-Agent naming paperatlas; proxies from the environment (HTTP_PROXY / HTTPS_PROXY /
+NO_PROXY, read by urllib's ProxyHandler); and when the host cannot be reached, an error within
+seconds that names the URL and the fix.
 """
 
 from __future__ import annotations
 
 import email.utils
 import http.client
+import os
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -25,14 +30,33 @@ from ..errors import PaperatlasError
 
 USER_AGENT = f"paperatlas/{__version__} (+https://pypi.org/project/paperatlas/; personal paper library)"
 RETRY_STATUS = {429, 500, 502, 503, 504}
+# No paper list comes near this (the largest conference JSON files are tens of MB); a body past it
+# is refused while it arrives, before it costs more memory than the cap
+MAX_BYTES = 256 << 20
+MAX_BYTES_ENV = "PAPERATLAS_FETCH_MAX_BYTES"
+REDIRECT_HOSTS_ENV = "PAPERATLAS_FETCH_REDIRECT_HOSTS"
+
+
+def max_bytes_default() -> int:
+    env = os.environ.get(MAX_BYTES_ENV, "").strip().replace("_", "")
+    return int(env) if env.isdigit() and int(env) > 0 else MAX_BYTES
+
+
+def redirect_hosts_default() -> tuple[str, ...]:
+    return tuple(h.strip().lower() for h in os.environ.get(REDIRECT_HOSTS_ENV, "").split(",") if h.strip())
 
 
 class FetchError(PaperatlasError):
-    """A source could not be fetched; `url` is the request that failed."""
+    """A source could not be fetched; `url` is the request that failed, `status` its HTTP status (0:
+    no answer), `headers` the answer's headers when there was one."""
 
-    def __init__(self, message: str, fix: str = "", url: str = "") -> None:
+    def __init__(self, message: str, fix: str = "", url: str = "", status: int = 0,
+                 headers: Mapping[str, str] | None = None, reachable: bool = True) -> None:
         super().__init__(message, fix)
         self.url = url
+        self.status = status
+        self.headers: Mapping[str, str] = headers or {}
+        self.reachable = reachable
 
 
 def host_port(url: str) -> str:
@@ -52,34 +76,122 @@ class Response:
         return self.body.decode("utf-8", errors="replace")
 
 
-def _timed_connection(base: type[http.client.HTTPConnection], connect: float, read: float) -> type:
-    """An HTTP(S)Connection that connects under `connect` seconds, then reads under `read` per recv."""
+class _Deadline:
+    """The whole request's deadline. A per-recv read timeout cannot enforce it (a server sending one
+    byte a second never lets a recv time out, and a buffered read waits for its whole buffer), so a
+    timer shuts the request's sockets down when it passes: whatever read was waiting then returns."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._socks:
+                _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed
+        pass
+
+
+def _timed_connection(base: type[http.client.HTTPConnection], connect: float, read: float,
+                      deadline: Callable[[], _Deadline | None]) -> type:
+    """An HTTP(S)Connection that connects under `connect` seconds, then reads under `read` per recv,
+    its socket watched by the current request's deadline."""
 
     class Conn(base):  # type: ignore[misc, valid-type]
         def connect(self) -> None:
             self.timeout = connect
             super().connect()
             self.sock.settimeout(read)
+            d = deadline()
+            if d is not None:
+                d.watch(self.sock)
 
     return Conn
 
 
 class _HTTP(urllib.request.HTTPHandler):
-    def __init__(self, connect: float, read: float) -> None:
+    def __init__(self, connect: float, read: float, deadline: Callable[[], _Deadline | None]) -> None:
         super().__init__()
-        self._conn = _timed_connection(http.client.HTTPConnection, connect, read)
+        self._conn = _timed_connection(http.client.HTTPConnection, connect, read, deadline)
 
     def http_open(self, req: urllib.request.Request) -> Any:
         return self.do_open(self._conn, req)
 
 
 class _HTTPS(urllib.request.HTTPSHandler):
-    def __init__(self, connect: float, read: float) -> None:
+    def __init__(self, connect: float, read: float, deadline: Callable[[], _Deadline | None]) -> None:
         super().__init__()
-        self._conn = _timed_connection(http.client.HTTPSConnection, connect, read)
+        self._conn = _timed_connection(http.client.HTTPSConnection, connect, read, deadline)
 
     def https_open(self, req: urllib.request.Request) -> Any:
         return self.do_open(self._conn, req, context=self._context)
+
+
+def redirect_refusal(origin: str, target: str, allowed_hosts: tuple[str, ...] = ()) -> str:
+    """Why a redirect from `origin` to `target` is not followed ("" when it is): only http(s), only
+    to the same host and port (http -> https on the same host is an upgrade, not a move), or to a
+    host named in `allowed_hosts`. A source answering with a redirect to another port or machine
+    could otherwise make paperatlas fetch (and store) what an internal service says."""
+    o, t = urlsplit(origin), urlsplit(target)
+    if t.scheme.lower() not in ("http", "https"):
+        return f"it leads to a {t.scheme or 'relative'}: address, and only http(s) is fetched"
+    if o.scheme.lower() == "https" and t.scheme.lower() == "http":
+        return "it leads from https to plain http"
+    t_host = (t.hostname or "").lower()
+    if t_host in allowed_hosts:
+        return ""
+    if t_host != (o.hostname or "").lower():
+        return f"it leads to another host ({t_host or '?'})"
+    if host_port(origin) != host_port(target) and not (o.scheme == "http" and t.scheme == "https"
+                                                       and t.port in (None, 443)):
+        return f"it leads to another port ({host_port(target)})"
+    return ""
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only when redirect_refusal() has nothing against it."""
+
+    max_redirections = 5
+
+    def __init__(self, origin: Callable[[], str], allowed_hosts: tuple[str, ...]) -> None:
+        super().__init__()
+        self._origin = origin
+        self._allowed = allowed_hosts
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> urllib.request.Request | None:
+        from urllib.parse import urljoin
+
+        target = urljoin(req.full_url, newurl)
+        why = redirect_refusal(self._origin() or req.full_url, target, self._allowed)
+        if why:
+            fp.close()
+            raise FetchError(
+                f"{host_port(req.full_url)} redirected {req.full_url} to {target}; not followed: {why}",
+                f"if that host really serves the source, fetch from it with --base-url, or list it in "
+                f"{REDIRECT_HOSTS_ENV}=host1,host2", req.full_url, status=code)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 def retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -97,10 +209,13 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
 
 
 class _Retry(Exception):
-    def __init__(self, reason: str, wait: float | None = None) -> None:
+    def __init__(self, reason: str, wait: float | None = None, status: int = 0,
+                 headers: Mapping[str, str] | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
+        self.status = status
+        self.headers = headers or {}
 
 
 @dataclass
@@ -109,7 +224,9 @@ class HttpClient:
 
     connect_timeout: float = 10.0
     read_timeout: float = 30.0
-    total_timeout: float = 120.0  # the whole body must arrive within this, however slowly it trickles
+    total_timeout: float = 120.0  # the whole request (headers and body) must end within this, however slowly it trickles
+    max_bytes: int = field(default_factory=max_bytes_default)  # a longer body is refused as it arrives
+    redirect_hosts: tuple[str, ...] = field(default_factory=redirect_hosts_default)  # besides the requested host
     retries: int = 4
     backoff: float = 1.0  # first wait; doubles each retry
     max_wait: float = 60.0  # cap on any one wait, Retry-After included
@@ -121,11 +238,17 @@ class HttpClient:
     _last: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._local = threading.local()  # this thread's request: its deadline and first URL
+
+        def deadline() -> _Deadline | None:
+            return getattr(self._local, "deadline", None)
+
         # ProxyHandler() with no argument reads HTTP_PROXY / HTTPS_PROXY / NO_PROXY from the environment
         self._opener = urllib.request.build_opener(
             urllib.request.ProxyHandler(),
-            _HTTP(self.connect_timeout, self.read_timeout),
-            _HTTPS(self.connect_timeout, self.read_timeout),
+            _HTTP(self.connect_timeout, self.read_timeout, deadline),
+            _HTTPS(self.connect_timeout, self.read_timeout, deadline),
+            _Redirects(lambda: getattr(self._local, "origin", ""), tuple(h.lower() for h in self.redirect_hosts)),
         )
 
     def get(self, url: str, params: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None,
@@ -164,52 +287,84 @@ class HttpClient:
         self._last[host] = time.monotonic()
 
     def _once(self, url: str, headers: Mapping[str, str]) -> Response:
+        """One request under the whole-request deadline. Running past it is not retried: a server
+        that trickles once trickles again, and each retry would cost the whole deadline anew."""
+        guard = _Deadline(self.total_timeout)
+        self._local.deadline, self._local.origin = guard, url
+        try:
+            resp = self._exchange(url, headers)
+        except BaseException:
+            if guard.expired:
+                raise self._too_slow(url) from None
+            raise
+        finally:
+            guard.cancel()
+            self._local.deadline = self._local.origin = None
+        if guard.expired:  # a body read until the connection closed ends quietly when it is shut
+            raise self._too_slow(url)
+        return resp
+
+    def _too_slow(self, url: str) -> FetchError:
+        return FetchError(
+            f"{host_port(url)} did not finish answering {url} within {self.total_timeout:g} s "
+            "(headers and body together)",
+            "the server sends too slowly: try again later (a re-run resumes where this one stopped), "
+            "or allow more time with --deadline", url)
+
+    def _too_big(self, url: str, what: str) -> FetchError:
+        return FetchError(
+            f"{host_port(url)} answered {url} with {what}: more than the {self.max_bytes:,}-byte cap on one answer",
+            f"check --base-url points at the service; if the source really is that large, raise the cap with "
+            f"{MAX_BYTES_ENV}=N", url)
+
+    def _exchange(self, url: str, headers: Mapping[str, str]) -> Response:
         req = urllib.request.Request(url, headers=dict(headers))
-        start = time.monotonic()
         try:
             resp = self._opener.open(req)
         except urllib.error.HTTPError as e:
+            hdrs = dict(e.headers.items()) if e.headers else {}
             if e.code == 304:  # If-None-Match / If-Modified-Since: nothing changed
-                return Response(url, 304, dict(e.headers.items()) if e.headers else {}, b"")
+                return Response(url, 304, hdrs, b"")
             wait = retry_after(e.headers.get("Retry-After")) if e.headers else None
             if e.code in RETRY_STATUS:
-                raise _Retry(f"HTTP {e.code} {e.reason}", wait) from None
+                raise _Retry(f"HTTP {e.code} {e.reason}", wait, e.code, hdrs) from None
             raise FetchError(
                 f"{host_port(url)} answered HTTP {e.code} {e.reason} for {url}",
                 "check the source arguments (venue id, category, year) and --base-url" if e.code in (400, 404)
-                else "try again later, or ask the service operator", url) from None
+                else "try again later, or ask the service operator", url, status=e.code, headers=hdrs) from None
         except urllib.error.URLError as e:
             # urllib wraps what fails while connecting and sending (refused, no such host, connect
             # timeout) as URLError; a server that connects but is slow to answer raises TimeoutError
             reason = "connect timed out" if isinstance(e.reason, (TimeoutError, socket.timeout)) else e.reason
             raise _Retry(f"cannot connect ({reason})") from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise _Retry("timed out") from None
         except (ConnectionError, http.client.HTTPException, OSError) as e:
             raise _Retry(f"connection failed ({type(e).__name__}: {e})") from None
         with resp:
-            chunks: list[bytes] = []
+            expected = resp.headers.get("Content-Length")
+            if expected and expected.isdigit() and int(expected) > self.max_bytes:
+                raise self._too_big(url, f"a body of {int(expected):,} bytes")
+            body = bytearray()
             try:
                 while True:
-                    if time.monotonic() - start > self.total_timeout:
-                        raise _Retry(f"the body took over {self.total_timeout:.0f} s")
                     chunk = resp.read(65536)
                     if not chunk:
                         break
-                    chunks.append(chunk)
+                    body += chunk
+                    if len(body) > self.max_bytes:  # an endless chunked stream ends here too
+                        raise self._too_big(url, "a longer body")
             except http.client.IncompleteRead as e:
-                raise _Retry(f"the body was cut off after {len(b''.join(chunks)) + len(e.partial)} bytes") from None
-            except (TimeoutError, socket.timeout):
+                raise _Retry(f"the body was cut off after {len(body) + len(e.partial)} bytes") from None
+            except TimeoutError:
                 raise _Retry("timed out reading the body") from None
             except (ConnectionError, http.client.HTTPException, OSError) as e:
                 raise _Retry(f"the connection broke while reading ({type(e).__name__})") from None
-            body = b"".join(chunks)
             # http.client's read(amt) returns short data instead of raising when the peer hangs up early
-            expected = resp.headers.get("Content-Length")
             if expected and expected.isdigit() and len(body) < int(expected):
                 raise _Retry(f"the body was cut off after {len(body)} of {expected} bytes")
             self.stats["bytes"] += len(body)
-            return Response(resp.geturl(), resp.status, dict(resp.headers.items()), body)
+            return Response(resp.geturl(), resp.status, dict(resp.headers.items()), bytes(body))
 
     def _give_up(self, url: str, r: _Retry, tries: int, what: str) -> FetchError:
         where = host_port(url)
@@ -217,9 +372,9 @@ class HttpClient:
             return FetchError(
                 f"cannot reach {where} ({url}): {r.reason.removeprefix('cannot connect ').strip('()')}",
                 "check the network connection and the address (--base-url for a mirror); behind a proxy, "
-                "set HTTPS_PROXY / HTTP_PROXY", url)
+                "set HTTPS_PROXY / HTTP_PROXY", url, reachable=False)
         return FetchError(
             f"{what or 'fetch'} failed at {where}: {r.reason} ({tries} tries; {url})",
             "try again later; a re-run resumes where this one stopped" +
             ("" if not r.reason.startswith("HTTP 429") else " (the service asks for fewer requests: raise --delay)"),
-            url)
+            url, status=r.status, headers=r.headers)

@@ -34,7 +34,7 @@ class SourcesMixin:
 
     def fetch(self, source: str, args: Sequence[str], base_url: str | None = None,
               client: HttpClient | None = None, progress: Callable[[int, int | None], None] | None = None,
-              **options: Any) -> FetchReport:
+              max_pages: int | None = None, **options: Any) -> FetchReport:
         """Fetch a source's papers into the library: only new or changed papers are written, one
         transaction per batch, and a killed fetch resumes where it stopped.
 
@@ -43,7 +43,7 @@ class SourcesMixin:
             '418 new, 0 updated, 0 unchanged from paperlists colm 2025 (1 page, 1 request, 2.1 s)'
         """
         src = create_source(source, args, base_url, **_options(options))
-        return fetch(self.store, src, client, progress)
+        return fetch(self.store, src, client, progress, max_pages=max_pages)
 
     def follow(self, source: str, args: Sequence[str], base_url: str | None = None, **options: Any) -> tuple[str, bool]:
         """Save a subscription that `update` fetches. Returns (its key, whether it is new)."""
@@ -80,7 +80,7 @@ class SourcesMixin:
         return self.store.follows()
 
     def update(self, client_factory: ClientFactory | None = None,
-               progress: Callable[[Follow], None] | None = None) -> list[UpdateResult]:
+               progress: Callable[[Follow], None] | None = None, max_pages: int | None = None) -> list[UpdateResult]:
         """Fetch every followed source. One failing source does not stop the others."""
         results: list[UpdateResult] = []
         for f in self.store.follows():
@@ -91,7 +91,7 @@ class SourcesMixin:
             try:
                 src = create_source(f.source, f.args, base, **opts)
                 client = client_factory(src.polite_delay) if client_factory else None
-                report = fetch(self.store, src, client)
+                report = fetch(self.store, src, client, max_pages=max_pages)
             except PaperatlasError as e:
                 self.store.record_follow_run(f.key, "", e.message)
                 results.append(UpdateResult(f, None, str(e)))
