@@ -96,23 +96,47 @@ def test_readme_documents_port_db_and_the_one_step() -> None:
     assert all(w in nxt for w in ("Your own list", "Your own likes", "The map"))
 
 
+def _two_busy_ports() -> tuple[socket.socket, socket.socket]:
+    """Two listening sockets on consecutive ports p and p + 1."""
+    for _ in range(50):
+        a = socket.socket()
+        a.bind(("127.0.0.1", 0))
+        a.listen(1)
+        b = socket.socket()
+        try:
+            b.bind(("127.0.0.1", a.getsockname()[1] + 1))
+        except OSError:
+            a.close()
+            b.close()
+            continue
+        b.listen(1)
+        return a, b
+    raise RuntimeError("no two consecutive free ports")
+
+
 def test_a_busy_port_under_make_names_port(tmp_path: Path) -> None:
-    """`make demo` passes its hint: a busy port's message names PORT=, not --port."""
+    """`make demo` passes its hint: a busy port's message names PORT=, not --port; and the port it
+    suggests is free (port + 1 is busy here too)."""
     db = tmp_path / "lib.db"
     from paperatlas import Library
 
     Library(db).close()
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen(1)
+    busy, next_busy = _two_busy_ports()
+    with busy, next_busy:
         port = busy.getsockname()[1]
         env = {"PAPERATLAS_PORT_HINT": "make demo PORT={port}", "PATH": "/usr/bin:/bin"}
         r = subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", str(port)],
                            capture_output=True, text=True, env=env, timeout=120)
         assert r.returncode == 1
-        assert f"make demo PORT={port + 1}" in r.stderr and "--port" not in r.stderr
+        m = re.search(r"make demo PORT=(\d+)", r.stderr)
+        assert m and "--port" not in r.stderr, r.stderr
+        suggested = int(m.group(1))
+        assert suggested not in (port, port + 1)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", suggested))  # free, as the hint says
         r = subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", str(port)],
                            capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
-        assert r.returncode == 1 and f"--port {port + 1}" in r.stderr
+        m = re.search(r"--port (\d+)", r.stderr)
+        assert r.returncode == 1 and m and int(m.group(1)) not in (port, port + 1), r.stderr
     make = (ROOT / "Makefile").read_text()
     assert "PAPERATLAS_PORT_HINT='make demo PORT={port}'" in make

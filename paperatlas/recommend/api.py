@@ -96,8 +96,25 @@ def recommend(lib: Any, reader: str | Reader | None = None, limit: int = 20, met
     rows = rank(scored, offset + limit, excl, allowed)[offset:]
     reasons = scored.explain(rows)
     papers = lib.store.get_papers([corpus.ids[i] for i in rows])
-    return [Hit(papers[corpus.ids[i]], float(scored.scores[i]), {"recommend": offset + k + 1}, reason=why)
-            for k, (i, why) in enumerate(zip(rows, reasons)) if corpus.ids[i] in papers]
+    shown = library_share(scored.scores, rows)
+    return [Hit(papers[corpus.ids[i]], s, {"recommend": offset + k + 1}, reason=why)
+            for k, (i, why, s) in enumerate(zip(rows, reasons, shown)) if corpus.ids[i] in papers]
+
+
+def library_share(scores: np.ndarray, rows: Sequence[int]) -> list[float]:
+    """The score a reader sees: the share of the library that ranks below each row, in [0, 1].
+
+    The recommender's own number is a sum of standardised parts (similarity, recency, dislikes…):
+    its scale changes with every like, and it is negative for most of the library, so a raw
+    `-0.412` says nothing to a reader. 0.97 says "above 97 % of your library", keeps the order,
+    and means the same thing under every recommender."""
+    s = np.asarray(scores, dtype=np.float64)
+    n = len(s)
+    if n <= 1:
+        return [1.0] * len(rows)
+    ordered = np.sort(s)
+    below = np.searchsorted(ordered, s[np.asarray(rows, dtype=np.int64)], side="left") if len(rows) else []
+    return [round(float(b) / (n - 1), 4) for b in below]
 
 
 # -- profile ---------------------------------------------------------------------------------

@@ -78,11 +78,22 @@ def _densest(starts: list[int], width: int) -> int:
     return best
 
 
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from .bm25 import english_stopwords
+
+    return english_stopwords()
+
+
 def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False) -> str:
     """Escaped HTML of `text` (a window around the densest match unless `whole`),
-    with words whose stem matches a query term's stem wrapped in <mark>."""
+    with words whose stem matches a query term's stem wrapped in <mark>.
+
+    Stop words are never marked: the keyword index ignores them, so a marked `for` would
+    claim a match that did not count."""
     cjk_terms = [t for t in terms if has_cjk(t)]
-    stems = {stem(t) for t in terms if len(t) > 1 and t not in cjk_terms}
+    stop = _stopwords()
+    stems = {stem(t) for t in terms if len(t) > 1 and t not in cjk_terms and t.lower() not in stop}
     matches = _matches(text, stems) if stems else []
     if cjk_terms and has_cjk(text):
         grams = {g for t in cjk_terms for run in CJK_RUN.findall(t) for g in bigrams(run)}

@@ -163,13 +163,26 @@ def embed_in_background(library: Library, report_every: float = 10.0) -> threadi
     return t
 
 
-def _port_fix(port: int) -> str:
+def free_port_after(host: str, port: int, tries: int = 100) -> int:
+    """The first port above `port` that `host` can bind right now (0 when none of the next `tries`:
+    the OS then picks one). A suggestion of `port + 1` is often busy too: a second demo, a dev server."""
+    for p in range(port + 1, min(port + 1 + tries, 65536)):
+        try:
+            _listen(host, p).close()
+        except OSError:
+            continue
+        return p
+    return 0
+
+
+def _port_fix(host: str, port: int) -> str:
     """The fix for a busy port, in the words of the command that started us: `make demo` passes
     PAPERATLAS_PORT_HINT="make demo PORT={port}", since make takes PORT=, not --port."""
+    free = free_port_after(host, port)
     hint = os.environ.get("PAPERATLAS_PORT_HINT")
     if hint and "{port}" in hint:
-        return f"pick another port: {hint.format(port=port + 1)} (PORT=0: any free port)"
-    return f"pick another port: --port {port + 1} (--port 0: any free port)"
+        return f"pick another port: {hint.format(port=free)} (free now; PORT=0: any free port)"
+    return f"pick another port: --port {free} (free now; --port 0: any free port)"
 
 
 def is_loopback_host(host: str) -> bool:
@@ -220,7 +233,7 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
             probe.close()
         sock = _listen(host, port, reuse_port)
     except OSError as e:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(port)}") from None
+        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(host, port)}") from None
     real_port = sock.getsockname()[1]
     if not read_only:
         # one process owns the build; with --workers, `paperatlas embed --multilingual` does it
