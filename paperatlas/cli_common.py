@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -19,6 +20,7 @@ from rich.table import Table
 
 from .errors import IngestError, PaperatlasError
 from .library import Library, default_db_path
+from .store import is_postgres_url
 from .models import Paper
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
@@ -36,20 +38,26 @@ class Fail(click.ClickException):
 
 
 def handle_errors(f: F) -> F:
-    """Turn library errors into messages that end with the fix, and meaningful exit codes."""
+    """Turn library errors into messages that end with the fix, and meaningful exit codes.
+    A failed command that created the library file leaves none behind when it stored nothing."""
 
     @wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return f(*args, **kwargs)
         except IngestError as e:
+            discard_new_empty_library(click.get_current_context(silent=True))
             lines = [f"ingest failed, nothing was stored: {e.message}"]
             lines += [f"  {b}" for b in e.bad[1:20]]
             if e.fix:
                 lines.append(f"Fix: {e.fix}")
             raise Fail("\n".join(lines), EXIT_BAD_INPUT) from None
         except PaperatlasError as e:
+            discard_new_empty_library(click.get_current_context(silent=True))
             raise Fail(str(e)) from None
+        except click.ClickException:
+            discard_new_empty_library(click.get_current_context(silent=True))
+            raise
 
     return wrapper  # type: ignore[return-value]
 
@@ -90,14 +98,38 @@ def get_library(ctx: click.Context, create: bool = False) -> Library:
     fails with exit 1, naming the path and the fix, and leaves no empty file behind."""
     obj = ctx.ensure_object(dict)
     if "library" not in obj:
+        path = obj.get("db") or default_db_path()
+        if create and path != ":memory:" and not is_postgres_url(path) and not Path(path).exists():
+            obj["new_library"] = path  # a failed command removes it again (discard_new_empty_library)
         try:
-            obj["library"] = Library(obj.get("db") or default_db_path(), create=create,
+            obj["library"] = Library(path, create=create,
                                      on_wait=lambda msg: click.echo(msg, err=True))
         except PaperatlasError as e:
             raise Fail(str(e)) from None
         ctx.call_on_close(obj["library"].close)
     return obj["library"]
 
+
+
+def discard_new_empty_library(ctx: click.Context | None) -> None:
+    """After a failed command: remove the library file it created, when it holds nothing.
+
+    `fetch` into a new `--db` that cannot reach the service would otherwise leave an empty
+    library behind, and the next command would read it as a real (empty) one."""
+    obj = ctx.find_object(dict) if ctx is not None else None
+    if not isinstance(obj, dict) or not obj.get("new_library") or "library" not in obj:
+        return
+    lib, path = obj["library"], obj.pop("new_library")
+    try:
+        empty = lib.count() == 0 and not lib.follows()
+    except Exception:  # noqa: BLE001 - a library we cannot even read back is no library to keep
+        empty = True
+    if not empty:
+        return
+    lib.close()
+    del obj["library"]
+    for f in (path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"):
+        Path(f).unlink(missing_ok=True)
 
 
 def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:

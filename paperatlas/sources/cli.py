@@ -82,12 +82,13 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
         paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01
         paperatlas fetch paperlists iclr 2025 --no-embed
     """
-    lib = get_library(ctx, create=True)
-    make = _client(timeout, retries, delay, deadline)
-    from .base import create_source, fetch
+    from .base import create_source
 
-    src = create_source(source, args, base_url, **{k: v for k, v in (("all", all_), ("since", since)) if v})
-    report = fetch(lib.store, src, make(src.polite_delay), max_pages=max_pages)
+    options = {k: v for k, v in (("all", all_), ("since", since)) if v}
+    create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
+    lib = get_library(ctx, create=True)
+    report = lib.fetch(source, args, base_url, client_factory=_client(timeout, retries, delay, deadline),
+                       max_pages=max_pages, **options)
     if not as_json:
         click.echo(report.summary())
         for b in report.bad[:20]:

@@ -34,7 +34,8 @@ class SourcesMixin:
 
     def fetch(self, source: str, args: Sequence[str], base_url: str | None = None,
               client: HttpClient | None = None, progress: Callable[[int, int | None], None] | None = None,
-              max_pages: int | None = None, **options: Any) -> FetchReport:
+              max_pages: int | None = None, client_factory: ClientFactory | None = None,
+              **options: Any) -> FetchReport:
         """Fetch a source's papers into the library: only new or changed papers are written, one
         transaction per batch, and a killed fetch resumes where it stopped.
 
@@ -43,7 +44,13 @@ class SourcesMixin:
             '418 new, 0 updated, 0 unchanged from paperlists colm 2025 (1 page, 1 request, 2.1 s)'
         """
         src = create_source(source, args, base_url, **_options(options))
-        return fetch(self.store, src, client, progress, max_pages=max_pages)
+        if client is None and client_factory is not None:
+            client = client_factory(src.polite_delay)
+        report = fetch(self.store, src, client, progress, max_pages=max_pages)
+        if any(f.key == src.key for f in self.store.follows()):
+            # a one-off fetch of a followed source is that subscription's latest run too
+            self.store.record_follow_run(src.key, report.summary(), "")
+        return report
 
     def follow(self, source: str, args: Sequence[str], base_url: str | None = None, **options: Any) -> tuple[str, bool]:
         """Save a subscription that `update` fetches. Returns (its key, whether it is new)."""
@@ -51,7 +58,15 @@ class SourcesMixin:
         src = create_source(source, args, base_url, **opts)  # checks the arguments now, not at the next update
         if base_url:
             opts["base_url"] = base_url
-        return src.key, self.store.add_follow(src.key, source, list(args), opts)
+        created = self.store.add_follow(src.key, source, list(args), opts)
+        fetched_at = self.store.source_state_updated_at(src.key) if created else ""
+        if fetched_at:  # fetched before it was followed: that fetch is its latest run, not "never"
+            complete = self.store.source_state(src.key).get("complete", True)
+            # English, as the summaries `update` stores are
+            self.store.record_follow_run(src.key, "fetched before following" if complete
+                                         else "fetched before following (stopped part-way; `paperatlas update` "
+                                              "resumes it)", "", at=fetched_at)
+        return src.key, created
 
     def unfollow(self, source: str, args: Sequence[str]) -> str:
         """Remove a subscription (the papers it brought stay). Returns its key; NotFound if none."""

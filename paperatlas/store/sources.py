@@ -63,7 +63,17 @@ class SourceStore:
     def follows(self: _HasConn) -> list[Follow]:
         return [_follow(r) for r in self.conn.execute(f"SELECT {_FOLLOW_COLS} FROM follows ORDER BY created_at, key")]
 
-    def record_follow_run(self: _HasConn, key: str, summary: str, error: str) -> None:
+    def source_state_updated_at(self: _HasConn, key: str) -> str:
+        """When a fetch of `key` last stored its position ("" if it was never fetched)."""
+        row = self.conn.execute("SELECT updated_at FROM source_state WHERE key=?", (key,)).fetchone()
+        return str(row[0] or "") if row else ""
+
+    def record_follow_run(self: _HasConn, key: str, summary: str, error: str, at: str = "") -> None:
+        """The outcome of the latest fetch of a followed source (at `at`, an ISO time; default now)."""
         with self.transaction() as c:
-            c.execute("UPDATE follows SET last_run_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_summary=?,"
-                      " last_error=? WHERE key=?", (summary, error, key))
+            if at:
+                c.execute("UPDATE follows SET last_run_at=?, last_summary=?, last_error=? WHERE key=?",
+                          (at, summary, error, key))
+            else:
+                c.execute("UPDATE follows SET last_run_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_summary=?,"
+                          " last_error=? WHERE key=?", (summary, error, key))
