@@ -165,12 +165,39 @@ def test_a_browser_fetch_gets_json_in_its_language(client: TestClient) -> None:
     assert r.headers["content-language"] == "zh-CN"
 
 
-def _sh_commands(text: str, section: str) -> list[str]:
+def _section(text: str, section: str, sub: bool = False) -> str:
+    """The text of one `## ` section (with `sub`: up to its first `### ` subsection)."""
     start = text.index(section)
-    end = text.find("\n## ", start + len(section))
-    body = text[start: end if end != -1 else len(text)]
-    return [re.split(r"\s{2,}#", line)[0].strip() for block in re.findall(r"```sh\n(.*?)```", body, flags=re.S)
-            for line in block.splitlines() if line.strip()]
+    ends = [e for e in (text.find("\n## ", start + len(section)),
+                        text.find("\n### ", start + len(section)) if sub else -1) if e != -1]
+    return text[start: min(ends) if ends else len(text)]
+
+
+def _sh_lines(text: str, section: str) -> list[tuple[str, str]]:
+    """(command, comment) of each line of the section's sh blocks."""
+    rows = []
+    for block in re.findall(r"```sh\n(.*?)```", _section(text, section), flags=re.S):
+        for line in block.splitlines():
+            if line.strip():
+                parts = re.split(r"\s{2,}#", line, maxsplit=1)
+                rows.append((parts[0].strip(), parts[1] if len(parts) > 1 else ""))
+    return rows
+
+
+def _sh_commands(text: str, section: str) -> list[str]:
+    return [cmd for cmd, _ in _sh_lines(text, section)]
+
+
+def _options(comment: str) -> list[str]:
+    """What a comment offers as options: `--flags`, `a | b | c` lists (the words around them are prose)."""
+    return sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", comment))
+                  | set(re.findall(r"[\w-]+(?: \| [\w-]+)+", comment)))
+
+
+def _inline_commands(text: str, sections: list[str]) -> set[str]:
+    """The `paperatlas ...` code spans of the prose of these sections (whitespace normalised)."""
+    prose = "".join(re.sub(r"```.*?```", "", _section(text, s, sub=True), flags=re.S) for s in sections)
+    return {" ".join(m.split()) for m in re.findall(r"`((?:[A-Z_]+=\S* )?paperatlas [^`]*)`", prose)}
 
 
 def test_the_chinese_readme_shows_the_same_commands() -> None:
@@ -182,6 +209,19 @@ def test_the_chinese_readme_shows_the_same_commands() -> None:
     assert _sh_commands(zh, "## 命令行") == _sh_commands(en, "## The CLI")
     assert _sh_commands(zh, "## 快速开始") == _sh_commands(en, "## Quick start")
     assert len(_sh_commands(en, "## The CLI")) > 15
+    # the options and choices a command's comment lists (`jsonl | ... | ris | csl-json`, `--no-embed`)
+    for section_en, section_zh in (("## The CLI", "## 命令行"), ("## Quick start", "## 快速开始")):
+        for (cmd, c_en), (_, c_zh) in zip(_sh_lines(en, section_en), _sh_lines(zh, section_zh)):
+            assert _options(c_zh) == _options(c_en), f"{cmd}: {c_zh!r} lacks what {c_en!r} lists"
+    # and the commands the prose names: Zotero import, fetch and follow, tokens
+    pairs = [("## The CLI", "## 命令行"), ("## What next", "## 接下来"),
+             ("## Zotero and other reference managers", "## Zotero 和其他文献管理工具"),
+             ("## Quick start", "## 快速开始")]
+    missing = (_inline_commands(en, [p[0] for p in pairs])
+               - _inline_commands(zh, [p[1] for p in pairs] + ["## 网页界面的语言"]))
+    assert not missing, f"README.zh-CN.md lacks {sorted(missing)}"
+    # what the two say about fonts: Chinese glyphs need a CJK font
+    assert "fonts-noto-cjk" in en and "fonts-noto-cjk" in zh
 
 
 # Words that may stand untranslated in a template's own text: names, formats, protocol words.
