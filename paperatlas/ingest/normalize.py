@@ -15,6 +15,7 @@ from typing import Any
 
 from ..models import Paper
 from .clean import clean_text, clean_texts, normalize_key
+from .fields import presentation_of, source_fields
 from .formats import Format
 from .titles import derive_title
 
@@ -219,6 +220,7 @@ def _generic(r: dict[str, Any], fmt: Format) -> dict[str, Any]:
         "url": _text(_first(r, URL_KEYS)),
         "extra": {k: r[k] for k in EXTRA_KEYS if k in r},
     }
+    f["extra"].update(source_fields(r, split_authors(f["authors"]), f["status"]))
     if fmt is Format.BIBTEX:
         if not f["url"] and r.get("doi"):
             f["url"] = "https://doi.org/" + _text(r["doi"])
@@ -260,8 +262,13 @@ def _openreview(row: dict[str, Any]) -> dict[str, Any]:
         "keywords": _unwrap(c.get("keywords")),
         "url": f"https://openreview.net/forum?id={forum}" if forum else "",
         "extra": {"tldr": _text(c.get("TLDR") or c.get("tldr")), "primary_area": _text(c.get("primary_area")),
-                  "pdf": pdf, "venueid": venueid if "/" in venueid else ""},
+                  "pdf": pdf, "venueid": venueid if "/" in venueid else "", "presentation": presentation_of(venue_str),
+                  "code_url": _code_url(_text(c.get("code")))},
     }
+
+
+def _code_url(v: str) -> str:
+    return v if v.startswith(("http://", "https://")) else ""
 
 
 # OpenReview API v2 marks a submission's fate in content.venueid: VENUE/Rejected_Submission, ...
