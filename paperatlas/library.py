@@ -22,6 +22,7 @@ from .store.personal import Reader
 from .store import is_postgres_url, open_store, redact
 from .store.vector_cache import VectorCache, text_hash
 from .recommend.mixin import RecommendMixin
+from .report import Report
 from .sources.mixin import SourcesMixin
 
 DEFAULT_DB = "paperatlas.db"
@@ -93,6 +94,7 @@ class Library(RecommendMixin, SourcesMixin):
         self.on_wait = on_wait
         self._authors: tuple[Any, AuthorIndex] | None = None
         self.programme = Programme(self)
+        self.report = Report(self)
 
     def close(self) -> None:
         self.store.close()
@@ -184,12 +186,27 @@ class Library(RecommendMixin, SourcesMixin):
         offset: int = 0,
         order: str = "rowid",
         descending: bool = False,
+        institution: str | None = None,
+        country: str | None = None,
+        type: str | None = None,
     ) -> list[Paper]:
-        """Papers matching the filters, in `order` (rowid = ingest order)."""
-        return self.store.list_papers(venue, year, status, limit, offset, order, descending)
+        """Papers matching the filters, in `order` (rowid = ingest order).
 
-    def count(self, venue: str | None = None, year: int | None = None, status: str | None = None) -> int:
-        return self.store.count_papers(venue, year, status)
+        `institution`, `country` (names matched folded, also a run of words of the name) and `type`
+        (oral, spotlight, poster, highlight) read the fields of docs/fields.md."""
+        keep = self.report.filter_ids(institution, country, type)
+        if keep is None:
+            return self.store.list_papers(venue, year, status, limit, offset, order, descending)
+        papers = [p for p in self.store.list_papers(venue, year, status, None, 0, order, descending) if p.id in keep]
+        return papers[offset:] if limit is None else papers[offset : offset + limit]
+
+    def count(self, venue: str | None = None, year: int | None = None, status: str | None = None,
+              institution: str | None = None, country: str | None = None, type: str | None = None) -> int:
+        keep = self.report.filter_ids(institution, country, type)
+        if keep is None:
+            return self.store.count_papers(venue, year, status)
+        allowed = self.store.filter_ids(venue, year, status)
+        return len(keep if allowed is None else keep & allowed)
 
     def stats(self) -> dict[str, Any]:
         """Counts per venue / year / status, vector models and the file size."""
@@ -416,10 +433,13 @@ class Library(RecommendMixin, SourcesMixin):
 
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None,
-                 authors: Sequence[str] = ()) -> set[str] | None:
+                 authors: Sequence[str] = (), facets: dict[str, str | None] | None = None) -> set[str] | None:
         if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
             raise PaperatlasError(gettext("year {year} is out of range", year=year), gettext("use a year such as 2024"))
         allowed = self.store.filter_ids(venue, year, status)
+        keep = self.report.filter_ids(**(facets or {}))
+        if keep is not None:
+            allowed = keep if allowed is None else allowed & keep
         for name in authors:
             ids = self.author_index().paper_ids(name)
             allowed = ids if allowed is None else allowed & ids
@@ -436,6 +456,9 @@ class Library(RecommendMixin, SourcesMixin):
         status: str | None = None,
         exclude: Sequence[str] = (),
         author: str | None = None,
+        institution: str | None = None,
+        country: str | None = None,
+        type: str | None = None,
     ) -> Hits:
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
 
@@ -444,6 +467,8 @@ class Library(RecommendMixin, SourcesMixin):
         the CLI refuses more rather than cap silently; `author:"Name"`
         keeps the papers of that author (as `author` does; case, accents and initials are
         forgiven). A query that is only an author filter lists that author's papers, newest first.
+        `institution`, `country` and `type` (oral, spotlight, poster, highlight) keep the papers whose
+        fields say so (docs/fields.md); with an empty query they list those papers.
 
         Semantic and hybrid search apply a relevance floor: a query with no real match (random
         letters, an off-domain question) returns no hits, with `.no_good_match` set. The result is
@@ -458,8 +483,10 @@ class Library(RecommendMixin, SourcesMixin):
         text, names = split_author_filters(query)
         if author and author.strip():
             names.append(author.strip())
-        allowed = self._allowed(venue, year, status, names)
-        if names and not text.strip():  # only "author:...": their papers, newest first
+        facets = {"institution": institution, "country": country, "type": type}
+        allowed = self._allowed(venue, year, status, names, facets)
+        if (names or any(v and v.strip() for v in facets.values())) and not text.strip():
+            # only filters (author:..., an institution...): their papers, newest first
             papers = sorted(self.store.get_papers(list(allowed or ())).values(),
                             key=lambda p: (-(p.year or 0), p.venue, p.title))
             return Hits([Hit(p, 1.0, {}) for p in papers[offset : offset + limit]], total=len(papers))

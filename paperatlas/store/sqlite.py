@@ -30,6 +30,7 @@ from ..models import Paper
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
 from .programme import ProgrammeStore
+from .report import ReportStore
 from .sources import SourceStore
 from .topics import TopicStore
 
@@ -87,7 +88,7 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore):
+class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, ReportStore):
     """The library file. Thread-safe: one connection per thread."""
 
     backend = "sqlite"

@@ -1,0 +1,129 @@
+"""The conference report: themes, what rose and faded, who is there, how it was judged (`lib.report`).
+
+    >>> rep = lib.report.build(venue="CoRL", years=[2023, 2024, 2025])  # doctest: +SKIP
+    >>> rep.to_dict()["trends"]["rising"]  # doctest: +SKIP
+
+Figures come from the papers' fields (docs/fields.md) and the stored topics (`paperatlas topics build`,
+built over the whole library, so one theme means the same thing in every year). Renderers:
+`report.render` (Markdown, one offline HTML file) and the web page `/report`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import PaperatlasError
+from ..i18n import gettext
+from ..store.report import PaperFacts
+from .facets import FacetIndex, check_type
+from .figures import ConferenceReport, ThemeInput, build_report, extractive_description
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+__all__ = ["ConferenceReport", "FacetIndex", "Report", "parse_years"]
+
+
+def parse_years(text: str | Sequence[int] | None) -> list[int]:
+    """"2023", "2019-2025", "2021,2023-2024" (or a list of ints) -> sorted years; an error names the fix."""
+    if text is None or text == "":
+        return []
+    if not isinstance(text, str):
+        return sorted({int(y) for y in text})
+    years: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        lo, sep, hi = part.partition("-")
+        if not (lo.isdigit() and (not sep or hi.isdigit())):
+            raise PaperatlasError(gettext("bad years {years!r}", years=text),
+                                  gettext("give a year, a range or a list, e.g. 2024, 2019-2025 or 2021,2023"))
+        a, b = int(lo), int(hi) if sep else int(lo)
+        if not (1950 <= a <= b <= 2100) or b - a > 100:
+            raise PaperatlasError(gettext("bad years {years!r}", years=text),
+                                  gettext("give years between 1950 and 2100, the smaller first, e.g. 2019-2025"))
+        years.update(range(a, b + 1))
+    return sorted(years)
+
+
+class Report:
+    """The report capability of a library: its figures, and the institution / country / type filters."""
+
+    def __init__(self, lib: Library) -> None:
+        self.lib = lib
+        self._lock = threading.Lock()
+        self._facets: tuple[Any, FacetIndex] | None = None
+
+    # -- the filters -----------------------------------------------------------------------
+    def facets(self) -> FacetIndex:
+        """institution / country / type -> paper ids; rebuilt when the papers change."""
+        version = self.lib.store.data_version()
+        with self._lock:
+            if self._facets is None or self._facets[0] != version:
+                self._facets = (version, FacetIndex(self.lib.store.iter_facts()))
+            return self._facets[1]
+
+    def filter_ids(self, institution: str | None = None, country: str | None = None,
+                   type: str | None = None) -> set[str] | None:
+        """Ids passing the filters, or None when none is given (everything passes)."""
+        check_type(type)
+        if not any(x and str(x).strip() for x in (institution, country, type)):
+            return None
+        return self.facets().ids(institution, country, type)
+
+    # -- the report -------------------------------------------------------------------------
+    def papers_in(self, venue: str | None = None, years: Sequence[int] = ()) -> list[PaperFacts]:
+        v = (venue or "").strip().lower()
+        ys = set(years)
+        return [f for f in self.lib.store.iter_facts()
+                if (not v or f.venue.lower() == v) and (not ys or f.year in ys)]
+
+    def build(self, venue: str | None = None, years: Sequence[int] | str | None = None,
+              describe: bool = True) -> ConferenceReport:
+        """The report of one venue (any venue when None) over `years` (all years when empty).
+
+        Raises PaperatlasError (with the fix) when nothing is in scope or the topics were never built.
+        """
+        ys = parse_years(years)  # type: ignore[arg-type]
+        papers = self.papers_in(venue, ys)
+        what = " ".join(x for x in (venue or "", ",".join(map(str, ys))) if x) or gettext("this library")
+        if not papers:
+            raise PaperatlasError(gettext("no papers for {what}", what=what),
+                                  gettext("`paperatlas stats` lists the venues and years this library holds"))
+        store = self.lib.store
+        if not store.topics_meta():
+            raise PaperatlasError(gettext("this library has no topics yet, so the report has no themes"),
+                                  gettext("run `paperatlas embed`, then `paperatlas topics build`"))
+        themes = [ThemeInput(r["topic"], r["label"], list(r["phrases"])) for r in store.list_topics("coarse")]
+        stored_central = {r["topic"]: list(r["central"]) for r in store.list_topics("coarse")}
+        placed = store.paper_topics([p.id for p in papers])
+        assignment = {pid: int(v["coarse"]) for pid, v in placed.items()}
+        vectors = self.lib.vectors([pid for pid in assignment])
+
+        def central(topic: int, ids: list[str]) -> list[str]:
+            """The theme's papers in scope, nearest to their own centroid first."""
+            have = [i for i in ids if i in vectors]
+            if len(have) < 2:
+                first = [i for i in stored_central.get(topic, []) if i in set(ids)]
+                return first + sorted(set(ids) - set(first))
+            m = np.stack([vectors[i] for i in have]).astype(np.float32)
+            c = m.mean(axis=0)
+            score = m @ (c / (np.linalg.norm(c) or 1.0))
+            ranked = [have[k] for k in np.argsort(-score, kind="stable")]
+            return ranked + sorted(set(ids) - set(have))
+
+        def description(t: dict[str, Any]) -> dict[str, str]:
+            central_papers = self.lib.get_many(t["central"][:5])
+            return extractive_description(t["phrases"] or t["label"].split(", "),
+                                          [(p.id, p.abstract) for p in central_papers])
+
+        scope = {"venue": venue or "", "years": ys}
+        rep = build_report(scope, papers, assignment, themes, central, description if describe else None)
+        meta = store.topics_meta() or {}
+        rep.scope["topics_built_at"] = meta.get("built_at", "")
+        if meta.get("data_version") != list(store.data_version()):
+            rep.notes.append("papers changed since the topics were built: `paperatlas topics build` refreshes them")
+        rep.titles = {p.id: p.title for p in papers}
+        return rep
