@@ -40,6 +40,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
 from .export import EXPORT_FORMATS, export
 from .ingest.formats import FORMAT_NAMES
 from .links import paper_links
+from .report.cli import facet_options
 from .library import MAX_RESULTS, Library
 from .search.cjk import has_cjk
 from .store import is_postgres_url
@@ -145,27 +146,32 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--status", help="Only this status, e.g. Oral.")
 @click.option("--limit", type=int, default=50, show_default=True, help="At most this many (0 = all).")
 @click.option("--offset", type=int, default=0, help="Skip this many first.")
+@facet_options
 @json_option
 @click.pass_context
 @handle_errors
 def list_(
-    ctx: click.Context, venue: str | None, year: int | None, status: str | None, limit: int, offset: int, as_json: bool
+    ctx: click.Context, venue: str | None, year: int | None, status: str | None, limit: int, offset: int,
+    institution: str | None, country: str | None, type_: str | None, as_json: bool
 ) -> None:
     """List papers in ingest order.
 
     Example:
 
         paperatlas list --venue ICLR --year 2026 --limit 5
+
+        paperatlas list --venue CoRL --country China --type oral
     """
     lib = get_library(ctx)
-    papers = lib.papers(venue, year, status, limit or None, offset)
+    facets = {"institution": institution, "country": country, "type": type_}
+    papers = lib.papers(venue, year, status, limit or None, offset, **facets)
     if as_json:
         echo_json([public(p) for p in papers])
     elif papers:
-        out.print(paper_table(papers, _shown(lib.count(venue, year, status), offset, len(papers))))
+        out.print(paper_table(papers, _shown(lib.count(venue, year, status, **facets), offset, len(papers))))
     if not papers:
-        nothing_found(ctx, "no papers to list", _filters_hint(lib, venue, year, status, offset),
-                      venue=venue, year=year, status=status, offset=offset)
+        nothing_found(ctx, "no papers to list", _filters_hint(lib, venue, year, status, offset, **facets),
+                      venue=venue, year=year, status=status, offset=offset, **facets)
 
 
 def _shown(total: int, offset: int, n: int) -> str:
@@ -176,15 +182,20 @@ def _shown(total: int, offset: int, n: int) -> str:
 
 
 def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str | None, offset: int = 0,
-                  mode: str = "", author: str | None = None) -> str:
+                  mode: str = "", author: str | None = None, institution: str | None = None,
+                  country: str | None = None, type: str | None = None) -> str:
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
     if total == 0:
         return f"{lib.path} holds no papers yet: add a list with `paperatlas --db {lib.path} ingest FILE...`"
     if author and not lib.author_index().names(author):
         return "no author by that name here: check the spelling, or give the family name alone"
-    if venue or year or status:
-        return (f"drop --venue / --year / --status to look at all {total} papers; "
+    for kind, name in (("institution", institution), ("country", country)):
+        if name and not lib.report.facets().names(kind, name):
+            return (f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
+                    "(docs/fields.md); check the spelling")
+    if venue or year or status or type:
+        return (f"drop --venue / --year / --status / --type to look at all {total} papers; "
                 "`paperatlas stats` lists the venues and years in this library")
     if offset:
         return f"--offset {offset} is past the end: this library holds {total} papers"
@@ -378,11 +389,13 @@ def copy_(src: str, dst: str) -> None:
                    'Without QUERY: all their papers. Same as author:"NAME" in the query.')
 @click.option("--queries", type=click.File("r", encoding="utf-8"),
               help="Run one query per line of this file; with --json prints one JSON line per query.")
+@facet_options
 @json_option
 @click.pass_context
 @handle_errors
 def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset: int, venue: str | None,
-           year: int | None, status: str | None, author: str | None, queries: Any, as_json: bool) -> None:
+           year: int | None, status: str | None, author: str | None, queries: Any, institution: str | None,
+           country: str | None, type_: str | None, as_json: bool) -> None:
     """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match;
     author:"Name" keeps one author's papers.
 
@@ -391,9 +404,13 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         paperatlas search "diffusion models for proteins" --venue NeurIPS --json
 
         paperatlas search --author "Percy Liang" --json
+
+        paperatlas search "robot learning" --institution Tsinghua --type oral
     """
     lib = get_library(ctx)
-    filters = {"mode": mode, "venue": venue, "year": year, "status": status, "author": author, "offset": offset}
+    facets = {"institution": institution, "country": country, "type": type_}
+    filters = {"mode": mode, "venue": venue, "year": year, "status": status, "author": author, "offset": offset,
+               **facets}
     say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
@@ -405,7 +422,7 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
             if not noted and has_cjk(qtext):
                 say_crosslingual(lib, qtext, mode)
                 noted = True
-            hits = lib.search(qtext, mode, limit, offset, venue, year, status, author=author)
+            hits = lib.search(qtext, mode, limit, offset, venue, year, status, author=author, **facets)
             asked += 1
             empty += not hits
             if as_json:
@@ -421,15 +438,16 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
             nothing_found(ctx, "no query found any paper" if asked else "the file holds no queries",
                           _filters_hint(lib, venue, year, status, offset, mode), **filters)
         return
-    if query is None and not author:
-        raise click.UsageError("give a QUERY, --author NAME or --queries FILE")
+    if query is None and not author and not any(facets.values()):
+        raise click.UsageError("give a QUERY, --author NAME, --institution / --country / --type or --queries FILE")
     if query:
         say_crosslingual(lib, query, mode)
-    hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author)
-    what = f"no papers match {query!r}" if query else f"no papers by an author matching {author!r}"
+    hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)
+    what = (f"no papers match {query!r}" if query else f"no papers by an author matching {author!r}" if author
+            else "no papers pass the filters")
     if query and author:
         what += f" by an author matching {author!r}"
-    hint = _filters_hint(lib, venue, year, status, offset, mode, author)
+    hint = _filters_hint(lib, venue, year, status, offset, mode, author, **facets)
     if hits.no_good_match:
         what = (f"no good match for {query!r}: no paper is close to it in meaning or holds most of its words"
                 + (f" (by an author matching {author!r})" if author else ""))
@@ -503,7 +521,10 @@ def _register_subcommands() -> None:
     from .mcp.cli import mcp_cmd
 
     cli.add_command(mcp_cmd)
+    from .report.cli import register as register_report
     from .sources.cli import register as register_sources
+
+    register_report(cli)
 
     register_sources(cli)
     from .programme.cli import register as register_programme

@@ -23,7 +23,7 @@ from . import LANGUAGES
 from .catalogue import HERE, load, quote
 
 PACKAGE = HERE.parent
-TEMPLATE_DIRS = [PACKAGE / "web" / "templates", PACKAGE / "topics" / "static"]
+TEMPLATE_DIRS = [PACKAGE / "web" / "templates", PACKAGE / "topics" / "static", PACKAGE / "report" / "templates"]
 FUNCS = ("_", "gettext", "ngettext", "N_")
 
 

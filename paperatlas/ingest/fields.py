@@ -129,7 +129,9 @@ def affiliations_of(row: dict[str, Any], authors: Sequence[str]) -> list[dict[st
     for i, name in enumerate(authors):
         written = [_institution(x) for x in raw[i].split("+")] if i < len(raw) else []
         idx = per_author.get(i, [])
-        names = [norm[k] for k in idx if norm[k]] or [x for x in written if x]
+        # the normalised names when the record maps this author to them (an "Unknown Institution"
+        # there stays unknown: the written form is then a department or a street, not a name)
+        names = [norm[k] for k in idx if norm[k]] if idx else [x for x in written if x]
         entry: dict[str, Any] = {"author": name, "institution": names[0] if names else "",
                                  "country": next((country_of[k] for k in idx if country_of.get(k)), "")}
         names = list(dict.fromkeys(names))
@@ -153,6 +155,11 @@ def source_fields(row: dict[str, Any], authors: Sequence[str], status: str = "")
     aff = affiliations_of(row, authors)
     if aff:
         out["affiliations"] = aff
+    # the paper's countries as the record lists them: certain even where the per-author lists do not
+    # line up (then the authors' `country` stays empty)
+    countries = list(dict.fromkeys(c for c in _split(row.get("aff_country_unique")) if c))
+    if countries:
+        out["countries"] = countries
     rev = reviews_of(row)
     if rev:
         out["reviews"] = rev

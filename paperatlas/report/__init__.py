@@ -11,6 +11,7 @@ built over the whole library, so one theme means the same thing in every year). 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -119,7 +120,9 @@ class Report:
             return extractive_description(t["phrases"] or t["label"].split(", "),
                                           [(p.id, p.abstract) for p in central_papers])
 
-        scope = {"venue": venue or "", "years": ys}
+        # the venue as the papers spell it ("corl" asked, "CoRL" stored)
+        spelled = Counter(p.venue for p in papers).most_common(1)[0][0] if venue else ""
+        scope = {"venue": spelled, "years": ys}
         rep = build_report(scope, papers, assignment, themes, central, description if describe else None)
         meta = store.topics_meta() or {}
         rep.scope["topics_built_at"] = meta.get("built_at", "")

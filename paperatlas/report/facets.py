@@ -46,6 +46,10 @@ def institutions_of(extra: dict[str, Any]) -> list[str]:
 
 
 def countries_of(extra: dict[str, Any]) -> list[str]:
+    """The paper's countries: the source's own list when it has one, else its authors' countries."""
+    listed = extra.get("countries")
+    if isinstance(listed, list) and listed:
+        return [" ".join(str(c).split()) for c in listed if str(c).strip()]
     out: dict[str, None] = {}
     for a in extra.get("affiliations") or []:
         c = " ".join(str(a.get("country") or "").split()) if isinstance(a, dict) else ""

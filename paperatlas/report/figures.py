@@ -45,6 +45,7 @@ class ConferenceReport:
     papers: int
     placed: int
     types: dict[str, int]
+    type_ids: dict[str, list[str]]
     themes: list[dict[str, Any]]
     institutions: list[dict[str, Any]]
     countries: list[dict[str, Any]]
@@ -57,7 +58,7 @@ class ConferenceReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "papers": self.papers, "placed": self.placed, "types": self.types,
-                "themes": self.themes, "institutions": self.institutions, "countries": self.countries,
+                "type_ids": self.type_ids, "themes": self.themes, "institutions": self.institutions, "countries": self.countries,
                 "collaboration": self.collaboration, "authors": self.authors, "reviews": self.reviews,
                 **({"trends": self.trends} if self.trends else {}), "notes": self.notes, "titles": self.titles}
 
@@ -257,18 +258,30 @@ def build_report(scope: dict[str, Any], papers: list[PaperFacts], assignment: di
     by_type: dict[str, list[float]] = {}
     for pid, r in ratings.items():
         by_type.setdefault(paper_type(facts[pid].status, facts[pid].extra) or "unknown", []).append(r)
-    histogram = Counter(math.floor(r) for r in ratings.values())
+    histogram: dict[int, list[str]] = {}
+    for pid, r in ratings.items():
+        histogram.setdefault(math.floor(r), []).append(pid)
     reviews = {"papers": len(ratings), "rating_avg": _mean(list(ratings.values())),
                "rating_std": _std(list(ratings.values())),
                "by_type": {t: {"papers": len(v), "rating_avg": _mean(v)} for t, v in sorted(by_type.items())},
-               "histogram": [{"from": k, "to": k + 1, "papers": histogram[k]} for k in sorted(histogram)]}
+               "histogram": [{"from": k, "to": k + 1, "papers": len(histogram[k]), "ids": histogram[k]}
+                             for k in sorted(histogram)]}
     years = sorted({p.year for p in papers if p.year is not None})
     trends = None
     if len(years) >= 2 and theme_list:
         placed_by_year = Counter(facts[i].year for t in theme_list for i in t["ids"])
+        for t in theme_list:  # the papers behind each year's number
+            by_year: dict[str, list[str]] = {}
+            for i in t["ids"]:
+                by_year.setdefault(str(facts[i].year), []).append(i)
+            t["ids_by_year"] = {str(y): by_year.get(str(y), []) for y in years}
         trends = trends_of(theme_list, facts, years, placed_by_year)  # type: ignore[arg-type]
     scope = {**scope, "years_present": years, "with_affiliations": with_aff, "with_countries": with_country,
              "with_reviews": len(ratings)}
-    return ConferenceReport(scope=scope, papers=len(papers), placed=placed, types=type_counts(papers),
+    type_ids: dict[str, list[str]] = {}
+    for p in papers:
+        type_ids.setdefault(paper_type(p.status, p.extra) or "unknown", []).append(p.id)
+    type_ids = {t: type_ids[t] for t in (*PRESENTATIONS, "unknown") if t in type_ids}
+    return ConferenceReport(scope=scope, papers=len(papers), placed=placed, types=type_counts(papers), type_ids=type_ids,
                             themes=theme_list, institutions=institutions, countries=countries,
                             collaboration=collaboration, authors=authors, reviews=reviews, trends=trends, notes=notes)

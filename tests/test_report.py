@@ -1,0 +1,244 @@
+"""The conference report and the fields it needs, on recorded papercopilot/paperlists CoRL records of
+five years (tests/data/paperlists/README.md). Every figure is recomputed here from the raw files or
+from the library, never copied from the code under test."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.errors import PaperatlasError
+from paperatlas.ingest.fields import affiliations_of, presentation_of, reviews_of
+from paperatlas.report import parse_years
+from paperatlas.report.stats import benjamini_hochberg, normal_two_sided_p, trend_z, two_proportion_z
+
+DATA = Path(__file__).parent / "data" / "paperlists" / "corl"
+FILES = sorted(DATA.glob("corl*.json"))
+RAW = {r["id"]: (int(f.stem[-4:]), r) for f in FILES for r in json.loads(f.read_text(encoding="utf-8"))}
+
+
+@pytest.fixture(scope="module")
+def corl(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A library of the five recorded years, embedded (hashing) and with its topics built."""
+    from paperatlas.topics.build import build_topics
+
+    db = str(tmp_path_factory.mktemp("corl") / "corl.db")
+    with Library(db, embedder="hashing") as lib:
+        assert lib.ingest(FILES).new == len(RAW) == 120
+        lib.embed()
+        build_topics(lib, seed=0)
+    return db
+
+
+def run(*args: str) -> str:
+    r = CliRunner().invoke(cli, list(args))
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+# -- the fields kept --------------------------------------------------------------------------
+def test_show_json_keeps_affiliations_reviews_type_and_citations_as_the_record_says(corl: str) -> None:
+    for pid, (year, raw) in list(RAW.items())[::7]:
+        p = json.loads(run("--db", corl, "show", "--json", "--", pid))
+        extra = p["extra"]
+        assert extra["presentation"] == raw["status"].lower()
+        ratings = [float(x) for x in raw["rating"].split(";")] if raw["rating"] else []
+        if ratings:
+            assert extra["reviews"]["ratings"] == ratings
+            assert math.isclose(extra["reviews"]["rating_avg"], sum(ratings) / len(ratings), abs_tol=1e-4)
+        else:
+            assert "reviews" not in extra
+        if raw["gs_citation"] >= 0:
+            assert extra["citations"] == raw["gs_citation"]
+        else:
+            assert "citations" not in extra
+        authors = raw["author"].split(";")
+        aff = extra.get("affiliations", [])
+        assert [a["author"] for a in aff] in ([], authors)
+        norm = set(raw["aff_unique_norm"].split(";")) - {"", "Unknown Institution"}
+        got = {n for a in aff for n in a.get("institutions") or [a["institution"]] if n}
+        assert got <= norm, (pid, got, norm)
+
+
+def test_affiliations_of_a_real_record_with_a_missing_author_and_double_affiliations() -> None:
+    year, raw = RAW["C6VxzSpjrv"]  # CoRL 2025: author 7 has no affiliation, 8 and 9 have two each
+    aff = affiliations_of(raw, raw["author"].split(";"))
+    assert aff[6] == {"author": "Trevor Darrell", "institution": "", "country": ""}
+    assert aff[7]["institutions"] == ["Amazon", "University of California, Berkeley"]
+    assert aff[8]["institution"] == "Meta" and aff[0]["country"] == "United States"
+
+
+def test_field_helpers_on_edge_values() -> None:
+    assert presentation_of("ICLR 2024 oral") == "oral" and presentation_of("Poster (Highlight)") == "highlight"
+    assert presentation_of("Accept") == "" and presentation_of("Spotlights") == "spotlight"
+    assert reviews_of({"rating": "", "rating_avg": [0, 0]}) == {}  # what paperlists writes with no reviews
+    assert reviews_of({"rating": "3;5", "confidence": "4;x"}) == {
+        "ratings": [3.0, 5.0], "rating_avg": 4.0, "rating_std": 1.0, "confidences": [4.0], "confidence_avg": 4.0}
+    # lists that do not line up: kept as written, the country not guessed
+    aff = affiliations_of({"aff": "MIT;Oxford", "aff_unique_norm": "MIT", "aff_unique_index": "0;0;0",
+                           "aff_country_unique": "United States", "aff_country_unique_index": "0"}, ["A", "B"])
+    assert aff == [{"author": "A", "institution": "MIT", "country": ""},
+                   {"author": "B", "institution": "Oxford", "country": ""}]
+
+
+# -- the filters ----------------------------------------------------------------------------------
+def _raw_ids(pred) -> set[str]:  # type: ignore[no-untyped-def]
+    return {pid for pid, (_, r) in RAW.items() if pred(r)}
+
+
+def test_filters_in_cli_match_the_raw_records(corl: str) -> None:
+    want_oral = _raw_ids(lambda r: r["status"] == "Oral")
+    got = {p["id"] for p in json.loads(run("--db", corl, "list", "--type", "oral", "--limit", "0", "--json"))}
+    assert got == want_oral and len(got) == 24
+    want_cmu = _raw_ids(lambda r: "Carnegie Mellon University" in r["aff_unique_norm"].split(";"))
+    got = {p["id"] for p in json.loads(run("--db", corl, "list", "--institution", "carnegie mellon", "--limit", "0",
+                                           "--json"))}
+    assert got == want_cmu and got
+    hits = json.loads(run("--db", corl, "search", "--country", "中国", "--type", "poster", "--limit", "100", "--json"))
+    for h in hits:
+        assert "China" in RAW[h["id"]][1]["aff_country_unique"] and RAW[h["id"]][1]["status"] == "Poster"
+    assert hits
+    r = CliRunner().invoke(cli, ["--db", corl, "list", "--institution", "Nowhere University"])
+    assert r.exit_code == 4 and "no paper here names the institution" in r.output
+
+
+def test_a_bad_type_names_the_valid_ones(corl: str) -> None:
+    with Library(corl) as lib:
+        with pytest.raises(PaperatlasError, match="oral, spotlight"):
+            lib.search("robot", type="keynote")
+
+
+# -- the report ----------------------------------------------------------------------------------
+def test_report_json_contract_and_every_figure_recomputed_from_the_library(corl: str) -> None:
+    rep = json.loads(run("--db", corl, "report", "--venue", "corl", "--year", "2021-2025", "--json"))
+    with Library(corl) as lib:
+        placed = lib.store.paper_topics()
+        labels = {t["topic"]: t["label"] for t in lib.store.list_topics("coarse")}
+    assert rep["papers"] == 120 and rep["placed"] == len(placed) == 120
+    assert rep["scope"]["venue"] == "CoRL" and rep["scope"]["years_present"] == [2021, 2022, 2023, 2024, 2025]
+    sizes = Counter(v["coarse"] for v in placed.values())
+    assert sum(t["papers"] for t in rep["themes"]) == 120
+    for t in rep["themes"]:
+        assert t["label"] == labels[t["topic"]]
+        assert t["papers"] == sizes[t["topic"]] == len(t["ids"]) == len(set(t["ids"]))
+        assert {placed[i]["coarse"] for i in t["ids"]} == {t["topic"]}
+        assert t["share"] == round(t["papers"] / 120, 4)
+        assert t["types"].get("oral", 0) == sum(RAW[i][1]["status"] == "Oral" for i in t["ids"])
+    # institutions and countries, counted from the raw files
+    inst = Counter(n for _, r in RAW.values() for n in set(r["aff_unique_norm"].split(";")) - {"", "Unknown Institution"})
+    for row in rep["institutions"][:10]:
+        assert row["papers"] == inst[row["name"]] == len(row["ids"])
+    assert rep["institutions"][0]["name"] == inst.most_common(1)[0][0]
+    china = _raw_ids(lambda r: "China" in r["aff_country_unique"].split(";"))
+    row = next(c for c in rep["countries"] if c["name"] == "China")
+    assert set(row["ids"]) == china and row["papers"] == len(china)
+    # reviews: mean of the per-paper means of the papers that have ratings
+    rated = [sum(map(float, r["rating"].split(";"))) / len(r["rating"].split(";")) for _, r in RAW.values() if r["rating"]]
+    assert rep["reviews"]["papers"] == len(rated) == 96
+    assert math.isclose(rep["reviews"]["rating_avg"], sum(rated) / len(rated), abs_tol=1e-3)
+
+
+def test_trends_agree_with_counts_recomputed_from_the_raw_files(corl: str) -> None:
+    rep = json.loads(run("--db", corl, "report", "--venue", "CoRL", "--json"))
+    tr = rep["trends"]
+    assert tr["years"] == [2021, 2022, 2023, 2024, 2025]
+    per_year = Counter(y for y, _ in RAW.values())
+    assert tr["papers"] == {str(y): n for y, n in per_year.items()}
+    theme_of = {i: t["topic"] for t in rep["themes"] for i in t["ids"]}
+    for row in tr["themes"]:
+        counts = Counter(RAW[i][0] for i, k in theme_of.items() if k == row["topic"])
+        assert row["counts"] == {str(y): counts.get(y, 0) for y in tr["years"]}
+        assert row["shares"] == {str(y): round(counts.get(y, 0) / per_year[y], 4) for y in tr["years"]}
+        assert math.isclose(row["change"], row["shares"]["2025"] - row["shares"]["2021"], abs_tol=2e-4)
+        assert 0 <= row["p"] <= row["q"] <= 1 and row["significant"] == (row["q"] < 0.05)
+    changes = {r["topic"]: r["change"] for r in tr["themes"]}
+    assert tr["rising"] == sorted([k for k, c in changes.items() if c > 0], key=lambda k: (-changes[k], k))[:5]
+    # one year has no trends
+    one = json.loads(run("--db", corl, "report", "--venue", "CoRL", "--year", "2023", "--json"))
+    assert "trends" not in one and one["papers"] == 24
+
+
+class _Resources(HTMLParser):
+    """Every address the page would load by itself (not links the reader may follow)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: list[str] = []
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        for key in ("src", "srcset", "data", "poster", "background"):
+            if a.get(key):
+                self.loads.append(f"{tag} {key}={a[key]}")
+        if tag == "link" and a.get("href"):
+            self.loads.append(f"link href={a['href']}")
+        if tag == "a" and a.get("href"):
+            self.hrefs.append(a["href"] or "")
+
+
+def test_offline_html_loads_nothing_and_every_bar_leads_to_its_papers(corl: str, tmp_path: Path) -> None:
+    out = tmp_path / "corl.html"
+    run("--db", corl, "report", "--venue", "CoRL", "--format", "html", "-o", str(out))
+    html = out.read_text(encoding="utf-8")
+    p = _Resources()
+    p.feed(html)
+    assert p.loads == []
+    assert not re.search(r"url\(|@import|https?://", html)
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    anchors = [h[1:] for h in p.hrefs if h.startswith("#")]
+    assert anchors and all(a in ids for a in anchors), set(anchors) - ids
+    rep = json.loads(run("--db", corl, "report", "--venue", "CoRL", "--json"))
+    for t in rep["themes"]:
+        assert f'href="#theme-{t["topic"]}"' in html  # its bar
+        for y, ids_y in t["ids_by_year"].items():
+            if ids_y:
+                assert f'id="theme-{t["topic"]}-{y}"' in html
+    assert "<svg" in html and "Trends" in html
+
+
+def test_markdown_and_chinese(corl: str) -> None:
+    md = run("--db", corl, "report", "--venue", "CoRL", "--year", "2024,2025")
+    assert md.startswith("# CoRL 2024–2025: the conference at a glance") and "## Trends" in md
+    zh = run("--db", corl, "report", "--venue", "CoRL", "--year", "2024,2025", "--lang", "zh")
+    assert "## 主题" in zh and "## 趋势" in zh
+
+
+def test_report_without_papers_or_topics_says_what_to_do(corl: str, tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["--db", corl, "report", "--venue", "NeurIPS"])
+    assert r.exit_code == 1 and "no papers for NeurIPS" in r.output and "paperatlas stats" in r.output
+    db = str(tmp_path / "bare.db")
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(FILES[:1])
+    r = CliRunner().invoke(cli, ["--db", db, "report"])
+    assert r.exit_code == 1 and "topics build" in r.output
+    r = CliRunner().invoke(cli, ["--db", db, "report", "--year", "2025-2021"])
+    assert r.exit_code == 1 and "2019-2025" in r.output
+
+
+# -- the statistics --------------------------------------------------------------------------------
+def test_statistics_against_textbook_values() -> None:
+    # two proportions 0.5 of 100 vs 0.6 of 100: pooled z = 0.1 / sqrt(0.55*0.45*0.02) = 1.4213
+    assert math.isclose(two_proportion_z(50, 100, 60, 100), 1.42134, abs_tol=1e-4)
+    assert math.isclose(normal_two_sided_p(1.959964), 0.05, abs_tol=1e-5)
+    # Cochran-Armitage on three groups of 100 with 10, 20, 30 cases (scores 0, 1, 2): z = 3.5355
+    assert math.isclose(trend_z([10, 20, 30], [100, 100, 100]), 3.5355, abs_tol=1e-3)
+    assert trend_z([5, 5], [50, 50]) == 0.0 and trend_z([0, 0], [10, 10]) == 0.0
+    assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.0533333, 0.0533333, 0.5])
+
+
+def test_parse_years() -> None:
+    assert parse_years("2019-2021,2024") == [2019, 2020, 2021, 2024]
+    assert parse_years(None) == [] and parse_years([2024, 2023]) == [2023, 2024]
+    for bad in ("20x4", "2025-2021", "1900"):
+        with pytest.raises(PaperatlasError):
+            parse_years(bad)
