@@ -234,3 +234,23 @@ def test_mcp_get_paper_carries_the_events(tmp_path, runner, server):
         assert "Exhibit Hall C,D,E" in "\n".join(x.text for x in r.content)
 
     session(stdio(db), body)
+
+
+def test_walk_through_a_session_and_replan(tmp_path, runner, server):
+    db = tmp_path / "lib.db"
+    assert fetch(runner, db, server).exit_code == 0
+    runner.invoke(cli, ["--db", str(db), "like", POSTER_A, POSTER_B])
+    sid = "neurips-2025-san-diego-poster-session-6"
+    res = runner.invoke(cli, ["--db", str(db), "walk", sid, "--minutes", "20", "--per-poster", "5", "--json"])
+    assert res.exit_code == 0, res.output
+    w = json.loads(res.output)
+    assert [s["poster_position"] for s in w["stops"]] == ["#2449", "#2504"]  # hall order
+    assert abs(w["stops"][1]["arrive_min"] - 5.55) <= 0.05  # 55 numbers at 1 min per 100
+    assert w["must_see_visited"] == 2
+    res = runner.invoke(cli, ["--db", str(db), "walk", sid, "--minutes", "5", "--done", POSTER_B, "--json"])
+    assert json.loads(res.output)["stops"] == []  # from #2449, #2504 is 0.55 min away: 5 min do not hold it
+    res = runner.invoke(cli, ["--db", str(db), "walk", sid, "--minutes", "6", "--done", POSTER_B, "--json"])
+    w = json.loads(res.output)
+    assert [s["paper_id"] for s in w["stops"]] == [POSTER_A] and w["done"] == [POSTER_B]
+    res = runner.invoke(cli, ["--db", str(db), "walk", "no-such-session"])
+    assert res.exit_code == 1 and "no session 'no-such-session'" in res.output

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NotFound, PaperatlasError
 from ..i18n import gettext
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo
+from .walk import METHODS, Poster, Walk
 
 if TYPE_CHECKING:  # the capability sees the library through its core protocol only
     from ..library import Library as LibraryCore
 
-__all__ = ["Agenda", "AgendaItem", "AgendaSession", "Clash", "Event", "Programme", "SessionInfo"]
+__all__ = ["Agenda", "AgendaItem", "AgendaSession", "Clash", "Event", "Programme", "SessionInfo", "Walk"]
 
 RECOMMENDED = 20  # strongly recommended papers an agenda takes (besides the liked and tagged ones)
 _ORALS = ("oral", "spotlight", "highlight")
@@ -197,6 +198,58 @@ class Programme:
         from .ics import to_ics
 
         return to_ics(self.agenda(reader, **filters), self.store.event_change_counts(), base_url)
+
+    def interest(self, reader: str | None, paper_ids: Sequence[str]) -> dict[str, tuple[float, bool]]:
+        """paper id -> (interest in [0, 1], must-see) for the reader: must-sees are the liked and tagged
+        papers; interest is the recommender's score scaled so the session's median is 0 and its best 1."""
+        r = self.lib.reader(reader)
+        must = {f.paper_id for f in self.store.feedback(r.id, "like")} | set(self.store.tags(r.id))
+        wanted = set(paper_ids)
+        scores: dict[str, float] = {}
+        try:
+            for h in self.lib.recommend(r.name, limit=max(1, self.lib.count()), include_judged=True):
+                if h.paper.id in wanted:
+                    scores[h.paper.id] = float(h.score)
+        except PaperatlasError:
+            scores = {}
+        out: dict[str, tuple[float, bool]] = {}
+        if scores and must:
+            ranked = sorted(scores.values())
+            median, top = ranked[len(ranked) // 2], ranked[-1]
+            span = top - median
+            for pid, s in scores.items():
+                out[pid] = (max(0.0, (s - median) / span) if span > 0 else 0.0, pid in must)
+        for pid in wanted & must:
+            out[pid] = (1.0, True)
+        return out
+
+    def walk(self, session_id: str, reader: str | None = None, minutes: float = 90, per_poster: float = 5,
+             walk_per_100: float = 1.0, done: Sequence[str] = (), skipped: Sequence[str] = (),
+             method: str = "plan") -> Walk:
+        """The poster walk through one session for a time budget (see programme/walk.py): the
+        posters worth the most interest for the time, in number order, must-sees first. `done` and
+        `skipped` posters are left out and the walk continues from the last of them."""
+        if method not in METHODS:
+            raise PaperatlasError(gettext("unknown walk method {m!r}", m=method),
+                                  gettext("use one of {names}", names=", ".join(METHODS)))
+        if not 0 < minutes <= 24 * 60 or not 0 < per_poster <= 240 or not 0 <= walk_per_100 <= 120:
+            raise PaperatlasError(gettext("a walk needs 0 < minutes <= 1440 and 0 < minutes per poster <= 240"),
+                                  gettext("e.g. --minutes 90 --per-poster 5"))
+        _info, events = self.session(session_id)
+        interest = self.interest(reader, [e.paper_id for e in events if e.paper_id])
+        gone = set(done) | set(skipped)
+        posters, at = [], None
+        for k, e in enumerate(events):
+            number = e.poster_number if e.poster_number is not None else k
+            if e.paper_id in gone:
+                if e.paper_id in (list(done) + list(skipped))[-1:]:
+                    at = number
+                continue
+            v, must = interest.get(e.paper_id, (0.0, False))
+            posters.append(Poster(e.paper_id, number, v, must, e.name, e.poster_position))
+        w = METHODS[method](posters, minutes, per_poster, walk_per_100, at)
+        w.session_id, w.done, w.skipped = session_id, list(done), list(skipped)
+        return w
 
     def changes(self, reader: str | None = None, since: str = "") -> list[dict[str, Any]]:
         """Moved, re-timed and withdrawn events since `since` (ISO), of the papers on the reader's

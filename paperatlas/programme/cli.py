@@ -128,7 +128,51 @@ def agenda_cmd(ctx: click.Context, reader: str, session: str | None, day: str | 
             out.print(f"    {u['poster_position'] or '-':>7}  {u['title']}  {u['room']}", markup=False)
 
 
-COMMANDS = [programme_cmd, session_cmd, agenda_cmd]
+@click.command("walk")
+@click.argument("session_id")
+@click.option("--reader", "-r", metavar="NAME", default="me", show_default=True, help="Whose interests.")
+@click.option("--minutes", type=click.FloatRange(1, 1440), default=90, show_default=True, help="Time you have.")
+@click.option("--per-poster", type=click.FloatRange(0.5, 240), default=5, show_default=True,
+              help="Minutes at each poster.")
+@click.option("--walk-per-100", type=click.FloatRange(0, 120), default=1.0, show_default=True,
+              help="Minutes to walk past 100 poster numbers.")
+@click.option("--done", metavar="IDS", default="", help="Comma-separated papers already visited (re-plan from there).")
+@click.option("--skip", metavar="IDS", default="", help="Comma-separated papers to leave out.")
+@click.option("--method", type=click.Choice(["plan", "topk", "score_order"]), default="plan", show_default=True,
+              help="The planner, or one of the baselines it is measured against.")
+@json_option
+@click.pass_context
+@handle_errors
+def walk_cmd(ctx: click.Context, session_id: str, reader: str, minutes: float, per_poster: float,
+             walk_per_100: float, done: str, skip: str, method: str, as_json: bool) -> None:
+    """Plan a walk through a poster session: the posters worth most for your time, in hall order.
+
+    Example:
+
+    \b
+        paperatlas walk neurips-2025-san-diego-poster-session-6 --minutes 90 --per-poster 5
+        paperatlas walk neurips-2025-san-diego-poster-session-6 --done 7HVADbW8fh --minutes 60
+    """
+    lib = get_library(ctx)
+    ids = lambda s: [x.strip() for x in s.split(",") if x.strip()]
+    w = lib.programme.walk(session_id, reader, minutes, per_poster, walk_per_100, ids(done), ids(skip), method)
+    if as_json:
+        echo_json(w.to_dict())
+        return
+    if not w.stops:
+        click.echo("nothing to visit: like or tag papers (or papers near them) of this session first")
+        return
+    for s in w.stops:
+        mark = "★" if s.poster.must_see else " "
+        out.print(f"  +{s.arrive:5.1f} min  {s.poster.position or s.poster.number:>7} {mark} {s.poster.title}",
+                  markup=False)
+    out.print(f"{len(w.stops)} posters, {w.used:.0f} of {w.minutes:.0f} min, interest {w.interest:.2f}"
+              f" ({w.per_minute:.3f}/min)", markup=False)
+    if w.missed_must_see:
+        out.print(f"must-sees that do not fit: {', '.join(p.paper_id for p in w.missed_must_see)}", markup=False)
+
+
+COMMANDS = [programme_cmd, session_cmd, agenda_cmd, walk_cmd]
 
 
 def register(cli: click.Group) -> None:
