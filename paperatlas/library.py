@@ -159,9 +159,19 @@ class Library(RecommendMixin, SourcesMixin):
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        # one ingest at a time per library: each plans its writes from what the library holds
-        with self.store.write_lock(self.on_wait):
-            return ingest_files(self.store, paths, format, venue, year, encoding, skip_bad, progress)
+        # a conference's programme feed is events, not a paper list: its own reader links them
+        from .programme import is_feed_file
+
+        feeds = [p for p in paths if format is None and is_feed_file(p)]
+        lists = [p for p in paths if p not in feeds]
+        report = IngestReport()
+        if lists:
+            # one ingest at a time per library: each plans its writes from what the library holds
+            with self.store.write_lock(self.on_wait):
+                report = ingest_files(self.store, lists, format, venue, year, encoding, skip_bad, progress)
+        for f in feeds:
+            report.add(self.programme.ingest_feed(f))
+        return report
 
     # -- reading -----------------------------------------------------------------------
     def get(self, paper_id: str) -> Paper:

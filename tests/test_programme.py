@@ -254,3 +254,18 @@ def test_walk_through_a_session_and_replan(tmp_path, runner, server):
     assert [s["paper_id"] for s in w["stops"]] == [POSTER_A] and w["done"] == [POSTER_B]
     res = runner.invoke(cli, ["--db", str(db), "walk", "no-such-session"])
     assert res.exit_code == 1 and "no session 'no-such-session'" in res.output
+
+
+def test_ingest_of_a_saved_feed_file(tmp_path, runner):
+    db = tmp_path / "lib.db"
+    saved = DATA / "neurips-2025-orals-posters.json"
+    res = runner.invoke(cli, ["--db", str(db), "ingest", str(saved), "--no-embed"])
+    assert res.exit_code == 0, res.output
+    assert "3 new" in res.output and "3 events" in res.output
+    res = runner.invoke(cli, ["--db", str(db), "ingest", str(saved), "--no-embed"])
+    assert res.exit_code == 0 and "3 linked by forum id" in res.output and "since the last read" not in res.output
+    assert show_events(runner, db, ORAL)["events"][0]["room"] == "Ballroom C"
+    odd = tmp_path / "programme.json"  # not named as the site names it: told by its content
+    odd.write_bytes(saved.read_bytes())
+    res = runner.invoke(cli, ["--db", str(db), "ingest", str(odd), "--no-embed"])
+    assert res.exit_code == 1 and "cannot tell the conference and year" in res.output, res.output

@@ -6,12 +6,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, PaperatlasError
 from ..i18n import gettext
+from ..models import IngestReport
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo
 from .walk import METHODS, Poster, Walk
 
@@ -20,6 +23,7 @@ if TYPE_CHECKING:  # the capability sees the library through its core protocol o
 
 __all__ = ["Agenda", "AgendaItem", "AgendaSession", "Clash", "Event", "Programme", "SessionInfo", "Walk"]
 
+FEED_NAME = re.compile(r"^([a-z][a-z0-9]*)-(\d{4})-orals-posters\.json$", re.I)
 RECOMMENDED = 20  # strongly recommended papers an agenda takes (besides the liked and tagged ones)
 _ORALS = ("oral", "spotlight", "highlight")
 
@@ -56,6 +60,47 @@ class Programme:
     @property
     def store(self) -> Any:
         return self.lib.store
+
+    # -- reading a saved feed ---------------------------------------------------------------
+    def ingest_feed(self, path: str | Path, conf: str | None = None, year: int | None = None,
+                    site: str = "") -> IngestReport:
+        """Read a saved virtual-site feed file (`neurips-2025-orals-posters.json`) as `fetch virtual`
+        reads the live one: events linked to papers, missing papers brought in, changes recorded.
+
+        `conf` and `year` come from the file name unless given; `site` makes the events' page
+        paths absolute (e.g. https://neurips.cc)."""
+        from ..ingest.formats import VENUE_SPELLING
+        from ..ingest.pipeline import ingest_rows
+        from ..ingest.formats import Format
+        from .feed import parse_feed
+        from .link import commit, plan, summary
+
+        p = Path(path)
+        m = FEED_NAME.match(p.name)
+        conf = (conf or (m.group(1) if m else "")).lower()
+        year = year or (int(m.group(2)) if m else None)
+        if not conf or not year:
+            raise PaperatlasError(gettext("cannot tell the conference and year of {file}", file=str(p)),
+                                  gettext("name the file CONF-YEAR-orals-posters.json (as the virtual site does)"))
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise PaperatlasError(f"cannot read {p}: {e.strerror}", "check the path") from None
+        feed = parse_feed(data, str(p))
+        if not feed.events:
+            raise PaperatlasError(gettext("{file} lists no events", file=str(p)),
+                                  gettext("check that it is the virtual site's orals-posters feed"))
+        for ev in feed.events:
+            if ev.url.startswith("/") and site:
+                ev.url = site.rstrip("/") + ev.url
+        venue = VENUE_SPELLING.get(conf, conf.upper())
+        with self.store.write_lock(getattr(self.lib, "on_wait", None)):
+            fp = plan(self.store, f"{conf} {year}", venue, year, feed)
+            report = ingest_rows(self.store, str(p), "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year},
+                                 skip_bad=True)
+            counts = commit(self.store, fp)
+        report.notes += [f"programme {conf} {year}: {summary(counts)}", *fp.notes]
+        return report
 
     # -- events and sessions ------------------------------------------------------------
     def events_for(self, paper_id: str) -> list[Event]:
@@ -283,3 +328,19 @@ def clashes(sessions: Sequence[AgendaSession]) -> list[Clash]:
             if a.event.session_id != s.info.session_id and _overlap(a.event, lo, hi):
                 out.append(Clash("oral-poster", a, s))
     return out
+
+
+def is_feed_file(path: str | Path) -> bool:
+    """A saved virtual-site programme: named CONF-YEAR-orals-posters.json, or a JSON object whose
+    `results` are events (they carry `eventtype` or `poster_position`)."""
+    p = Path(path)
+    if FEED_NAME.match(p.name):
+        return True
+    if p.suffix.lower() != ".json":
+        return False
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(4096).decode("utf-8", "ignore")
+    except OSError:
+        return False
+    return '"results"' in head and ('"eventtype"' in head or '"poster_position"' in head)
