@@ -200,3 +200,37 @@ def bench_first_search_cmd(file: str, query: str, limit: int | None, raw_sample:
 from .crosslingual import bench_crosslingual_cmd  # noqa: E402
 
 bench.add_command(bench_crosslingual_cmd)
+
+
+@bench.command("agenda")
+@click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
+@click.option("--events", default=5000, show_default=True, help="Events in the programme.")
+@click.option("--likes", default=100, show_default=True, help="The reader's liked papers.")
+@click.option("--repeats", default=5, show_default=True, help="Runs; the median is reported.")
+def bench_agenda_cmd(file: str, events: int, likes: int, repeats: int) -> None:
+    """Agenda build time on a programme of 5,000 events, beside loading the liked papers.
+
+    Example:
+
+        paperatlas bench agenda ../shared/data/ml_venue_papers/papers.jsonl.gz --events 5000
+    """
+    from .programme import bench_agenda
+
+    click.echo(json.dumps(bench_agenda(Path(file), events, likes, repeats), indent=2))
+
+
+@bench.command("walk")
+@click.option("--db", "db_path", required=True, metavar="PATH", help="An embedded library of one venue's papers.")
+@click.option("--sessions", default=6, show_default=True, help="Poster sessions the papers are spread over.")
+@click.option("--readers", default=30, show_default=True, help="Simulated readers (10 likes each).")
+@click.option("--per-poster", default=5.0, show_default=True, help="Minutes at each poster.")
+def bench_walk_cmd(db_path: str, sessions: int, readers: int, per_poster: float) -> None:
+    """The poster-walk planner against top-k and score order: interest collected per minute.
+
+    Example:
+
+        paperatlas bench walk --db neurips2023.db --readers 30
+    """
+    from .programme import bench_walk
+
+    click.echo(json.dumps(bench_walk(db_path, sessions, readers, per_poster=per_poster), indent=2))

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the capability sees the library through its core protocol o
 
 __all__ = ["Agenda", "AgendaItem", "AgendaSession", "Clash", "Event", "Programme", "SessionInfo", "Walk"]
 
-FEED_NAME = re.compile(r"^([a-z][a-z0-9]*)-(\d{4})-orals-posters\.json$", re.I)
+FEED_NAME = re.compile(r"^([a-z][a-z0-9]*)-(\d{4})-orals-posters\.json$", re.IGNORECASE)
 RECOMMENDED = 20  # strongly recommended papers an agenda takes (besides the liked and tagged ones)
 _ORALS = ("oral", "spotlight", "highlight")
 
@@ -69,9 +69,8 @@ class Programme:
 
         `conf` and `year` come from the file name unless given; `site` makes the events' page
         paths absolute (e.g. https://neurips.cc)."""
-        from ..ingest.formats import VENUE_SPELLING
+        from ..ingest.formats import VENUE_SPELLING, Format
         from ..ingest.pipeline import ingest_rows
-        from ..ingest.formats import Format
         from .feed import parse_feed
         from .link import commit, plan, summary
 
@@ -162,22 +161,38 @@ class Programme:
             why, score, _ = out.get(pid, ([], 1.0, True))
             out[pid] = ([*why, "tagged: " + ", ".join(tags)], score, True)
         if recommended > 0 and out:
-            for hit in self._recommend(r.name, recommended):
-                if hit.paper.id not in out:
-                    out[hit.paper.id] = (["recommended: " + (hit.reason or "close to what you liked")],
-                                         float(hit.score), False)
+            for pid, score, why in self._recommend(r.name, recommended, set(out)):
+                out[pid] = (["recommended: " + (why or "close to what you liked")], score, False)
         return out
 
-    def _recommend(self, reader: str, limit: int) -> list[Any]:
-        """The reader's top recommendations among the papers the programme lists."""
-        listed = {r["paper_id"] for r in self.store.programme_events(None, include_withdrawn=False) if r["paper_id"]}
-        if not listed:
-            return []
+    def _scored(self, reader: str) -> tuple[dict[str, float], Any]:
+        """The reader's recommendation score of every paper, and a function explaining some of them
+        (paper ids -> reasons); ({}, None) before the library has vectors to score with."""
+        from ..recommend.api import scored_for
+
         try:
-            hits = self.lib.recommend(reader, limit=min(len(listed), 5000))
+            corpus, scored, _ = scored_for(self.lib, self.lib.reader(reader))
         except PaperatlasError:
-            return []  # no vectors yet: the agenda holds what the reader chose
-        return [h for h in hits if h.paper.id in listed][:limit]
+            return {}, None
+        if not len(corpus.ids):
+            return {}, None
+        scores = {pid: float(v) for pid, v in zip(corpus.ids, scored.scores)}
+
+        def explain(ids: Sequence[str]) -> list[str]:
+            return list(scored.explain(corpus.rows(list(ids))))
+
+        return scores, explain
+
+    def _recommend(self, reader: str, limit: int, exclude: set[str]) -> list[tuple[str, float, str]]:
+        """(paper id, score, why) of the reader's top recommendations among the programme's papers."""
+        listed = {r["paper_id"] for r in self.store.programme_events(None, include_withdrawn=False) if r["paper_id"]}
+        scores, explain = self._scored(reader)
+        if not listed or not scores or explain is None:
+            return []
+        r = self.lib.reader(reader)
+        judged = {f.paper_id for f in self.store.feedback(r.id)}
+        top = sorted((pid for pid in listed - exclude - judged if pid in scores), key=lambda pid: -scores[pid])[:limit]
+        return [(pid, scores[pid], why) for pid, why in zip(top, explain(top))]
 
     def agenda(self, reader: str | None = None, tz: str | None = None, day: str | None = None,
                session: str | None = None, type: str | None = None, recommended: int = RECOMMENDED) -> Agenda:
@@ -250,13 +265,8 @@ class Programme:
         r = self.lib.reader(reader)
         must = {f.paper_id for f in self.store.feedback(r.id, "like")} | set(self.store.tags(r.id))
         wanted = set(paper_ids)
-        scores: dict[str, float] = {}
-        try:
-            for h in self.lib.recommend(r.name, limit=max(1, self.lib.count()), include_judged=True):
-                if h.paper.id in wanted:
-                    scores[h.paper.id] = float(h.score)
-        except PaperatlasError:
-            scores = {}
+        every, _ = self._scored(r.name)
+        scores = {pid: every[pid] for pid in wanted if pid in every}
         out: dict[str, tuple[float, bool]] = {}
         if scores and must:
             ranked = sorted(scores.values())
