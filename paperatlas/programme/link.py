@@ -111,7 +111,9 @@ def _extra_for(paper: Paper, events: Sequence[FeedEvent]) -> dict[str, Any]:
     authors = main.authors or next((e.authors for e in events if e.authors), [])
     if any(a.institution for a in authors):
         known = {str(a.get("author")): a for a in x.get("affiliations") or [] if isinstance(a, dict)}
-        x["affiliations"] = [{"author": a.name, "institution": a.institution,
+        # what an earlier source knew (a country, several institutions) stays; the feed's institution wins
+        x["affiliations"] = [{**known.get(a.name, {}), "author": a.name,
+                              "institution": a.institution or str(known.get(a.name, {}).get("institution") or ""),
                               "country": str(known.get(a.name, {}).get("country") or "")} for a in authors]
     return x
 
