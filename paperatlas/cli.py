@@ -187,7 +187,10 @@ def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
     if total == 0:
-        return f"{lib.path} holds no papers yet: add a list with `paperatlas --db {lib.path} ingest FILE...`"
+        from .store import redact
+
+        where = redact(lib.path)  # a PostgreSQL URL may hold its password
+        return f"{where} holds no papers yet: add a list with `paperatlas --db {where} ingest FILE...`"
     if author and not lib.author_index().names(author):
         return "no author by that name here: check the spelling, or give the family name alone"
     for kind, name in (("institution", institution), ("country", country)):

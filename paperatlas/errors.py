@@ -38,3 +38,8 @@ class NotFound(PaperatlasError):
 
 class ModelMismatch(PaperatlasError):
     """Stored vectors were made by another embedding model."""
+
+
+class StoreUnavailable(PaperatlasError):
+    """The library's database server is not answering (it stopped, restarted or cannot be reached);
+    the store reconnects by itself once it is back, so trying again later is the fix."""

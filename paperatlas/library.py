@@ -218,6 +218,10 @@ class Library(RecommendMixin, SourcesMixin):
         allowed = self.store.filter_ids(venue, year, status)
         return len(keep if allowed is None else keep & allowed)
 
+    def ping(self) -> None:
+        """Raises StoreUnavailable (PaperatlasError) unless the library's database answers now."""
+        self.store.ping()
+
     def stats(self) -> dict[str, Any]:
         """Counts per venue / year / status, vector models and the file size."""
         venues: dict[str, dict[str, Any]] = {}

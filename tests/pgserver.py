@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
 from ports import free_port
 
 
@@ -45,10 +46,39 @@ class PgServer:
         if self._as:
             shutil.chown(self.root, "postgres")
         self._run("initdb", "-D", str(self.data), "-U", self.user, "--auth=trust", "-E", "UTF8", "--no-sync")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-t", "60", "-o",
-                  f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
-                  " -c max_connections=200", "start")
+        self.start()
         self._dbs: set[str] = set()
+
+    def start(self) -> None:
+        """Start the server (again, after kill(): same folder, same port; the killed server's
+        backends may hold its shared memory for a moment, so a refused start is tried again)."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-t", "60", "-o",
+                          f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+                          " -c max_connections=200", "start")
+                self.running = True
+                return
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def kill(self) -> None:
+        """kill -9 the postmaster, as a crash would; its backends end when they notice it is gone."""
+        import signal
+
+        pid = int((self.data / "postmaster.pid").read_text().split()[0])
+        os.kill(pid, signal.SIGKILL)
+        self.running = False
+        for _ in range(200):  # wait until the port is free and the backends are gone
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        (self.data / "postmaster.pid").unlink(missing_ok=True)
 
     def _run(self, tool: str, *args: str) -> None:
         done = subprocess.run([*self._as, str(self.bin / tool), *args], capture_output=True, text=True, timeout=120)
@@ -63,7 +93,8 @@ class PgServer:
 
     def stop(self) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
+            if getattr(self, "running", True):
+                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 

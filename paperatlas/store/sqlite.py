@@ -234,6 +234,10 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, Report
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return str(row[0])
 
+    def ping(self) -> None:
+        """Raises unless the library answers a query now (for /healthz)."""
+        self.conn.execute("SELECT 1").fetchone()
+
     # -- read-only serving -------------------------------------------------------------
     read_only = False
 

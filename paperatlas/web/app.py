@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
-from ..errors import NotFound, PaperatlasError
+from ..errors import NotFound, PaperatlasError, StoreUnavailable
 from .. import i18n
 from ..i18n import gettext
 from ..library import Library
@@ -243,6 +243,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         return error_response(request, exc.status, exc.message, exc.fix)
     if isinstance(exc, NotFound):
         return error_response(request, 404, exc.message, exc.fix)
+    if isinstance(exc, StoreUnavailable):  # the database went away: try again, nothing is wrong with the request
+        resp = error_response(request, 503, exc.message, exc.fix)
+        resp.headers["Retry-After"] = "5"
+        return resp
     if isinstance(exc, PaperatlasError):
         return error_response(request, 400, exc.message, exc.fix)
     if isinstance(exc, HTTPException):

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..i18n import N_, gettext
-from ..errors import PaperatlasError
+from ..errors import PaperatlasError, StoreUnavailable
 from ..links import paper_links
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Hits, Paper
@@ -138,6 +138,8 @@ def search(request: Request) -> Response:
         try:
             hits = lib(request).search(q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"],
                                        author=a["author"])
+        except StoreUnavailable:
+            raise  # 503 for the whole page: the query is fine, the database is not
         except PaperatlasError as e:
             if wants_json(request):
                 raise HTTPError(400, e.message, e.fix) from None
@@ -534,6 +536,12 @@ def stats(request: Request) -> Response:
 
 
 def healthz(request: Request) -> Response:
+    """200 only while the library answers: a load balancer must not send readers to a server whose
+    database is gone (every page would fail)."""
+    try:
+        lib(request).ping()
+    except PaperatlasError as e:
+        return json_response({"ok": False, "error": e.message, "fix": e.fix}, 503, {"Retry-After": "5"})
     return json_response({"ok": True})
 
 
@@ -590,6 +598,8 @@ ENDPOINTS = [
     Endpoint("/signin", signin_page, tags=["readers"], summary="The sign-in page (HTML)."),
     Endpoint("/stats", stats, json_twin=True, tags=["meta"],
              summary="Counts per venue and year, the embedding model and index size."),
-    Endpoint("/healthz", healthz, api_only=True, tags=["meta"], summary="Liveness check; touches nothing.",
-             response={"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+    Endpoint("/healthz", healthz, api_only=True, tags=["meta"],
+             summary="Health check: 200 while the library's database answers, 503 (with why) when it does not.",
+             response={"type": "object", "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},
+                                                        "fix": {"type": "string"}}}),
 ]
