@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DB ?= paperatlas.db
 PORT ?= 8000
 
-.PHONY: demo test install install-test lint bench clean
+.PHONY: demo test install install-test lint bench bench-llm clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -18,6 +18,13 @@ install: $(BIN)/python
 
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]'
+	@# the local model server of the LLM tests (built once into ~/.cache/paperatlas; those tests skip without it)
+	PY=$(PY) ./.ci/install-llm || echo "warning: no local LLM server (.ci/install-llm failed): the LLM tests will skip"
+
+## make bench-llm: the quality figures of the LLM layer with the 1.5B Qwen model (slow: minutes, under nice)
+bench-llm: install-test
+	PY=$(PY) ./.ci/install-llm --qwen
+	nice -n 19 $(BIN)/paperatlas bench llm
 
 ## make demo: install, ingest the bundled example lists, build their topics, show them, then serve them
 demo: install

@@ -533,6 +533,9 @@ def _register_subcommands() -> None:
     from .programme.cli import register as register_programme
 
     register_programme(cli)
+    from .llm.cli import register as register_llm
+
+    register_llm(cli)
 
 
 _register_subcommands()

@@ -15,6 +15,7 @@ from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, MULTILINGUAL_EMBEDDER, Embe
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .ingest.pipeline import Progress, ingest_files
+from .llm import Llm
 from .models import Hit, Hits, IngestReport, Paper
 from .programme import Programme
 from .search.engine import SearchEngine, SearchSettings
@@ -95,6 +96,7 @@ class Library(RecommendMixin, SourcesMixin):
         self._authors: tuple[Any, AuthorIndex] | None = None
         self.programme = Programme(self)
         self.report = Report(self)
+        self.llm = Llm(self)
 
     def close(self) -> None:
         self.store.close()
@@ -238,6 +240,7 @@ class Library(RecommendMixin, SourcesMixin):
             "vectors": self.store.vector_models(),
             "schema_version": self.store.schema_version,
             "file_bytes": self.store.file_size(),
+            "generated": self.llm.stats()["generated"],
         }
 
     # -- embeddings ----------------------------------------------------------------------

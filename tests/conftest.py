@@ -114,3 +114,30 @@ def pg_server():
     server = PgServer()
     yield server
     server.stop()
+
+
+# -- a real language-model server (the LLM layer): one per test session, started only when a test asks ----
+@pytest.fixture(scope="session")
+def llm_server():
+    """llama.cpp's OpenAI-compatible server running the Gemma 3 270M fixture on loopback. Skipped
+    when .ci/install-llm has not run, unless PAPERATLAS_REQUIRE_LLM=1 (CI), where that fails the run."""
+    from llmserver import LlamaServer, missing
+
+    problem = missing()
+    if problem:
+        if os.environ.get("PAPERATLAS_REQUIRE_LLM") == "1":
+            pytest.fail(problem)
+        pytest.skip(problem)
+    server = LlamaServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def llm_proxy(llm_server):
+    """A counting, fault-injecting proxy in front of the session's model server (fresh per test)."""
+    from llmserver import Proxy
+
+    proxy = Proxy(llm_server.port).start()
+    yield proxy
+    proxy.stop()

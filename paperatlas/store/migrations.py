@@ -265,4 +265,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX programme_changes_paper ON programme_changes(paper_id);
         """,
     ),
+    (
+        "llm_texts",
+        # texts made by a language model (or the extractive summariser), keyed by what made them:
+        # one row per subject, task, language, model and prompt version; text_hash is the hash of the
+        # input, so an edited abstract makes its texts stale (they are regenerated, never served)
+        """
+        CREATE TABLE llm_texts (
+            subject TEXT NOT NULL,
+            task TEXT NOT NULL,
+            lang TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (subject, task, lang, model, prompt_version)
+        ) WITHOUT ROWID;
+        CREATE INDEX llm_texts_task ON llm_texts(task, lang);
+        """,
+    ),
 ]

@@ -27,6 +27,7 @@ except ImportError:  # Windows: no advisory file locks; concurrent ingests there
 
 from ..errors import PaperatlasError
 from ..models import Paper
+from .llm import LlmStore
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
 from .programme import ProgrammeStore
@@ -88,7 +89,7 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, ReportStore):
+class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, ReportStore, LlmStore):
     """The library file. Thread-safe: one connection per thread."""
 
     backend = "sqlite"

@@ -1,0 +1,566 @@
+"""`lib.llm`: TL;DRs, FAQs, translations, answers and poster cheat-sheets, from whichever
+OpenAI-compatible endpoint the reader configured, cached in the library; fully useful with none
+(the extractive TL;DR needs no model, and nothing is ever sent unless an endpoint is set)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NotFound, PaperatlasError
+from ..models import Paper
+from ..search.cjk import has_cjk
+from ..store.vector_cache import text_hash
+from . import prompts
+from .client import LlmClient, LlmConfig, LlmError, no_endpoint
+from .extractive import EXTRACTIVE_MODEL, clean, extractive_tldr
+from .models import Answer, BatchStatus, CheatItem, Faq, Generated, Translation
+
+if TYPE_CHECKING:
+    from ..core import LibraryCore
+else:
+    LibraryCore = Any
+
+# seconds per paper when nothing was measured yet: Qwen2.5-1.5B Q4_K_M on 2 quiet CPU cores
+# (a title in 1.3 s, a 290-token abstract in 24.7 s); replaced by what this library measured
+DEFAULT_SECONDS = {"translate_title": 1.5, "translate_abstract": 25.0}
+_CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_PREFIX = re.compile(r"^\s*(?:tl;?dr|summary|translation|译文|翻译|answer)\s*[:：]\s*", re.IGNORECASE)
+_TIMING_KEY = "llm_timing"
+
+
+def _tidy(text: str) -> str:
+    """A model's answer without a label it was not asked for, wrapping quotes or trailing blank lines."""
+    text = _PREFIX.sub("", text.strip())
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'“”":
+        text = text[1:-1]
+    return text.strip()
+
+
+def _first_paragraph(text: str) -> str:
+    return next((p.strip() for p in text.split("\n\n") if p.strip()), "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_first_paragraph(text).split())
+
+
+class Llm:
+    """The language-model layer of one library.
+
+    Example:
+        >>> lib.llm.tldr("2106.09685").text  # extractive without an endpoint  # doctest: +SKIP
+        >>> lib.llm.configure("http://127.0.0.1:8080/v1")  # doctest: +SKIP
+        >>> lib.llm.translate("2106.09685", "zh").title  # doctest: +SKIP
+    """
+
+    def __init__(self, lib: LibraryCore) -> None:
+        self.lib = lib
+        self._url: str | None = None
+        self._model: str | None = None
+        self._client: LlmClient | None = None
+        self._client_key: Any = None
+        self._lock = threading.Lock()
+        self._batch: BatchStatus | None = None
+        self._batch_lock = threading.Lock()
+        self._stop = threading.Event()
+
+    # -- configuration ---------------------------------------------------------------------
+    def configure(self, url: str | None = None, model: str | None = None) -> None:
+        """Use this endpoint and model (None: $PAPERATLAS_LLM_URL / $PAPERATLAS_LLM_MODEL)."""
+        with self._lock:
+            self._url, self._model = url, model
+            self._client = None
+
+    @property
+    def config(self) -> LlmConfig | None:
+        return LlmConfig.from_env(self._url, self._model)
+
+    @property
+    def configured(self) -> bool:
+        return self.config is not None
+
+    def client(self) -> LlmClient:
+        """The endpoint's client; NoEndpoint when none is configured (nothing is sent then)."""
+        cfg = self.config
+        if cfg is None:
+            raise no_endpoint()
+        with self._lock:
+            if self._client is None or self._client_key != cfg:
+                self._client, self._client_key = LlmClient(cfg), cfg
+            return self._client
+
+    @property
+    def store(self) -> Any:
+        return self.lib.store
+
+    def _paper(self, paper_id: str) -> Paper:
+        return self.lib.get(paper_id)
+
+    # -- the cache -------------------------------------------------------------------------
+    def _cached(self, subject: str, task: str, lang: str, h: str) -> dict[str, Any] | None:
+        """A current text for this request: by the configured model, or by any model when none is named."""
+        cfg = self.config
+        version = prompts.VERSIONS[task]
+        if cfg is not None and cfg.model:
+            return self.store.get_generated(subject, task, lang, cfg.model, version, h)  # type: ignore[no-any-return]
+        return self.store.latest_generated(subject, task, lang, version, h)  # type: ignore[no-any-return]
+
+    def _generate(self, subject: str, task: str, lang: str, h: str, messages: list[dict[str, str]],
+                  post: Callable[[str], str] = _tidy, on_text: Callable[[str], None] | None = None,
+                  ) -> tuple[dict[str, Any], bool]:
+        """(row, cached): the stored text, or a new one from the endpoint, stored before it is returned."""
+        row = self._cached(subject, task, lang, h)
+        if row is not None:
+            return row, True
+        client = self.client()
+        c = client.chat(messages, prompts.MAX_TOKENS[task], on_text=on_text)
+        text = post(c.text)
+        if not text:
+            raise LlmError(f"language-model endpoint {client.endpoint}: the model {client.model()!r} wrote nothing "
+                           f"for {task} of {subject}", "try again, or configure a larger model", client.endpoint)
+        model = client.model()  # the name requests use (a server may answer with a file path instead)
+        version = prompts.VERSIONS[task]
+        self._record_time(model, task, c.seconds)
+        if self.lib.read_only:
+            return {"subject": subject, "task": task, "lang": lang, "model": model, "prompt_version": version,
+                    "text_hash": h, "text": text, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                    }, False
+        return self.store.put_generated(subject, task, lang, model, version, h, text), False
+
+    def _record_time(self, model: str, task: str, seconds: float) -> None:
+        """Keep the running time per request of each task and model: estimates for batches come from it."""
+        if self.lib.read_only or seconds <= 0:
+            return
+        try:
+            timing = json.loads(self.store.get_meta(_TIMING_KEY) or "{}")
+            n, total = timing.setdefault(model, {}).get(task, [0, 0.0])
+            timing[model][task] = [n + 1, round(total + seconds, 3)]
+            self.store.set_meta(_TIMING_KEY, json.dumps(timing))
+        except (ValueError, TypeError, PaperatlasError):
+            pass
+
+    @staticmethod
+    def _lang(lang: str) -> str:
+        lang = (lang or "en").lower().replace("_", "-").split("-")[0]
+        if lang not in prompts.LANGS:
+            raise PaperatlasError(f"unsupported language {lang!r}", f"use one of: {', '.join(prompts.LANGS)}")
+        return lang
+
+    # -- TL;DR -----------------------------------------------------------------------------
+    def tldr(self, paper_id: str, lang: str = "en", mode: str = "auto",
+             on_text: Callable[[str], None] | None = None) -> Generated:
+        """A one-sentence TL;DR of a paper.
+
+        Args:
+            paper_id: the paper.
+            lang: "en" or "zh".
+            mode: "auto" (a stored or generated one when an endpoint is configured, else extractive),
+                "generate" (from the endpoint; NoEndpoint without one), "extractive" (never asks a model).
+            on_text: streamed pieces of a new generation, as they come.
+
+        Returns:
+            Generated; `generated` is False for the extractive TL;DR (which is always English).
+        """
+        lang = self._lang(lang)
+        if mode not in ("auto", "generate", "extractive"):
+            raise PaperatlasError(f"unknown TL;DR mode {mode!r}", "use auto, generate or extractive")
+        p = self._paper(paper_id)
+        if mode != "extractive" and p.abstract.strip():
+            h = text_hash(p.text)
+            row = self._cached(p.id, "tldr", lang, h)
+            if row is None and (mode == "generate" or self.configured):
+                row, cached = self._generate(p.id, "tldr", lang, h, prompts.tldr(p.title, clean(p.abstract), lang),
+                                             post=lambda t: _one_line(_tidy(t)), on_text=on_text)
+            else:
+                cached = True
+            if row is not None:
+                return Generated(p.id, "tldr", lang, row["text"], row["model"], True, row["prompt_version"],
+                                 row["created_at"], cached)
+        text = extractive_tldr(p.abstract) or p.title
+        note = ""
+        if lang != "en":
+            note = "no language model is configured: this is the English sentence of the abstract (--llm-url " \
+                   "gives a translated TL;DR)"
+        return Generated(p.id, "tldr", "en", text, EXTRACTIVE_MODEL, False, EXTRACTIVE_MODEL, note=note)
+
+    def stored_tldrs(self, paper_ids: Sequence[str], lang: str = "en") -> dict[str, Generated]:
+        """The current generated TL;DRs of these papers that the library already holds (sends nothing)."""
+        return self._stored("tldr", paper_ids, self._lang(lang), lambda p: text_hash(p.text))
+
+    def _stored(self, task: str, paper_ids: Sequence[str], lang: str,
+                hash_of: Callable[[Paper], str]) -> dict[str, Generated]:
+        papers = self.store.get_papers(list(paper_ids))
+        rows = self.store.generated_for(list(papers), task, lang)
+        out: dict[str, Generated] = {}
+        version = prompts.VERSIONS[task]
+        for pid, p in papers.items():
+            h = hash_of(p)
+            row = next((r for r in rows.get(pid, []) if r["text_hash"] == h and r["prompt_version"] == version), None)
+            if row:
+                out[pid] = Generated(pid, task, lang, row["text"], row["model"], True, row["prompt_version"],
+                                     row["created_at"], True)
+        return out
+
+    # -- FAQ -------------------------------------------------------------------------------
+    def faq(self, paper_id: str, lang: str = "en", generate: bool = True) -> Faq | None:
+        """Problem, method, result and limits, from the abstract (None: not stored and `generate` False)."""
+        lang = self._lang(lang)
+        p = self._paper(paper_id)
+        h = text_hash(p.text)
+        if not generate or not self.configured:
+            row = self._cached(p.id, "faq", lang, h)
+            if row is None and not generate:
+                return None
+            cached = True
+            if row is None:
+                raise no_endpoint()
+        else:
+            row, cached = self._generate(p.id, "faq", lang, h, prompts.faq(p.title, clean(p.abstract), lang))
+        return Faq(p.id, lang, parse_faq(row["text"]), row["text"], row["model"], row["prompt_version"],
+                   row["created_at"], cached)
+
+    # -- translation -----------------------------------------------------------------------
+    def translate(self, paper_id: str, lang: str = "zh", title_only: bool = False,
+                  on_text: Callable[[str], None] | None = None, generate: bool = True) -> Translation:
+        """The paper's title (and abstract) in `lang`, from the store or the endpoint.
+
+        Raises:
+            NoEndpoint: nothing is stored and no endpoint is configured (nothing was sent).
+            NotFound: `generate` is False and nothing is stored.
+        """
+        lang = self._lang(lang)
+        p = self._paper(paper_id)
+
+        def one(task: str, text: str, kind: str) -> tuple[dict[str, Any], bool]:
+            h = text_hash(text)
+            if not generate:
+                row = self._cached(p.id, task, lang, h)
+                if row is None:
+                    raise NotFound(f"no stored {lang} translation of {p.id}",
+                                   f"`paperatlas translate {p.id} --lang {lang}` makes one")
+                return row, True
+            return self._generate(p.id, task, lang, h, prompts.translate(clean(text), kind, lang),
+                                  on_text=on_text)
+
+        title, c1 = one("translate_title", p.title, "title")
+        abstract: dict[str, Any] = {"text": "", "created_at": ""}
+        c2 = True
+        if not title_only and p.abstract.strip():
+            abstract, c2 = one("translate_abstract", p.abstract, "abstract")
+        return Translation(p.id, lang, _one_line(title["text"]), abstract["text"], title["model"], p.title,
+                           p.abstract, prompts.VERSIONS["translate_abstract" if abstract["text"] else "translate_title"],
+                           max(title["created_at"], abstract["created_at"]), c1 and c2)
+
+    def stored_titles(self, paper_ids: Sequence[str], lang: str = "zh") -> dict[str, Generated]:
+        """Current translated titles the library holds for these papers (for list pages; sends nothing)."""
+        return self._stored("translate_title", paper_ids, self._lang(lang), lambda p: text_hash(p.title))
+
+    def stored_abstract(self, paper_id: str, lang: str = "zh") -> Generated | None:
+        return self._stored("translate_abstract", [paper_id], self._lang(lang),
+                            lambda p: text_hash(p.abstract)).get(paper_id)
+
+    def translated_texts(self, lang: str = "zh") -> dict[str, str]:
+        """paper id -> its current translated title and abstract joined, for the keyword index."""
+        out: dict[str, str] = {}
+        for task in ("translate_title", "translate_abstract"):
+            for batch in self.store.iter_generated(task, lang):
+                for r in batch:
+                    out[r["subject"]] = (out.get(r["subject"], "") + " " + r["text"]).strip()
+        return out
+
+    # -- batch translation -------------------------------------------------------------------
+    def seconds_per_paper(self, title_only: bool = False) -> tuple[float, str]:
+        """(estimated seconds to translate one paper, where the figure comes from)."""
+        tasks = ["translate_title"] + ([] if title_only else ["translate_abstract"])
+        try:
+            timing = json.loads(self.store.get_meta(_TIMING_KEY) or "{}")
+        except ValueError:
+            timing = {}
+        cfg = self.config
+        model = (cfg.model if cfg else "") or next(iter(timing), "")
+        measured = timing.get(model, {})
+        total, basis = 0.0, []
+        for t in tasks:
+            n, s = measured.get(t, [0, 0.0])
+            if n:
+                total += s / n
+                basis.append(f"{t}: mean of {n} requests to {model}")
+            else:
+                total += DEFAULT_SECONDS[t]
+                basis.append(f"{t}: {DEFAULT_SECONDS[t]} s, a 1.5B model on 2 CPU cores (nothing measured yet)")
+        return total, "; ".join(basis)
+
+    def estimate(self, paper_ids: Sequence[str], lang: str = "zh", title_only: bool = False) -> dict[str, Any]:
+        """How long translating these papers takes, before anything is sent: papers still to do,
+        seconds per 100 papers and in all (papers already translated cost nothing)."""
+        lang = self._lang(lang)
+        todo = self._todo(paper_ids, lang, title_only)
+        per, basis = self.seconds_per_paper(title_only)
+        return {"papers": len(list(paper_ids)), "todo": len(todo), "already": len(list(paper_ids)) - len(todo),
+                "seconds_per_100": round(per * 100), "eta_s": round(per * len(todo)), "basis": basis}
+
+    def _todo(self, paper_ids: Sequence[str], lang: str, title_only: bool) -> list[str]:
+        ids = list(dict.fromkeys(paper_ids))
+        have_t = self.stored_titles(ids, lang)
+        if title_only:
+            return [i for i in ids if i not in have_t]
+        have_a = self._stored("translate_abstract", ids, lang, lambda p: text_hash(p.abstract))
+        papers = self.store.get_papers(ids)
+        return [i for i in ids if i in papers and
+                (i not in have_t or (papers[i].abstract.strip() and i not in have_a))]
+
+    def translate_batch(self, paper_ids: Sequence[str], lang: str = "zh", title_only: bool = False,
+                        progress: Callable[[BatchStatus], None] | None = None) -> BatchStatus:
+        """Translate every paper not yet translated; each is stored as soon as it is done, so a run that
+        is killed resumes where it stopped. Stops at the first unreachable-endpoint error (the others
+        are counted as failed and listed in `error`)."""
+        lang = self._lang(lang)
+        self.client()  # NoEndpoint before anything starts
+        ids = list(dict.fromkeys(paper_ids))
+        todo = self._todo(ids, lang, title_only)
+        st = BatchStatus(lang, len(ids), done=len(ids) - len(todo), cached=len(ids) - len(todo), running=True)
+        per, _ = self.seconds_per_paper(title_only)
+        st.seconds_per_paper, st.eta_s = round(per, 2), round(per * len(todo))
+        with self._batch_lock:
+            self._batch = st
+        self._stop.clear()
+        started = time.monotonic()
+        errors: list[str] = []
+        lock = threading.Lock()
+
+        def work(pid: str) -> None:
+            if self._stop.is_set():
+                return
+            try:
+                self.translate(pid, lang, title_only)
+            except LlmError as e:
+                with lock:
+                    st.failed += 1
+                    errors.append(f"{pid}: {e.message}")
+                if "unreachable" in e.message or "connect" in e.message:
+                    self._stop.set()
+                return
+            with lock:
+                st.done += 1
+                made = st.done - st.cached
+                rate = (time.monotonic() - started) / made
+                st.seconds_per_paper = round(rate, 2)
+                st.eta_s = round(rate * (st.total - st.done - st.failed))
+            if progress:
+                progress(st)
+
+        cfg = self.config
+        try:
+            with ThreadPoolExecutor(max_workers=cfg.concurrency if cfg else 1) as pool:
+                list(pool.map(work, todo))
+        finally:
+            st.running = False
+            st.error = "; ".join(errors[:5]) + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else "")
+            if progress:
+                progress(st)
+        return st
+
+    def translate_in_background(self, paper_ids: Sequence[str], lang: str = "zh",
+                                title_only: bool = False) -> threading.Thread | None:
+        """Start translate_batch in a thread unless one runs (None then); `batch_status()` follows it."""
+        with self._batch_lock:
+            if self._batch is not None and self._batch.running:
+                return None
+            self._batch = BatchStatus(self._lang(lang), len(paper_ids), running=True)
+
+        def run() -> None:
+            try:
+                self.translate_batch(paper_ids, lang, title_only)
+            except PaperatlasError as e:
+                with self._batch_lock:
+                    if self._batch is not None:
+                        self._batch.running, self._batch.error = False, e.message
+
+        t = threading.Thread(target=run, name="llm-translate", daemon=True)
+        t.start()
+        return t
+
+    def batch_status(self) -> BatchStatus | None:
+        return self._batch
+
+    def stop_batch(self) -> None:
+        self._stop.set()
+
+    # -- ask the conference ----------------------------------------------------------------
+    def ask(self, question: str, limit: int = 5, on_text: Callable[[str], None] | None = None,
+            venue: str | None = None, year: int | None = None) -> Answer:
+        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids.
+
+        The answer is in the question's language; it says "not in these papers" when they do not
+        answer. Every cited id is among the retrieved (a citation of anything else is dropped and
+        counted in `dropped`)."""
+        question = " ".join(question.split())
+        if not question:
+            raise PaperatlasError("empty question", 'ask something, e.g. paperatlas ask "which papers use LoRA?"')
+        lang = "zh" if has_cjk(question) else "en"
+        limit = max(1, min(int(limit), 10))
+        papers = self._retrieve(question, lang, limit, venue, year)
+        retrieved = [{"id": p.id, "title": p.title} for p in papers]
+        if not papers:
+            return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
+        sources = [(n, p.title, _trim(clean(p.abstract), 900)) for n, p in enumerate(papers, start=1)]
+        subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}".encode()).hexdigest()[:20]
+        h = text_hash("\x00".join(f"{p.id}\x00{text_hash(p.text)}" for p in papers))
+        row, cached = self._generate(subject, "ask", lang, h, prompts.ask(question, sources, lang),
+                                     post=lambda t: t.strip(), on_text=on_text)
+        answer, cited, dropped = resolve_citations(row["text"], [p.id for p in papers])
+        not_found = not cited and _says_not_found(answer, lang)
+        if not_found:
+            answer = prompts.NOT_FOUND[lang]
+        return Answer(question, lang, answer, cited, retrieved, row["model"], not_found, dropped,
+                      row["prompt_version"], row["created_at"], cached)
+
+    def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
+        hits = list(self.lib.search(question, limit=limit, venue=venue, year=year))
+        if lang == "zh" and self.configured:
+            # an English rendering of the question finds what the English abstracts say (about a second)
+            subject = "q:" + hashlib.sha1(question.encode()).hexdigest()[:20]
+            row, _ = self._generate(subject, "translate_query", "en", text_hash(question),
+                                    prompts.translate(question, "query", "en"), post=lambda t: _one_line(_tidy(t)))
+            english = list(self.lib.search(row["text"], limit=limit, venue=venue, year=year))
+            merged: list[Any] = []
+            for pair in zip(english, hits):  # interleave: each list's best first
+                merged.extend(pair)
+            merged.extend(english[len(hits):] + hits[len(english):])
+            hits = merged
+        out: list[Paper] = []
+        seen: set[str] = set()
+        for h in hits:
+            if h.paper.id not in seen:
+                seen.add(h.paper.id)
+                out.append(h.paper)
+        return out[:limit]
+
+    # -- the poster cheat-sheet --------------------------------------------------------------
+    def cheatsheet(self, reader: str | None = None, lang: str = "en", paper_ids: Sequence[str] | None = None,
+                   generate: bool = True) -> list[CheatItem]:
+        """For a reader's agenda (when the programme knows one) or saved list: per paper a one-line
+        TL;DR in `lang` and questions worth asking its author (questions need an endpoint)."""
+        lang = self._lang(lang)
+        where: dict[str, dict[str, Any]] = {}
+        if paper_ids is None:
+            paper_ids = [p.id for p in self.lib.liked(reader)]
+            agenda = self._agenda(reader)
+            for item in agenda:
+                pid = item.get("paper_id") or item.get("id")
+                if pid:
+                    where.setdefault(pid, {k: item.get(k) for k in ("session", "start", "end", "room",
+                                                                    "poster_position") if item.get(k)})
+            paper_ids = list(dict.fromkeys([*where, *paper_ids]))
+        out: list[CheatItem] = []
+        for p in self.lib.get_many(list(paper_ids)):
+            tl = self.tldr(p.id, lang, mode="auto" if generate else "extractive")
+            qs: list[str] = []
+            qmodel = ""
+            h = text_hash(p.text)
+            row = self._cached(p.id, "questions", lang, h)
+            if row is None and generate and self.configured and p.abstract.strip():
+                row, _ = self._generate(p.id, "questions", lang, h, prompts.questions(p.title, clean(p.abstract), lang))
+            if row is not None:
+                qs, qmodel = parse_questions(row["text"]), row["model"]
+            out.append(CheatItem(p.id, p.title, tl, qs, qmodel, where.get(p.id, {})))
+        return out
+
+    def _agenda(self, reader: str | None) -> list[dict[str, Any]]:
+        """The reader's agenda items when the programme room is there (an empty list otherwise)."""
+        programme = getattr(self.lib, "programme", None)
+        agenda = getattr(programme, "agenda", None)
+        if agenda is None:
+            return []
+        try:
+            items = agenda(reader)
+        except (PaperatlasError, TypeError):
+            return []
+        rows = getattr(items, "items", items)
+        out = []
+        for it in rows or []:
+            d = it.to_dict() if hasattr(it, "to_dict") else it
+            if isinstance(d, dict):
+                out.append(d)
+        return out
+
+    # -- what was generated ------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        """What the library holds that a model generated: texts per task, language and model."""
+        rows = [{"task": t, "lang": lang, "model": m, "prompt_version": v, "texts": n}
+                for t, lang, m, v, n in self.store.generated_counts()]
+        cfg = self.config
+        return {"generated": rows, "texts": sum(r["texts"] for r in rows),
+                "endpoint": cfg.url if cfg else None, "model": (cfg.model or None) if cfg else None}
+
+
+def _trim(text: str, n: int) -> str:
+    if len(text) <= n:
+        return text
+    cut = text[:n].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+def _says_not_found(answer: str, lang: str) -> bool:
+    a = answer.lower()
+    return ("not in these papers" in a or "do not answer" in a or "don't answer" in a or prompts.NOT_FOUND[lang] in answer
+            or "没有答案" in answer or "未提及" in answer)
+
+
+def resolve_citations(text: str, ids: Sequence[str]) -> tuple[str, list[str], int]:
+    """(the answer with each [n] replaced by [paper id], the cited ids in order, citations dropped).
+
+    A number outside the retrieved papers is a citation of something the model was not given: it
+    is removed from the text and counted, never shown as if a paper said it."""
+    cited: list[str] = []
+    dropped = 0
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal dropped
+        good = []
+        for n in re.split(r"\s*[,;]\s*", m.group(1)):
+            i = int(n) - 1
+            if 0 <= i < len(ids):
+                good.append(ids[i])
+                if ids[i] not in cited:
+                    cited.append(ids[i])
+            else:
+                dropped += 1
+        return "".join(f"[{g}]" for g in good)
+
+    return _CITE.sub(sub, text).strip(), cited, dropped
+
+
+def parse_faq(text: str) -> list[dict[str, str]]:
+    """[{"q", "a"}] from "Q: ... / A: ..." lines (one item holding the whole text if it has none)."""
+    items: list[dict[str, str]] = []
+    for line in text.splitlines():
+        s = line.strip()
+        m = re.match(r"^(?:\*\*)?(?:Q|问)\s*\d*\s*[:：.](?:\*\*)?\s*(.*)$", s)
+        if m:
+            items.append({"q": m.group(1).strip(), "a": ""})
+            continue
+        m = re.match(r"^(?:\*\*)?(?:A|答)\s*\d*\s*[:：.](?:\*\*)?\s*(.*)$", s)
+        if m and items:
+            items[-1]["a"] = (items[-1]["a"] + " " + m.group(1)).strip()
+        elif s and items and items[-1]["a"]:
+            items[-1]["a"] += " " + s
+    items = [i for i in items if i["q"]]
+    return items or ([{"q": "", "a": text.strip()}] if text.strip() else [])
+
+
+def parse_questions(text: str) -> list[str]:
+    """Up to three questions, one per line (numbering and bullets removed)."""
+    out = []
+    for line in text.splitlines():
+        s = re.sub(r"^\s*(?:[-*•]|\d+[.)、]|Q\d*[:：])\s*", "", line).strip()
+        if len(s) > 3:
+            out.append(s)
+    return out[:3]

@@ -1,0 +1,265 @@
+"""The language-model layer: the extractive TL;DR, the client's errors and retries, the cache in
+both stores, and the contract of `tldr` / `translate` / `ask` against a real llama.cpp server
+(tests/llmserver.py; the Gemma 3 270M fixture: the tests check the protocol, not its prose)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from llmserver import Proxy
+from pgserver import fresh_db_name
+from ports import free_port
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.llm import LlmClient, LlmConfig, LlmError, NoEndpoint
+from paperatlas.llm.capability import parse_faq, parse_questions, resolve_citations
+from paperatlas.llm.extractive import extractive_tldr, first_sentence, rouge, sentences
+
+PAPERS = [
+    {"id": "p-lora", "title": "Low-rank adapters for cheap fine-tuning",
+     "abstract": "Fine-tuning large models is expensive. We propose low-rank adapters that train 0.1% of the "
+                 "weights, e.g. in attention layers. They match full fine-tuning on GLUE.",
+     "authors": ["Ada Lovelace"], "venue": "ICLR", "year": 2024},
+    {"id": "p-graph", "title": "Signed graph link prediction with copulas",
+     "abstract": "Gaussian copula models capture edge dependency in signed graphs. We show that they predict "
+                 "links better than embeddings.",
+     "authors": ["Grace Hopper"], "venue": "ICLR", "year": 2024},
+    {"id": "p-rl", "title": "Reinforcement learning for reasoning in language models",
+     "abstract": "Policy optimisation improves chain of thought reasoning of large language models.",
+     "authors": ["Alan Turing"], "venue": "NeurIPS", "year": 2023},
+]
+
+
+def _jsonl(tmp_path: Path, papers: list[dict] = PAPERS) -> Path:
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
+    return f
+
+
+@pytest.fixture
+def lib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    for k in ("PAPERATLAS_LLM_URL", "PAPERATLAS_LLM_MODEL", "PAPERATLAS_LLM_API_KEY"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("PAPERATLAS_LLM_MAX_TOKENS", "12")  # the fixture model's prose is not the point
+    lib = Library(tmp_path / "lib.db", embedder="hashing")
+    lib.ingest([_jsonl(tmp_path)])
+    lib.embed()
+    yield lib
+    lib.close()
+
+
+def _run(runner, db: Path, *args: str, env: dict[str, str] | None = None):
+    return runner.invoke(cli, ["--db", str(db), *args], env=env or {}, catch_exceptions=False)
+
+
+# -- the extractive TL;DR and ROUGE ---------------------------------------------------------------------------
+def test_sentences_keep_abbreviations_and_fix_glued_ones() -> None:
+    s = sentences("Models forget, e.g. old tasks. We fix it.To see why, read on. Et al. Smith agree.")
+    assert s[0] == "Models forget, e.g. old tasks." and s[1] == "We fix it." and s[2] == "To see why, read on."
+
+
+def test_extractive_picks_the_contribution_not_the_background() -> None:
+    a = PAPERS[0]["abstract"]
+    assert extractive_tldr(a).startswith("We propose low-rank adapters")
+    assert first_sentence(a) == "Fine-tuning large models is expensive."
+    assert extractive_tldr("") == "" and extractive_tldr("\\emph{One} sentence only here, with enough words.") \
+        == "One sentence only here, with enough words."
+
+
+def test_rouge_bounds_and_known_values() -> None:
+    assert rouge("the cat sat", "the cat sat") == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+    assert rouge("dogs bark", "the cat sat")["rouge1"] == 0.0
+    r = rouge("the cat sat on the mat", "the cat lay on the mat")
+    assert r["rouge1"] == pytest.approx(5 / 6) and r["rouge2"] == pytest.approx(3 / 5) and r["rougeL"] == \
+        pytest.approx(5 / 6)
+
+
+def test_citations_map_numbers_to_ids_and_drop_the_rest() -> None:
+    text, cited, dropped = resolve_citations("A holds [2]. B too [1, 2]; C [7].", ["x", "y"])
+    assert text == "A holds [y]. B too [x][y]; C ." and cited == ["y", "x"] and dropped == 1
+
+
+def test_faq_and_questions_parse_loosely() -> None:
+    items = parse_faq("Q: What problem?\nA: Cost.\nQ: 用了什么方法？\n答：低秩。\nmore")
+    assert items == [{"q": "What problem?", "a": "Cost."}, {"q": "用了什么方法？", "a": "低秩。 more"}]
+    assert parse_faq("no format") == [{"q": "", "a": "no format"}]
+    assert parse_questions("1. Why rank 8?\n- Does it scale?\n\n3) What fails?\n4. Extra?") == \
+        ["Why rank 8?", "Does it scale?", "What fails?"]
+
+
+# -- without an endpoint: useful, and nothing is sent --------------------------------------------------------
+def test_without_an_endpoint_tldr_is_extractive_and_the_rest_says_how(lib: Library, runner, tmp_path) -> None:
+    g = lib.llm.tldr("p-lora", "zh")
+    assert not g.generated and g.lang == "en" and g.model == "extractive-v1" and "no language model" in g.note
+    r = _run(runner, tmp_path / "lib.db", "tldr", "p-lora", "--lang", "zh", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert {"id", "lang", "text", "model", "generated"} <= set(d) and d["generated"] is False
+    for args in (["translate", "p-lora"], ["ask", "which papers fine-tune cheaply?"], ["faq", "p-lora"]):
+        r = _run(runner, tmp_path / "lib.db", *args)
+        assert r.exit_code == 1 and "no language-model endpoint is configured" in r.output, r.output
+        assert "--llm-url" in r.output
+    with pytest.raises(NoEndpoint):
+        lib.llm.translate("p-lora")
+
+
+def test_unreachable_endpoint_fails_in_seconds_naming_it(lib: Library, runner, tmp_path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    started = time.monotonic()
+    r = _run(runner, tmp_path / "lib.db", "translate", "p-lora", "--llm-url", url, "--llm-model", "m")
+    assert r.exit_code == 1 and url in r.output and "connection refused" in r.output, r.output
+    assert time.monotonic() - started < 10
+    r = _run(runner, tmp_path / "lib.db", "ask", "copulas?", env={"PAPERATLAS_LLM_URL": url})
+    assert r.exit_code == 1 and url in r.output
+
+
+def test_faults_are_retried_then_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    proxy = Proxy(free_port()).start()  # nothing behind it: only the injected answers
+    try:
+        c = LlmClient(LlmConfig(proxy.url, model="m", backoff=0.05))
+        proxy.faults = ["503", "503", "503"]
+        with pytest.raises(LlmError, match="HTTP 503") as e:
+            c.chat([{"role": "user", "content": "hi"}])
+        assert proxy.url in str(e.value) and len(proxy.chat_requests()) == 3  # 1 + 2 retries
+        proxy.faults = ["malformed"]
+        with pytest.raises(LlmError, match="not JSON"):
+            c.chat([{"role": "user", "content": "hi"}])
+        proxy.faults = ["401"]
+        monkeypatch.setenv("PAPERATLAS_LLM_API_KEY", "sk-secret-123")
+        with pytest.raises(LlmError) as e:
+            c.chat([{"role": "user", "content": "hi"}])
+        assert "PAPERATLAS_LLM_API_KEY" in str(e.value) and "sk-secret-123" not in str(e.value)
+        assert proxy.seen[-1]["headers"]["Authorization"] == "Bearer sk-secret-123"
+    finally:
+        proxy.stop()
+
+
+def test_bad_url_is_refused_before_anything_is_sent(lib: Library) -> None:
+    lib.llm.configure("ftp://example.org/v1")
+    with pytest.raises(LlmError, match="bad language-model endpoint"):
+        lib.llm.translate("p-lora")
+
+
+# -- the cache in both stores -------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_generated_texts_are_kept_per_key_and_go_stale_with_the_text(backend: str, tmp_path: Path,
+                                                                     request: pytest.FixtureRequest) -> None:
+    url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_server").url(
+        fresh_db_name("llm"))
+    with Library(url, embedder="hashing") as lib:
+        s = lib.store
+        row = s.put_generated("p1", "tldr", "zh", "m1", "tldr-1", "h1", "一句话")
+        assert row["text"] == "一句话" and row["created_at"]
+        assert s.get_generated("p1", "tldr", "zh", "m1", "tldr-1", "h1")["text"] == "一句话"
+        assert s.get_generated("p1", "tldr", "zh", "m1", "tldr-1", "h2") is None  # edited text: stale
+        assert s.get_generated("p1", "tldr", "zh", "m2", "tldr-1", "h1") is None  # another model
+        assert s.get_generated("p1", "tldr", "zh", "m1", "tldr-2", "h1") is None  # another prompt
+        s.put_generated("p1", "tldr", "zh", "m1", "tldr-1", "h2", "新的")  # replaces, never duplicates
+        assert s.latest_generated("p1", "tldr", "zh", "tldr-1", "h2")["text"] == "新的"
+        assert s.generated_counts() == [("tldr", "zh", "m1", "tldr-1", 1)]
+        assert lib.stats()["generated"] == [{"task": "tldr", "lang": "zh", "model": "m1", "prompt_version": "tldr-1",
+                                             "texts": 1}]
+
+
+# -- against the real server ----------------------------------------------------------------------------------
+def test_tldr_contract_and_a_second_request_sends_nothing(lib: Library, llm_proxy, runner, tmp_path) -> None:
+    env = {"PAPERATLAS_LLM_URL": llm_proxy.url}
+    r = _run(runner, tmp_path / "lib.db", "tldr", "p-lora", "--lang", "zh", "--json", env=env)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["id"] == "p-lora" and d["lang"] == "zh" and d["generated"] is True and d["text"] and d["model"]
+    assert d["cached"] is False and d["prompt_version"] == "tldr-1" and d["created_at"]
+    sent = len(llm_proxy.chat_requests())
+    body = json.loads(llm_proxy.chat_requests()[0]["body"])
+    assert "Simplified Chinese" in body["messages"][-1]["content"] and body["max_tokens"] == 12
+    r2 = _run(runner, tmp_path / "lib.db", "tldr", "p-lora", "--lang", "zh", "--json", env=env)
+    d2 = json.loads(r2.stdout)
+    assert len(llm_proxy.chat_requests()) == sent and d2["cached"] is True and d2["text"] == d["text"]
+    # the stored text is served without an endpoint, marked with the model that made it
+    g = lib.llm.tldr("p-lora", "zh")
+    assert g.generated and g.model == d["model"] and g.text == d["text"]
+    st = _run(runner, tmp_path / "lib.db", "stats", "--json")
+    assert [x["task"] for x in json.loads(st.stdout)["generated"]] == ["tldr"]
+
+
+def test_an_edited_abstract_invalidates_its_texts(lib: Library, llm_proxy, tmp_path) -> None:
+    lib.llm.configure(llm_proxy.url)
+    lib.llm.tldr("p-graph")
+    n = len(llm_proxy.chat_requests())
+    lib.llm.tldr("p-graph")
+    assert len(llm_proxy.chat_requests()) == n
+    edited = [dict(PAPERS[1], abstract=PAPERS[1]["abstract"] + " Code is public.")]
+    lib.ingest([_jsonl(tmp_path, edited)])
+    g = lib.llm.tldr("p-graph")
+    assert not g.cached and len(llm_proxy.chat_requests()) == n + 1
+
+
+def test_translate_contract_streaming_and_retry(lib: Library, llm_proxy, runner, tmp_path) -> None:
+    env = {"PAPERATLAS_LLM_URL": llm_proxy.url}
+    llm_proxy.faults = ["503"]  # the first request is refused once, then retried
+    r = _run(runner, tmp_path / "lib.db", "translate", "p-rl", "--lang", "zh", "--json", env=env)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["title"] and d["abstract"] and d["generated"] is True and d["original_title"] == PAPERS[2]["title"]
+    chats = llm_proxy.chat_requests()
+    assert len(chats) == 3  # 503, then title, then abstract
+    r = _run(runner, tmp_path / "lib.db", "translate", "p-rl", "--lang", "zh", "--json", env=env)
+    assert json.loads(r.stdout)["cached"] is True and len(llm_proxy.chat_requests()) == 3
+    assert lib.llm.stored_titles(["p-rl", "p-lora"], "zh").keys() == {"p-rl"}
+    # streaming: the pieces arrive one by one and make the whole answer
+    pieces: list[str] = []
+    c = LlmClient(LlmConfig(llm_proxy.url))
+    done = c.chat([{"role": "user", "content": "Count: one, two, three,"}], max_tokens=8, on_text=pieces.append)
+    assert len(pieces) > 1 and "".join(pieces) == done.text and done.model
+
+
+def test_batch_translation_estimates_resumes_and_skips_what_is_done(lib: Library, llm_proxy) -> None:
+    lib.llm.configure(llm_proxy.url)
+    ids = [p["id"] for p in PAPERS]
+    est = lib.llm.estimate(ids, "zh", title_only=True)
+    assert est["todo"] == 3 and est["seconds_per_100"] > 0 and "nothing measured" in est["basis"]
+
+    def stop_after_first(st) -> None:
+        if st.done >= 1:
+            lib.llm.stop_batch()  # as a kill would: what is done is stored, the rest is not
+
+    first = lib.llm.translate_batch(ids, "zh", title_only=True, progress=stop_after_first)
+    assert 1 <= first.done <= 2  # two requests run at once: the second may finish in flight
+    sent = len(llm_proxy.chat_requests())
+    assert lib.llm.estimate(ids, "zh", title_only=True)["todo"] == 3 - first.done
+    second = lib.llm.translate_batch(ids, "zh", title_only=True)
+    assert second.done == 3 and second.cached == first.done and second.failed == 0
+    assert len(llm_proxy.chat_requests()) == sent + (3 - first.done)
+    assert "measured" in lib.llm.estimate(ids, "zh")["basis"]
+
+
+def test_ask_cites_only_retrieved_papers_and_answers_from_cache(lib: Library, llm_proxy, runner, tmp_path) -> None:
+    env = {"PAPERATLAS_LLM_URL": llm_proxy.url}
+    r = _run(runner, tmp_path / "lib.db", "ask", "How can fine-tuning be made cheap?", "--limit", "2", "--json",
+             env=env)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["answer"] and isinstance(d["cited"], list) and d["lang"] == "en"
+    retrieved = [x["id"] for x in d["retrieved"]]
+    assert "p-lora" in retrieved and set(d["cited"]) <= set(retrieved)
+    body = json.loads(llm_proxy.chat_requests()[-1]["body"])["messages"][-1]["content"]
+    assert "[1] Low-rank adapters" in body and "Not in these papers." in body
+    n = len(llm_proxy.chat_requests())
+    r = _run(runner, tmp_path / "lib.db", "ask", "How can fine-tuning  be made cheap?", "--limit", "2", "--json",
+             env=env)
+    assert json.loads(r.stdout)["cached"] is True and len(llm_proxy.chat_requests()) == n
+    # a question in Chinese is answered in Chinese, retrieved with its English rendering too
+    a = lib.llm.ask("怎样让微调更便宜？", limit=2)
+    assert a.lang == "zh" and set(a.cited) <= {x["id"] for x in a.retrieved}
+    prompts_sent = [json.loads(s["body"])["messages"][-1]["content"] for s in llm_proxy.chat_requests()[n:]]
+    assert any("search query" in p for p in prompts_sent) and any("Simplified Chinese" in p for p in prompts_sent)
+
+
+def test_a_failing_endpoint_mid_request_exits_1_naming_it(lib: Library, llm_proxy, runner, tmp_path) -> None:
+    llm_proxy.faults = ["500", "500", "500"]
+    r = _run(runner, tmp_path / "lib.db", "tldr", "p-rl", "--json", env={"PAPERATLAS_LLM_URL": llm_proxy.url})
+    assert r.exit_code == 1 and llm_proxy.url in r.output and "HTTP 500" in r.output
