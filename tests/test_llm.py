@@ -263,3 +263,56 @@ def test_a_failing_endpoint_mid_request_exits_1_naming_it(lib: Library, llm_prox
     llm_proxy.faults = ["500", "500", "500"]
     r = _run(runner, tmp_path / "lib.db", "tldr", "p-rl", "--json", env={"PAPERATLAS_LLM_URL": llm_proxy.url})
     assert r.exit_code == 1 and llm_proxy.url in r.output and "HTTP 500" in r.output
+
+
+# -- the web pages ----------------------------------------------------------------------------------------------
+@pytest.fixture
+def web(lib: Library):
+    from starlette.testclient import TestClient
+
+    from paperatlas.web import create_app
+
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 50000)) as c:
+        yield c
+
+
+def _csrf(client) -> str:
+    client.get("/")
+    from paperatlas.web.common import CSRF_COOKIE
+
+    return client.cookies.get(CSRF_COOKIE) or ""
+
+
+def test_pages_without_an_endpoint_send_nothing_and_say_so(web, lib: Library) -> None:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(web.get("/paper/p-lora").text, "html.parser")
+    tl = soup.select_one(".tldr.extractive")
+    assert tl is not None and "We propose low-rank adapters" in tl.text and soup.select_one(".llm-actions") is None
+    d = web.get("/tldr.json?ids=p-lora,p-graph,nope").json()
+    assert [t["id"] for t in d["tldrs"]] == ["p-lora", "p-graph"] and not d["tldrs"][0]["generated"]
+    r = web.get("/ask.json?q=cheap+fine-tuning")
+    assert r.status_code == 409 and "PAPERATLAS_LLM_URL" in r.json()["fix"]
+    page = web.get("/ask?q=cheap+fine-tuning&lang=zh")
+    assert page.status_code == 200 and "尚未配置语言模型" in page.text
+    lib.set_feedback("me", ["p-graph"], "like")
+    cs = web.get("/cheatsheet.json").json()
+    assert [i["id"] for i in cs["items"]] == ["p-graph"] and cs["items"][0]["tldr_generated"] is False
+
+
+def test_generate_from_the_paper_page_then_it_is_shown_marked(web, lib: Library, llm_proxy) -> None:
+    from bs4 import BeautifulSoup
+
+    lib.llm.configure(llm_proxy.url)
+    token = _csrf(web)
+    soup = BeautifulSoup(web.get("/paper/p-rl?lang=zh").text, "html.parser")
+    assert soup.select_one(".llm-actions") is not None
+    r = web.post("/generate", data={"id": "p-rl", "task": "translate", "lang": "zh", "csrf": token},
+                 headers={"accept": "application/json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["title"] and r.json()["generated"] is True
+    soup = BeautifulSoup(web.get("/paper/p-rl?lang=zh").text, "html.parser")
+    title = soup.select_one(".translated-title")
+    assert title is not None and r.json()["title"] in title.text and "由" in title.select_one(".machine")["title"]
+    assert soup.select_one(".translated-abstract .abstract").text == r.json()["abstract"]
+    assert web.post("/generate", data={"id": "p-rl", "task": "tldr"}).status_code == 403  # no CSRF token

@@ -35,3 +35,7 @@ eval_.add_command(crosslingual_cmd)
 from .floor import floor_cmd  # noqa: E402
 
 eval_.add_command(floor_cmd)
+
+from .tldr import tldr_cmd  # noqa: E402
+
+eval_.add_command(tldr_cmd)

@@ -317,8 +317,10 @@ def paper(request: Request) -> Response:
                          "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
                          "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)} for h in related],
         })
+    from .llm_views import paper_context
+
     return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error, links=links,
-                  tldr=str(p.extra.get("tldr") or "").strip(), area=str(p.extra.get("primary_area") or "").strip(),
+                  tldr=str(p.extra.get("tldr") or "").strip(), llm=paper_context(request, p), area=str(p.extra.get("primary_area") or "").strip(),
                   starred=starred, dismissed=dismissed, tags=tags, bibtex=bib, liked=_liked(request, [h.paper.id for h in related]))
 
 
