@@ -316,3 +316,41 @@ def test_generate_from_the_paper_page_then_it_is_shown_marked(web, lib: Library,
     assert title is not None and r.json()["title"] in title.text and "由" in title.select_one(".machine")["title"]
     assert soup.select_one(".translated-abstract .abstract").text == r.json()["abstract"]
     assert web.post("/generate", data={"id": "p-rl", "task": "tldr"}).status_code == 403  # no CSRF token
+
+
+# -- MCP ------------------------------------------------------------------------------------------------------
+def _mcp(lib: Library, body) -> None:  # type: ignore[no-untyped-def]
+    import anyio
+    from mcp import Client
+
+    from paperatlas.mcp.server import create_server
+
+    async def main() -> None:
+        async with Client(create_server(lib), read_timeout_seconds=300) as c:
+            await body(c)
+
+    anyio.run(main)
+
+
+def test_mcp_tools_share_the_shapes_and_need_no_endpoint_for_tldr(lib: Library) -> None:
+    async def body(c) -> None:  # type: ignore[no-untyped-def]
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        assert {"tldr", "translate", "ask"} <= set(tools)
+        r = await c.call_tool("tldr", {"id": "p-lora", "lang": "zh"})
+        assert not r.is_error and r.structured_content == lib.llm.tldr("p-lora", "zh").to_dict()
+        r = await c.call_tool("ask", {"question": "cheap fine-tuning?"})
+        assert r.is_error and "PAPERATLAS_LLM_URL" in r.content[0].text
+
+    _mcp(lib, body)
+
+
+def test_mcp_ask_against_the_server(lib: Library, llm_proxy) -> None:
+    lib.llm.configure(llm_proxy.url)
+
+    async def body(c) -> None:  # type: ignore[no-untyped-def]
+        r = await c.call_tool("ask", {"question": "Which papers predict links in signed graphs?", "limit": 2})
+        assert not r.is_error, r.content[0].text
+        d = r.structured_content
+        assert set(d["cited"]) <= {x["id"] for x in d["retrieved"]} and "p-graph" in {x["id"] for x in d["retrieved"]}
+
+    _mcp(lib, body)

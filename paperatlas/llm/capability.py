@@ -483,9 +483,9 @@ class Llm:
             items = agenda(reader)
         except (PaperatlasError, TypeError):
             return []
-        rows = getattr(items, "items", items)
+        rows = list(getattr(items, "items", items) or []) + list(getattr(items, "unscheduled", []) or [])
         out = []
-        for it in rows or []:
+        for it in rows:
             d = it.to_dict() if hasattr(it, "to_dict") else it
             if isinstance(d, dict):
                 out.append(d)

@@ -31,7 +31,9 @@ T = TypeVar("T")
 INSTRUCTIONS = """paperatlas: a personal library of conference papers (titles, abstracts, venues, years).
 Use `search` to find papers by words or meaning, `get_paper` for one paper's whole record (ids come
 from search results), `similar` for papers near one paper, `topics` for the map of the field, and
-`recommend` for a reader's personal suggestions. `like` / `dislike` teach a reader's recommender
+`recommend` for a reader's personal suggestions; `tldr`, `translate` and `ask` (answers cited by paper
+id, from the retrieved abstracts only) use the server's language model when one is configured.
+`like` / `dislike` teach a reader's recommender
 (refused when the server runs read-only). Papers are also resources: paper://{id}."""
 
 
@@ -354,4 +356,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)])
         return json.dumps(rec.model_dump(mode="json"), ensure_ascii=False)
 
+    from .llm_tools import register as register_llm_tools
+
+    register_llm_tools(server, library, call)
     return server
