@@ -354,3 +354,22 @@ def test_mcp_ask_against_the_server(lib: Library, llm_proxy) -> None:
         assert set(d["cited"]) <= {x["id"] for x in d["retrieved"]} and "p-graph" in {x["id"] for x in d["retrieved"]}
 
     _mcp(lib, body)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_translations_are_keyword_searchable_in_chinese(backend: str, tmp_path: Path,
+                                                        request: pytest.FixtureRequest) -> None:
+    from paperatlas.store.vector_cache import text_hash
+
+    url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_server").url(
+        fresh_db_name("llmkw"))
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path)])
+        assert not lib.search("强化学习", mode="keyword")
+        p = lib.get("p-rl")
+        lib.store.put_generated("p-rl", "translate_title", "zh", "m", "title-1", text_hash(p.title),
+                                "语言模型推理的强化学习")
+        assert [h.paper.id for h in lib.search("强化学习", mode="keyword")] == ["p-rl"]
+        # a translation of a title that has since changed is not searched
+        lib.store.put_generated("p-graph", "translate_title", "zh", "m", "title-1", text_hash("old title"), "符号图")
+        assert not lib.search("符号图", mode="keyword")

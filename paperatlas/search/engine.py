@@ -110,7 +110,11 @@ class SearchEngine:
             st.token, st.versions = token, {}
         key = what + model
         if key not in st.versions:
-            st.versions[key] = (self.store.data_version() if what == "data" else self.store.vector_count(model))
+            if what == "translations":  # machine translations are keyword-searchable too
+                fn = getattr(self.store, "translations_version", None)
+                st.versions[key] = fn() if fn else (0, "")
+            else:
+                st.versions[key] = (self.store.data_version() if what == "data" else self.store.vector_count(model))
         return st.versions[key]
 
     # -- saved indexes -------------------------------------------------------------------
@@ -158,8 +162,16 @@ class SearchEngine:
             return {"k1": s.k1, "b": s.b, "title_weight": s.title_weight}
         return {}
 
+    def _keyword_texts(self) -> Any:
+        """The store's texts in batches, each abstract followed by the paper's current translations
+        (a Chinese query finds a paper by the words of its Chinese title and abstract)."""
+        translated = getattr(self.store, "translated_texts", None)
+        for batch in self.store.iter_texts():
+            extra = translated({i: (t, a) for i, t, _, a in batch}) if translated else {}
+            yield [(i, t, d, f"{a} {extra[i]}" if i in extra else a) for i, t, d, a in batch] if extra else batch
+
     def keyword_index(self) -> Any:
-        version = self._version("data")
+        version = (*self._version("data"), *self._version("translations"))
         if self._kw is None or version != self._kw_version:
             with self._lock:
                 if self._kw is None or version != self._kw_version:
@@ -170,9 +182,9 @@ class SearchEngine:
                     self.index_source["keyword"] = "loaded"
                     if not (self._saved(folder, key) and kw.load(folder, self.store.paper_ids())):
                         if hasattr(kw, "build_batches"):
-                            kw.build_batches(self.store.iter_texts())
+                            kw.build_batches(self._keyword_texts())
                         else:
-                            kw.build(self.store.all_texts())
+                            kw.build([doc for batch in self._keyword_texts() for doc in batch])
                         self._save(kw, folder, key)
                         self.index_source["keyword"] = "built"
                     self._kw_pos_map = None

@@ -99,3 +99,29 @@ class LlmStore:
             if task is None:
                 return c.execute("DELETE FROM llm_texts").rowcount
             return c.execute("DELETE FROM llm_texts WHERE task=?", (task,)).rowcount
+
+    def translations_version(self: _HasConn) -> tuple[int, str]:
+        """(rows, newest time) of the translated titles and abstracts: the keyword index reads them."""
+        n, ts = self.conn.execute(
+            "SELECT count(*), coalesce(max(created_at), '') FROM llm_texts"
+            " WHERE task IN ('translate_title', 'translate_abstract')").fetchone()
+        return int(n), str(ts)
+
+    def translated_texts(self: _HasConn, ids_texts: dict[str, tuple[str, str]]) -> dict[str, str]:
+        """paper id -> its current translations (any language) joined, for the papers in `ids_texts`
+        (id -> (title, abstract)); a translation of an edited title or abstract is left out."""
+        from .vector_cache import text_hash
+
+        out: dict[str, str] = {}
+        ids = list(ids_texts)
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            rows = self.conn.execute(
+                "SELECT subject, task, text_hash, text FROM llm_texts WHERE task IN ('translate_title',"
+                f" 'translate_abstract') AND subject IN ({','.join('?' * len(chunk))}) ORDER BY subject, task",
+                chunk)
+            for pid, task, h, text in rows:
+                title, abstract = ids_texts[pid]
+                if h == text_hash(title if task == "translate_title" else abstract):
+                    out[pid] = (out.get(pid, "") + " " + text).strip()
+        return out

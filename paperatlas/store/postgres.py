@@ -333,7 +333,7 @@ class PostgresStore(SQLiteStore):
 
     @staticmethod
     def _install_change_counter(raw: Any) -> None:
-        """pa_changes: 'papers' moves when papers change, 'all' when papers or vectors do."""
+        """pa_changes: 'papers' moves when papers change, 'all' when papers, vectors or generated texts do."""
         raw.execute("CREATE TABLE IF NOT EXISTS pa_changes (name TEXT PRIMARY KEY, n BIGINT NOT NULL)")
         raw.execute("INSERT INTO pa_changes VALUES ('papers', 0), ('all', 0) ON CONFLICT DO NOTHING")
         raw.execute("""
@@ -342,7 +342,8 @@ class PostgresStore(SQLiteStore):
                 UPDATE pa_changes SET n = n + 1 WHERE name = 'all' OR (name = 'papers' AND TG_ARGV[0] = 'papers');
                 RETURN NULL;
             END $$""")
-        for table in ("papers", "vectors", "aliases"):
+        # llm_texts: a new translation changes what Chinese keywords find (the keyword index reads them)
+        for table in ("papers", "vectors", "aliases", "llm_texts"):
             raw.execute(f"CREATE OR REPLACE TRIGGER pa_bump_{table} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE"
                         f" ON {table} FOR EACH STATEMENT EXECUTE FUNCTION pa_bump('{table}')")
 
