@@ -373,3 +373,20 @@ def test_translations_are_keyword_searchable_in_chinese(backend: str, tmp_path: 
         # a translation of a title that has since changed is not searched
         lib.store.put_generated("p-graph", "translate_title", "zh", "m", "title-1", text_hash("old title"), "符号图")
         assert not lib.search("符号图", mode="keyword")
+
+
+def test_results_show_the_chinese_title_and_a_tldr_on_demand(web, lib: Library) -> None:
+    from bs4 import BeautifulSoup
+
+    from paperatlas.store.vector_cache import text_hash
+
+    p = lib.get("p-rl")
+    lib.store.put_generated("p-rl", "translate_title", "zh", "m", "title-1", text_hash(p.title), "语言模型推理的强化学习")
+    soup = BeautifulSoup(web.get("/search?q=强化学习&lang=zh&mode=keyword").text, "html.parser")
+    item = soup.select_one('li.paper-item[data-id="p-rl"]')
+    assert item is not None and item.select_one(".translated-title").text.startswith("语言模型推理的强化学习")
+    assert "机器翻译" in item.select_one(".translated-title .machine").text
+    tl = item.select_one("details.tldr-more .tldr.extractive")
+    assert tl is not None and "Policy optimisation" in tl.text
+    soup = BeautifulSoup(web.get("/search?q=reasoning&lang=en").text, "html.parser")
+    assert soup.select_one(".translated-title") is None  # English pages show the original only

@@ -54,6 +54,28 @@ def paper_context(request: Request, p: Paper) -> dict[str, Any]:
     return ctx
 
 
+def results_context(request: Request, papers: list[Paper]) -> dict[str, dict[str, Any]]:
+    """paper id -> {"title": translated title or None, "tldr": stored or extractive TL;DR}, for result lists
+    (the TL;DR opens on demand; nothing is sent to a model)."""
+    if not papers:
+        return {}
+    L = lib(request)
+    lang = _lang(request)
+    ids = [p.id for p in papers]
+    titles = L.llm.stored_titles(ids, lang) if lang != "en" else {}
+    tldrs = L.llm.stored_tldrs(ids, lang)
+    from ..llm.extractive import EXTRACTIVE_MODEL, extractive_tldr
+    from ..llm.models import Generated
+
+    out: dict[str, dict[str, Any]] = {}
+    for p in papers:
+        tl = tldrs.get(p.id)
+        if tl is None and p.abstract.strip():
+            tl = Generated(p.id, "tldr", "en", extractive_tldr(p.abstract), EXTRACTIVE_MODEL, False, EXTRACTIVE_MODEL)
+        out[p.id] = {"title": titles.get(p.id), "tldr": tl}
+    return out
+
+
 # -- /tldr: stored or extractive TL;DRs of some papers (search results ask for them on demand) ---------------
 TLDR_PARAMS = [
     Param("ids", str, None, "paper ids separated by commas (at most 50)", required=True, max_length=5000),

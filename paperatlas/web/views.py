@@ -159,8 +159,10 @@ def search(request: Request) -> Response:
             "not_embedded": _not_embedded(request, a["mode"]),
             "hits": [hit_json(h) for h in hits],
         })
+    from .llm_views import results_context
+
     ctx = dict(a=a, q=q, hits=hits, has_more=has_more, error=error, offset=offset, crosslingual=crosslingual,
-               liked=_liked(request, [h.paper.id for h in hits]))
+               liked=_liked(request, [h.paper.id for h in hits]), llm=results_context(request, [h.paper for h in hits]))
     if a["fragment"]:
         return render(request, "_results.html", **ctx)
     return render(request, "search.html", facets=_facets(request), modes=MODES, **ctx)
