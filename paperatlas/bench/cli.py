@@ -234,3 +234,8 @@ def bench_walk_cmd(db_path: str, sessions: int, readers: int, per_poster: float)
     from .programme import bench_walk
 
     click.echo(json.dumps(bench_walk(db_path, sessions, readers, per_poster=per_poster), indent=2))
+
+
+from .llm import bench_llm_cmd  # noqa: E402
+
+bench.add_command(bench_llm_cmd)
