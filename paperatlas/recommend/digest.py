@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from xml.sax.saxutils import escape as _xml_escape
 
@@ -30,7 +30,7 @@ def _meta(hit: Hit) -> str:
     return " · ".join(x for x in (f"{p.venue} {p.year or ''}".strip(), p.status) if x)
 
 
-def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
+def markdown(hits: Sequence[Hit], title: str, subtitle: str = "", tldrs: Mapping[str, str] | None = None) -> str:
     # the title and subtitle carry reader names and search queries: escaped like paper fields
     lines = [f"# {md_text(title)}", ""]
     if subtitle:
@@ -45,12 +45,14 @@ def markdown(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
             lines.append(f"   {md_text(_authors(h))}")
         if h.reason:
             lines.append(f"   *{gettext('Why: {reason}', reason=md_text(h.reason))}*")
+        if tldrs and tldrs.get(p.id):
+            lines.append(f"   TL;DR: {md_text(tldrs[p.id])}")
         lines.append(f"   {md_code(p.id)}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
-def to_html(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
+def to_html(hits: Sequence[Hit], title: str, subtitle: str = "", tldrs: Mapping[str, str] | None = None) -> str:
     e = html.escape
     items = []
     for h in hits:
@@ -63,6 +65,7 @@ def to_html(hits: Sequence[Hit], title: str, subtitle: str = "") -> str:
             + (f' <span class="meta">{e(_meta(h))}</span>' if _meta(h) else "")
             + (f'<div class="authors"><bdi>{e(_authors(h))}</bdi></div>' if p.authors else "")
             + (f'<div class="why">{e(gettext("Why: {reason}", reason=h.reason))}</div>' if h.reason else "")
+            + (f'<div class="tldr">TL;DR: {e(tldrs[p.id])}</div>' if tldrs and tldrs.get(p.id) else "")
             + f'<div class="id"><code>{e(p.id)}</code></div></li>'
         )
     body = "\n".join(items) if items else f"<p>{e(gettext('Nothing new: every paper has been seen or judged.'))}</p>"
@@ -108,11 +111,12 @@ def _iso(ts: str | None) -> str:
 
 
 def render(hits: Sequence[Hit], fmt: str, title: str, subtitle: str = "", feed_id: str = "",
-           updated: dict[str, str] | None = None, link: str = "") -> str:
+           updated: dict[str, str] | None = None, link: str = "", tldrs: Mapping[str, str] | None = None) -> str:
+    """The digest as markdown, html or atom; `tldrs` (paper id -> text) adds a TL;DR line to each paper."""
     if fmt == "markdown":
-        return markdown(hits, title, subtitle)
+        return markdown(hits, title, subtitle, tldrs)
     if fmt == "html":
-        return to_html(hits, title, subtitle)
+        return to_html(hits, title, subtitle, tldrs)
     if fmt == "atom":
         return atom(hits, title, feed_id or f"urn:paperatlas:feed:{title}", updated, link)
     raise ValueError(f"unknown digest format {fmt!r}; use one of {', '.join(FORMATS)}")
