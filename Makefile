@@ -18,8 +18,9 @@ install: $(BIN)/python
 
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]'
-	@# the local model server of the LLM tests (built once into ~/.cache/paperatlas; those tests skip without it)
-	PY=$(PY) ./.ci/install-llm || echo "warning: no local LLM server (.ci/install-llm failed): the LLM tests will skip"
+	@# the local model server of the LLM tests, from the wheel cache (.ci/install-llm builds it once, ~4 min;
+	@# .ci/run does); without it those tests skip
+	PY=$(PY) ./.ci/install-llm --if-cached || echo "warning: no local LLM server (.ci/install-llm failed): the LLM tests will skip"
 
 ## make bench-llm: the quality figures of the LLM layer with the 1.5B Qwen model (slow: minutes, under nice)
 bench-llm: install-test
