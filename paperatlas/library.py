@@ -597,6 +597,10 @@ class Library(RecommendMixin, SourcesMixin):
             raise PaperatlasError(gettext("bad reader name {name!r}: it holds control or invisible characters",
                                           name=name),
                                   gettext("use letters, digits, spaces and punctuation"))
+        if "=?" in name and "?=" in name:  # an RFC 2047 encoded word: mail headers would decode it
+            raise PaperatlasError(gettext("bad reader name {name!r}: it looks like MIME-encoded text (=?...?=)",
+                                          name=name),
+                                  gettext("write the name as plain text"))
         return name
 
     def readers(self) -> list[Reader]:

@@ -112,3 +112,94 @@ def test_wrong_password_and_no_server_say_so(smtp: tuple[Inbox, int, Path], tmp_
     r = runner.invoke(cli, [*base, "--smtp-port", str(free)], env={"PAPERATLAS_EMBEDDER": "hashing"})
     assert r.exit_code == 1 and f"cannot reach the SMTP server 127.0.0.1:{free}" in r.output
     assert inbox.messages == []
+
+
+# -- hostile input and a hostile server ------------------------------------------------------------
+EVIL = "=?utf-8?q?=0D=0AReply-To:=20boss@evil.example?="
+EVIL_BODY = "=?utf-8?q?=0D=0A=0D=0AYour account is closed, log in at evil.example?="
+
+
+@pytest.mark.parametrize("name", [EVIL, EVIL_BODY])
+def test_an_encoded_word_in_the_subject_cannot_inject_headers(smtp: tuple[Inbox, int, Path], name: str) -> None:
+    """A digest subject naming such a reader (one stored before names were checked), sent through a
+    real SMTP server: the mail arrives with exactly its own headers and two parts; the name is shown
+    as typed. Python's header folding alone would decode the word into a line break (CVE-2024-6923)."""
+    from paperatlas.mail import SmtpSettings, digest_message, send
+
+    inbox, port, cert = smtp
+    subject = f"paperatlas digest for {name}: 12 papers since 2026-11-01 (NeurIPS 2026, ICLR 2027)"
+    send(digest_message("me@example.org", subject, "the digest", "<p>the digest</p>", "atlas@example.org"),
+         SmtpSettings("127.0.0.1", port, "reader", "s3cret", True, cafile=str(cert)))
+    (msg,) = inbox.messages
+    assert sorted(msg.keys()) == sorted(["From", "To", "Subject", "Date", "Message-ID", "MIME-Version",
+                                         "Content-Type"])
+    assert msg["Reply-To"] is None and "\n" not in str(msg["Subject"])
+    assert "utf-8?q?=0D=0A" in str(msg["Subject"])  # what the reader typed, shown, not decoded
+    assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
+    assert msg.get_body(("plain",)).get_content().strip() == "the digest"
+
+
+def test_encoded_words_are_refused_as_reader_names(tmp_path: Path) -> None:
+    """Where names enter (the CLI, the web sign-in form and the API all check through the library)."""
+    with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+        with pytest.raises(Exception, match="MIME-encoded text") as e:
+            lib.reader(EVIL)
+        assert "plain text" in e.value.fix
+        assert lib.reader("Zoë =? not a word").name == "Zoë =? not a word"
+        assert lib.readers()[0].name == "Zoë =? not a word"
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "readers", "add", "x " + EVIL])
+    assert r.exit_code != 0 and "MIME-encoded" in r.output
+
+
+def test_plain_header_and_the_written_message_check() -> None:
+    from paperatlas.mail import digest_message, plain_header
+
+    assert plain_header("a\r\nBcc: x@evil.example") == "a  Bcc: x@evil.example"
+    assert "=?" not in plain_header(EVIL) and "utf-8?q?=0D=0AReply-To:" in plain_header(EVIL)
+    assert plain_header("速递 for 张三 =?") == "速递 for 张三 =?"
+    msg = digest_message("me@example.org", "速递 " * 40, "text", "<p>html</p>", "atlas@example.org")
+    assert str(msg["Subject"]) == "速递 " * 40  # long Chinese subjects pass the written-message check
+
+
+def _slow_smtp(gap: float) -> tuple[Any, int]:
+    """A server that greets one byte every `gap` seconds (each recv within any read timeout)."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            for b in b"220 slow.example ESMTP " + b"x" * 100_000:
+                if stop.is_set():
+                    return
+                try:
+                    conn.sendall(bytes([b]))
+                except OSError:
+                    return
+                stop.wait(gap)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return (listener, stop), listener.getsockname()[1]
+
+
+def test_a_one_byte_per_tick_smtp_server_meets_the_deadline() -> None:
+    import time
+
+    from paperatlas.errors import PaperatlasError
+    from paperatlas.mail import SmtpSettings, digest_message, send
+
+    (listener, stop), port = _slow_smtp(0.1)
+    try:
+        start = time.monotonic()
+        with pytest.raises(PaperatlasError) as e:
+            send(digest_message("me@example.org", "s", "t", "<p>h</p>", "a@example.org"),
+                 SmtpSettings("127.0.0.1", port, timeout=0.5, deadline=1.0))
+        took = time.monotonic() - start
+    finally:
+        stop.set()
+        listener.close()
+    assert "did not finish within 1 s" in str(e.value) and "not sent" in str(e.value)
+    assert 0.9 < took < 4, took

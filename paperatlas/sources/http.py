@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from .. import __version__
+from ..deadline import Deadline
 from ..errors import PaperatlasError
 
 USER_AGENT = f"paperatlas/{__version__} (+https://pypi.org/project/paperatlas/; personal paper library)"
@@ -76,45 +77,8 @@ class Response:
         return self.body.decode("utf-8", errors="replace")
 
 
-class _Deadline:
-    """The whole request's deadline. A per-recv read timeout cannot enforce it (a server sending one
-    byte a second never lets a recv time out, and a buffered read waits for its whole buffer), so a
-    timer shuts the request's sockets down when it passes: whatever read was waiting then returns."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.expired = False
-        self._socks: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def watch(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._socks.append(sock)
-            if self.expired:
-                _shut(sock)
-
-    def _expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            for sock in self._socks:
-                _shut(sock)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-
-def _shut(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:  # already closed
-        pass
-
-
 def _timed_connection(base: type[http.client.HTTPConnection], connect: float, read: float,
-                      deadline: Callable[[], _Deadline | None]) -> type:
+                      deadline: Callable[[], Deadline | None]) -> type:
     """An HTTP(S)Connection that connects under `connect` seconds, then reads under `read` per recv,
     its socket watched by the current request's deadline."""
 
@@ -131,7 +95,7 @@ def _timed_connection(base: type[http.client.HTTPConnection], connect: float, re
 
 
 class _HTTP(urllib.request.HTTPHandler):
-    def __init__(self, connect: float, read: float, deadline: Callable[[], _Deadline | None]) -> None:
+    def __init__(self, connect: float, read: float, deadline: Callable[[], Deadline | None]) -> None:
         super().__init__()
         self._conn = _timed_connection(http.client.HTTPConnection, connect, read, deadline)
 
@@ -140,7 +104,7 @@ class _HTTP(urllib.request.HTTPHandler):
 
 
 class _HTTPS(urllib.request.HTTPSHandler):
-    def __init__(self, connect: float, read: float, deadline: Callable[[], _Deadline | None]) -> None:
+    def __init__(self, connect: float, read: float, deadline: Callable[[], Deadline | None]) -> None:
         super().__init__()
         self._conn = _timed_connection(http.client.HTTPSConnection, connect, read, deadline)
 
@@ -240,7 +204,7 @@ class HttpClient:
     def __post_init__(self) -> None:
         self._local = threading.local()  # this thread's request: its deadline and first URL
 
-        def deadline() -> _Deadline | None:
+        def deadline() -> Deadline | None:
             return getattr(self._local, "deadline", None)
 
         # ProxyHandler() with no argument reads HTTP_PROXY / HTTPS_PROXY / NO_PROXY from the environment
@@ -289,7 +253,7 @@ class HttpClient:
     def _once(self, url: str, headers: Mapping[str, str]) -> Response:
         """One request under the whole-request deadline. Running past it is not retried: a server
         that trickles once trickles again, and each retry would cost the whole deadline anew."""
-        guard = _Deadline(self.total_timeout)
+        guard = Deadline(self.total_timeout)
         self._local.deadline, self._local.origin = guard, url
         try:
             resp = self._exchange(url, headers)
