@@ -24,6 +24,7 @@ from typing import Any
 
 from ..models import BadRecord
 from ..safety import strip_controls
+from .columns import ABSTRACT_KEYS
 
 
 class Format(str, Enum):
@@ -587,8 +588,6 @@ def _read_delimited(delimiter: str, fmt: Format) -> Callable[[str, str], ReadRes
             res.bad.append(BadRecord(name, "line 1", f"cannot read the header ({e})", "the first line names the columns"))
             return res
         lowered = {h.lower() for h in header}
-        from .normalize import ABSTRACT_KEYS  # the one list of accepted abstract column names
-
         if not lowered & set(ABSTRACT_KEYS):
             raise FileError(
                 BadRecord(

@@ -15,21 +15,22 @@ from typing import Any
 
 from ..models import Paper
 from .clean import clean_text, clean_texts, normalize_key
+from .columns import (
+    ABSTRACT_KEYS,
+    AUTHOR_KEYS,
+    EXTRA_KEYS,
+    ID_KEYS,
+    KEYWORD_KEYS,
+    STATUS_KEYS,
+    TITLE_KEYS,
+    TRACK_KEYS,
+    URL_KEYS,
+    VENUE_KEYS,
+    YEAR_KEYS,
+)
 from .fields import presentation_of, source_fields
 from .formats import Format
 from .titles import derive_title
-
-ID_KEYS = ("id", "_id", "paper_id", "openreview_id", "forum", "arxiv_id", "doi", "key")
-TITLE_KEYS = ("title", "paper_title", "name", "paper")
-ABSTRACT_KEYS = ("abstract", "summary", "abstractnote", "abstract_text", "abs", "text", "description", "content")
-AUTHOR_KEYS = ("authors", "author", "author_names", "authors_list", "creators")
-VENUE_KEYS = ("venue", "conference", "booktitle", "journal", "series", "publication")
-YEAR_KEYS = ("year", "publication_year", "pub_year", "date", "published", "update_date", "cdate", "pdate")
-STATUS_KEYS = ("status", "decision", "presentation", "presentation_type", "session_type")
-TRACK_KEYS = ("track",)
-KEYWORD_KEYS = ("keywords", "keyword", "tags", "categories", "subjects", "topics")
-URL_KEYS = ("url", "link", "forum_url", "site", "pdf_url", "pdf", "html_url")
-EXTRA_KEYS = ("primary_area", "tldr", "doi", "openreview_id", "categories", "journal_ref", "primary_category")
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
 _ARXIV_ID = re.compile(r"(?:arxiv\.org/abs/|arXiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.I)
