@@ -39,3 +39,7 @@ eval_.add_command(floor_cmd)
 from .tldr import tldr_cmd  # noqa: E402
 
 eval_.add_command(tldr_cmd)
+
+from .pastes import pastes_cmd  # noqa: E402
+
+eval_.add_command(pastes_cmd)
