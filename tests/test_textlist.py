@@ -102,7 +102,8 @@ def test_an_ambiguous_block_is_reported(tmp_path: Path) -> None:
     text = f"{r['title']}\n" + textwrap.fill(r["abstract"], 80) + "\n"
     reading = read_blocks([(n + 1, ln) for n, ln in enumerate(text.split("\n"))])
     assert [row.get("title") for _, row in reading.rows] == [r["title"]]
-    assert any("ambiguous (line 1)" in n for n in reading.notes)
+    # named by its line and title, with the fix
+    assert any(p.startswith("line 1: ") and r["title"][:40] in p and "Title:" in p for p in reading.problems)
 
 
 def test_ingest_prints_how_it_read_the_blocks(tmp_path: Path) -> None:

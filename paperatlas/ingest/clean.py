@@ -539,6 +539,30 @@ def clean_text(raw: str) -> str:
         return _collapse(raw) if isinstance(raw, str) else ""
 
 
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]{1,200}?(?<![\s\\])\$(?!\$)|(?<=\s)-{2,3}(?=\s)")
+
+
+def clean_title(raw: str) -> str:
+    """clean_text for a title, with inline math (`$q^\\pi$`) and dashes (` -- `) kept as written.
+
+    A title is quoted and compared as the authors wrote it (search results, citations, the
+    conference's own page), and a rendering loses what `q^π` cannot show (`\\mathcal{O}`);
+    abstracts are rendered, for reading and for search.
+    """
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raw = str(raw)
+    spans = _INLINE_MATH.findall(raw)
+    if not spans:
+        return clean_text(raw)
+    marked = _INLINE_MATH.sub(lambda m: f"\ue000{spans.index(m.group(0))}\ue001", raw)
+    out = clean_text(marked)
+    kept = re.sub("\ue000(\\d+)\ue001", lambda m: " ".join(spans[int(m.group(1))].split()), out)
+    lost = "\ue000" in kept or "\ue001" in kept or kept.count("$") < sum(x.count("$") for x in spans)
+    return clean_text(raw) if lost else kept
+
+
 def normalize_key(text: str, clean: bool = True) -> str:
     """A comparison key for duplicate detection.
 

@@ -57,6 +57,8 @@ class ReadResult:
     bad: list[BadRecord] = field(default_factory=list)
     defaults: dict[str, Any] = field(default_factory=dict)  # venue/year from a list header or file name
     notes: list[str] = field(default_factory=list)  # how the file was read, when that was a judgement call
+    problems: list[str] = field(default_factory=list)  # what may be damaged: the paper, its line, the fix
+    shape: str = ""  # how a text list was laid out, in words ("a virtual-site page")
 
 
 class FileError(Exception):
@@ -408,25 +410,58 @@ def venue_year_from_name(filename: str) -> dict[str, Any]:
     return {"venue": VENUE_SPELLING.get(v, v.upper()), "year": int(m.group(2))}
 
 
+_LIST_WORDS_RE = re.compile(r"(?i)\b(?:accepted|papers?|lists?|proceedings|orals?|posters?|spotlights?|program(?:me)?"
+                            r"|schedule|tracks?|submissions)\b|论文|列表|接收|录用|收录")
+_HEADER_YEAR = re.compile(r"(?<![\w.])(19[5-9]\d|20\d\d)(?=年|\b)")
+_VENUE_TOKEN = re.compile(r"^[A-Z][\w&@'’.+-]*$|^[A-Z0-9][A-Z0-9&@.+-]+$")
+
+
+def _venue_before(words: list[str]) -> str:
+    """The venue named by the last words before a year: "NeurIPS", "ACL Findings"; "" if none."""
+    out: list[str] = []
+    for w in reversed(words[-3:]):
+        w = w.strip(",:;()[]（）")
+        if not _VENUE_TOKEN.match(w) or _LIST_WORDS_RE.fullmatch(w):
+            break
+        out.insert(0, w)
+    return " ".join(out)
+
+
 def parse_list_header(line: str) -> dict[str, Any] | None:
-    """`NeurIPS 2026 论文列表`, `ICML 2025`, `Venue: X, Year: Y` -> {venue, year}; else None."""
+    """`NeurIPS 2026 论文列表`, `ICML 2025`, `Venue: X, Year: Y`, and header sentences such as
+    `COLM 2025 accepted papers (copied from the conference site)` or `Accepted papers at ICLR 2024`
+    -> {venue, year}; else None."""
     s = line.strip().lstrip("#").strip()
-    # a header names a venue in a few words; a sentence that mentions a year is not one
-    if not s or len(s) > 120 or len(s.split()) > 8 or s.endswith("."):
+    if not s or len(s) > 200:
         return None
     m = _VENUE_YEAR_KV.search(s)
     if m:
         return {"venue": m["venue"].strip(), "year": int(m["year"])}
-    m = _YEAR.search(s)
+    m = _HEADER_YEAR.search(s)
     if not m:
         return None
-    venue = s[: m.start()].strip(" -–—:,()[]")
-    if not venue:
-        # "2026 NeurIPS papers"
-        venue = re.split(r"\s", s[m.end() :].strip(" -–—:,()[]"), maxsplit=1)[0]
-    if not venue or len(venue.split()) > 5:
+    # a header names a venue in a few words; a sentence that mentions a year is not one, unless it
+    # says it is a list of papers ("accepted papers", "论文列表") right next to the venue and year
+    short = len(s) <= 120 and len(s.split()) <= 8 and not s.endswith(".")
+    before, after = s[: m.start()], s[m.end() :]
+    listy = bool(_LIST_WORDS_RE.search(s))
+    if short:
+        venue = before.strip(" -–—:,()[]")
+        if _LIST_WORDS_RE.search(venue):
+            venue = _venue_before(before.split())  # "Accepted papers at ICLR 2024"
+        elif not venue:
+            # "2026 NeurIPS papers", "2025年ICML接收论文"
+            venue = re.split(r"\s", after.lstrip("年").strip(" -–—:,()[]"), maxsplit=1)[0]
+            venue = re.split(r"[\u3400-\u9fff]", venue, maxsplit=1)[0]
+        if venue and len(venue.split()) <= 5:
+            return {"venue": venue, "year": int(m.group(1))}
+    if not listy:
         return None
-    return {"venue": venue, "year": int(m.group(1))}
+    venue = before.strip(" -–—:,()[]") if len(before.split()) <= 3 and _venue_before(before.split()) == \
+        before.strip(" -–—:,()[]") else _venue_before(before.split())
+    if venue and (_LIST_WORDS_RE.search(after[:40]) or _LIST_WORDS_RE.search(before)):
+        return {"venue": venue, "year": int(m.group(1))}
+    return None
 
 
 def _read_text_list(name: str, text: str) -> ReadResult:
@@ -449,6 +484,8 @@ def _read_text_list(name: str, text: str) -> ReadResult:
     reading = read_blocks([(n + 1, ln) for n, ln in enumerate(lines) if n >= i])
     res.rows = reading.rows
     res.notes = [f"{name}: {note}" for note in reading.notes]
+    res.problems = [f"{name}, {p}" for p in reading.problems]
+    res.shape = reading.shape_name
     return res
 
 

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..models import Paper
-from .clean import clean_text, clean_texts, normalize_key
+from .clean import clean_text, clean_texts, clean_title, normalize_key
 from .columns import (
     ABSTRACT_KEYS,
     AUTHOR_KEYS,
@@ -176,7 +176,7 @@ def to_paper(
 
     raw_abstract = f.get("abstract") or ""
     abstract = clean_text(raw_abstract)
-    title = clean_text(f.get("title") or "")
+    title = (clean_text if fmt is Format.BIBTEX else clean_title)(f.get("title") or "")
     if fmt is Format.BIBTEX:
         # BibTeX protects capitals with braces ("the {ELBO}"); they are not text
         title, abstract = (re.sub(r"(?<!\\)[{}]", "", x) for x in (title, abstract))
@@ -222,6 +222,8 @@ def _generic(r: dict[str, Any], fmt: Format) -> dict[str, Any]:
         "extra": {k: r[k] for k in EXTRA_KEYS if k in r},
     }
     f["extra"].update(source_fields(r, split_authors(f["authors"]), f["status"]))
+    if isinstance(f["extra"].get("presentation"), str):
+        f["extra"]["presentation"] = f["extra"]["presentation"].strip().lower()  # "oral", as docs/fields.md says
     if fmt is Format.BIBTEX:
         if not f["url"] and r.get("doi"):
             f["url"] = "https://doi.org/" + _text(r["doi"])
@@ -308,7 +310,7 @@ def _arxiv_snapshot(row: dict[str, Any]) -> dict[str, Any]:
 def title_key(title: str) -> str:
     """The key under which an arXiv preprint and its venue version meet: the normalised title,
     or '' for titles too short to tell papers apart."""
-    k = normalize_key(title, clean=False)
+    k = normalize_key(title)  # cleaned: a title with TeX math meets its rendered spelling
     return k if len(k) >= 20 else ""
 
 
