@@ -46,8 +46,14 @@ class ShapeScore:
     @property
     def perfect(self) -> bool:
         n = self.expected
-        return (self.stored == n and self.titles == n and self.first_authors == n and self.abstracts == n
-                and self.fields == self.fields_expected and self.venue_year)
+        return (
+            self.stored == n
+            and self.titles == n
+            and self.first_authors == n
+            and self.abstracts == n
+            and self.fields == self.fields_expected
+            and self.venue_year
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"perfect": self.perfect}
@@ -75,8 +81,18 @@ def score_file(path: Path, want: dict[str, Any], library: Any) -> ShapeScore:
         abstracts += _ws(p.abstract) == _ws(clean_text(w["abstract"]))
         fields += sum(1 for k, v in w["fields"].items() if str((p.extra or {}).get(k, "")) == v)
     venue_year = want["venue"] is None or all((p.venue, p.year) == (want["venue"], want["year"]) for p in papers)
-    return ShapeScore(path.name, want["shape"], len(want["papers"]), len(papers), titles, authors, abstracts,
-                      fields, n_fields, bool(papers) and venue_year)
+    return ShapeScore(
+        path.name,
+        want["shape"],
+        len(want["papers"]),
+        len(papers),
+        titles,
+        authors,
+        abstracts,
+        fields,
+        n_fields,
+        bool(papers) and venue_year,
+    )
 
 
 def eval_pastes(corpus: str | Path = DEFAULT_CORPUS) -> list[ShapeScore]:
@@ -110,12 +126,16 @@ def table(scores: list[ShapeScore]) -> str:
     rows = [head, "-" * len(head)]
     for s in scores:
         fields = f"{s.fields}/{s.fields_expected}" if s.fields_expected else "-"
-        rows.append(f"{s.file:26} {s.stored:>4}/{s.expected:<4} {s.titles:>7} {s.first_authors:>7} {s.abstracts:>7} "
-                    f"{fields:>7} {'ok' if s.venue_year else 'WRONG':>6}")
+        rows.append(
+            f"{s.file:26} {s.stored:>4}/{s.expected:<4} {s.titles:>7} {s.first_authors:>7} {s.abstracts:>7} "
+            f"{fields:>7} {'ok' if s.venue_year else 'WRONG':>6}"
+        )
     t = totals(scores)
     rows.append("-" * len(head))
-    rows.append(f"{'all':26} {t['stored']:>4}/{t['expected']:<4} {t['titles']:>7} {t['first_authors']:>7} "
-                f"{t['abstracts']:>7} {t['fields']:>3}/{t['fields_expected']:<3} {t['venue_year']:>3}/{t['files']}")
+    rows.append(
+        f"{'all':26} {t['stored']:>4}/{t['expected']:<4} {t['titles']:>7} {t['first_authors']:>7} "
+        f"{t['abstracts']:>7} {t['fields']:>3}/{t['fields_expected']:<3} {t['venue_year']:>3}/{t['files']}"
+    )
     rows.append(f"files read perfectly: {t['perfect_files']} of {t['files']}")
     return "\n".join(rows)
 

@@ -16,7 +16,21 @@ STATUS_KEYS = ("status", "decision", "presentation", "presentation_type", "sessi
 TRACK_KEYS = ("track",)
 KEYWORD_KEYS = ("keywords", "keyword", "tags", "categories", "subjects", "topics")
 URL_KEYS = ("url", "link", "forum_url", "site", "pdf_url", "pdf", "html_url")
-EXTRA_KEYS = ("primary_area", "tldr", "doi", "openreview_id", "categories", "journal_ref", "primary_category",
-              # where and how a paper is presented (docs/fields.md), as pasted lists and programme exports give it
-              "presentation", "room", "poster_position", "session", "time", "affiliations", "institutions",
-              "comments")
+EXTRA_KEYS = (
+    "primary_area",
+    "tldr",
+    "doi",
+    "openreview_id",
+    "categories",
+    "journal_ref",
+    "primary_category",
+    # where and how a paper is presented (docs/fields.md), as pasted lists and programme exports give it
+    "presentation",
+    "room",
+    "poster_position",
+    "session",
+    "time",
+    "affiliations",
+    "institutions",
+    "comments",
+)

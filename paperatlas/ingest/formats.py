@@ -296,7 +296,7 @@ def _deep_json(name: str, loc: str) -> BadRecord:
 
 # --- detection -------------------------------------------------------------------------
 
-_BIB_ENTRY = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.M)
+_BIB_ENTRY = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _HEADER_WORDS = {"title", "abstract", "authors", "author", "summary", "text", "venue", "year", "id", "_id"}
 
 
@@ -392,11 +392,11 @@ def read_string(name: str, text: str, fmt: Format) -> ReadResult:
 
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-_VENUE_YEAR_KV = re.compile(r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.I)
+_VENUE_YEAR_KV = re.compile(r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.IGNORECASE)
 
 
 # papercopilot/paperlists names its files <venue><year>.json (nips2023.json, colm2025.json)
-_NAME_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)[-_]?((?:19|20)\d\d)(?:\.jsonl?)?(?:\.gz)?$", re.I)
+_NAME_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)[-_]?((?:19|20)\d\d)(?:\.jsonl?)?(?:\.gz)?$", re.IGNORECASE)
 VENUE_SPELLING = {"nips": "NeurIPS", "neurips": "NeurIPS", "corl": "CoRL", "colt": "COLT", "iclr": "ICLR",
                   "icml": "ICML", "siggraph": "SIGGRAPH", "siggraphasia": "SIGGRAPH Asia", "aistats": "AISTATS"}
 

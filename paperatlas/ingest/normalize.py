@@ -33,7 +33,7 @@ from .formats import Format
 from .titles import derive_title
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-_ARXIV_ID = re.compile(r"(?:arxiv\.org/abs/|arXiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.I)
+_ARXIV_ID = re.compile(r"(?:arxiv\.org/abs/|arXiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 _STATUS_WORDS = {"oral": "Oral", "spotlight": "Spotlight", "poster": "Poster", "workshop": "Workshop"}
 
 
@@ -248,7 +248,7 @@ def _openreview(row: dict[str, Any]) -> dict[str, Any]:
     forum = _text(row.get("forum")) or _text(row.get("id"))
     m = _YEAR.search(venue_str)
     venue = venue_str[: m.start()].strip() if m else venue_str
-    venue = re.sub(r"^(?:submitted to|withdrawn from|rejected by)\s+", "", venue, flags=re.I)
+    venue = re.sub(r"^(?:submitted to|withdrawn from|rejected by)\s+", "", venue, flags=re.IGNORECASE)
     pdf = _text(c.get("pdf"))
     if pdf.startswith("/"):
         pdf = "https://openreview.net" + pdf

@@ -22,6 +22,7 @@ match the papers found), each naming the paper by title and line with the fix.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -33,46 +34,230 @@ from typing import Any
 
 #: label -> field; English and Chinese, as conference pages and their translations write them
 LABELS = {
-    "title": "title", "paper title": "title", "标题": "title", "题目": "title", "论文标题": "title",
-    "authors": "authors", "author": "authors", "author(s)": "authors", "作者": "authors",
-    "abstract": "abstract", "摘要": "abstract",
-    "tl;dr": "tldr", "tldr": "tldr",
-    "keywords": "keywords", "关键词": "keywords", "关键字": "keywords", "subjects": "keywords",
-    "url": "url", "link": "url", "链接": "url", "pdf": "url",
-    "presentation": "presentation", "presentation type": "presentation", "decision": "presentation",
-    "room": "room", "location": "room", "session": "session", "time": "time",
-    "affiliation": "institutions", "affiliations": "institutions", "institution": "institutions",
-    "institutions": "institutions", "单位": "institutions",
-    "comments": "comments", "journal-ref": "journal_ref",
+    "title": "title",
+    "paper title": "title",
+    "标题": "title",
+    "题目": "title",
+    "论文标题": "title",
+    "authors": "authors",
+    "author": "authors",
+    "author(s)": "authors",
+    "作者": "authors",
+    "abstract": "abstract",
+    "摘要": "abstract",
+    "tl;dr": "tldr",
+    "tldr": "tldr",
+    "keywords": "keywords",
+    "关键词": "keywords",
+    "关键字": "keywords",
+    "subjects": "keywords",
+    "url": "url",
+    "link": "url",
+    "链接": "url",
+    "pdf": "url",
+    "presentation": "presentation",
+    "presentation type": "presentation",
+    "decision": "presentation",
+    "room": "room",
+    "location": "room",
+    "session": "session",
+    "time": "time",
+    "affiliation": "institutions",
+    "affiliations": "institutions",
+    "institution": "institutions",
+    "institutions": "institutions",
+    "单位": "institutions",
+    "comments": "comments",
+    "journal-ref": "journal_ref",
 }
 #: presentation types as pages write them -> the stored value (extra.presentation)
-PRESENTATIONS = {"poster": "poster", "oral": "oral", "spotlight": "spotlight", "highlight": "highlight",
-                 "口头报告": "oral", "海报": "poster", "亮点": "spotlight"}
+PRESENTATIONS = {
+    "poster": "poster",
+    "oral": "oral",
+    "spotlight": "spotlight",
+    "highlight": "highlight",
+    "口头报告": "oral",
+    "海报": "poster",
+    "亮点": "spotlight",
+}
 #: link bars and buttons that pages repeat around every paper; never part of a paper
-CHROME = {"openreview", "project page", "pdf", "code", "slides", "video", "paper", "bibtex", "poster pdf",
-          "show abstract", "hide abstract", "show detail", "show details", "add to calendar", "chat", "website",
-          "abstract", "arxiv", "github", "[pdf]", "[code]", "[bibtex]"}
+CHROME = {
+    "openreview",
+    "project page",
+    "pdf",
+    "code",
+    "slides",
+    "video",
+    "paper",
+    "bibtex",
+    "poster pdf",
+    "show abstract",
+    "hide abstract",
+    "show detail",
+    "show details",
+    "add to calendar",
+    "chat",
+    "website",
+    "abstract",
+    "arxiv",
+    "github",
+    "[pdf]",
+    "[code]",
+    "[bibtex]",
+}
 #: words of titles, never of names: "Deep Residual Learning" under a title is a title, not an author
 TITLE_WORDS = {
-    "learning", "learn", "network", "networks", "model", "models", "neural", "deep", "language", "data",
-    "training", "generative", "diffusion", "graph", "graphs", "transformer", "transformers", "attention",
-    "reinforcement", "optimization", "inference", "efficient", "robust", "towards", "toward", "via", "using",
-    "benchmark", "benchmarks", "agents", "agent", "large", "vision", "image", "images", "video", "analysis",
-    "adversarial", "bayesian", "stochastic", "gradient", "policy", "scaling", "understanding", "representation",
-    "representations", "multi", "zero-shot", "few-shot", "self-supervised", "contrastive", "causal", "theory",
+    "learning",
+    "learn",
+    "network",
+    "networks",
+    "model",
+    "models",
+    "neural",
+    "deep",
+    "language",
+    "data",
+    "training",
+    "generative",
+    "diffusion",
+    "graph",
+    "graphs",
+    "transformer",
+    "transformers",
+    "attention",
+    "reinforcement",
+    "optimization",
+    "inference",
+    "efficient",
+    "robust",
+    "towards",
+    "toward",
+    "via",
+    "using",
+    "benchmark",
+    "benchmarks",
+    "agents",
+    "agent",
+    "large",
+    "vision",
+    "image",
+    "images",
+    "video",
+    "analysis",
+    "adversarial",
+    "bayesian",
+    "stochastic",
+    "gradient",
+    "policy",
+    "scaling",
+    "understanding",
+    "representation",
+    "representations",
+    "multi",
+    "zero-shot",
+    "few-shot",
+    "self-supervised",
+    "contrastive",
+    "causal",
+    "theory",
 }
 #: words of sentences, never of names (a lower-case author line has none of them)
 FUNCTION_WORDS = {
-    "the", "of", "a", "an", "and", "or", "to", "in", "on", "for", "with", "by", "from", "we", "is", "are", "be",
-    "this", "that", "as", "at", "our", "their", "its", "can", "which", "it", "not", "via", "into", "than", "such",
-    "these", "those", "has", "have", "was", "were", "both", "each", "all", "also", "but", "while", "when",
+    "the",
+    "of",
+    "a",
+    "an",
+    "and",
+    "or",
+    "to",
+    "in",
+    "on",
+    "for",
+    "with",
+    "by",
+    "from",
+    "we",
+    "is",
+    "are",
+    "be",
+    "this",
+    "that",
+    "as",
+    "at",
+    "our",
+    "their",
+    "its",
+    "can",
+    "which",
+    "it",
+    "not",
+    "via",
+    "into",
+    "than",
+    "such",
+    "these",
+    "those",
+    "has",
+    "have",
+    "was",
+    "were",
+    "both",
+    "each",
+    "all",
+    "also",
+    "but",
+    "while",
+    "when",
 }
-NAME_PARTICLES = {"de", "van", "von", "der", "den", "la", "le", "di", "da", "del", "du", "bin", "al", "dos", "ten",
-                  "y", "e", "st.", "jr.", "jr", "ii", "iii"}
+NAME_PARTICLES = {
+    "de",
+    "van",
+    "von",
+    "der",
+    "den",
+    "la",
+    "le",
+    "di",
+    "da",
+    "del",
+    "du",
+    "bin",
+    "al",
+    "dos",
+    "ten",
+    "y",
+    "e",
+    "st.",
+    "jr.",
+    "jr",
+    "ii",
+    "iii",
+}
 #: words a header adds to a venue and year ("ICLR 2024 accepted papers (copied from ...)")
-LIST_WORDS = {"papers", "paper", "accepted", "list", "lists", "proceedings", "orals", "posters", "spotlights",
-              "program", "programme", "schedule", "track", "conference", "main", "submissions", "论文", "列表",
-              "接收", "录用", "收录", "会议"}
+LIST_WORDS = {
+    "papers",
+    "paper",
+    "accepted",
+    "list",
+    "lists",
+    "proceedings",
+    "orals",
+    "posters",
+    "spotlights",
+    "program",
+    "programme",
+    "schedule",
+    "track",
+    "conference",
+    "main",
+    "submissions",
+    "论文",
+    "列表",
+    "接收",
+    "录用",
+    "收录",
+    "会议",
+}
 
 MAX_TITLE_WORDS = 30
 MAX_TITLE_CHARS = 300
@@ -82,8 +267,11 @@ MAX_TITLE_CHARS = 300
 # ---------------------------------------------------------------------------
 
 LABEL_LINE = re.compile(
-    r"^\s*(?:\d{1,4}\s*[.)、]\s*)?(" + "|".join(re.escape(k) for k in sorted(LABELS, key=len, reverse=True))
-    + r")\s*[:：]\s*(.*)$", re.IGNORECASE)
+    r"^\s*(?:\d{1,4}\s*[.)、]\s*)?("
+    + "|".join(re.escape(k) for k in sorted(LABELS, key=len, reverse=True))
+    + r")\s*[:：]\s*(.*)$",
+    re.IGNORECASE,
+)
 _NUMBERED = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\s*[.)、])\s*(\S.*)$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # "A · B" (NeurIPS virtual site), also with one space missing ("A ·B")
@@ -95,15 +283,21 @@ _MARKS = re.compile(rf"[{_MARK_CHARS}]+$|\([^)]*\)|\[[^]]*\]")
 _FOOTNOTE_MARKS = re.compile(rf"(?<=[^\W\d_])[{_MARK_CHARS}]+(?:,(?=\d)\d+)*(?=\s*(?:[,;，、；&·]|\band\b|$))")
 _PRESENTATION_LINE = re.compile(
     r"^(?P<where>(?:[A-Z][\w.'-]*\s+){0,3}?)(?P<kind>poster|oral|spotlight|highlight|口头报告|海报)"
-    r"(?:\s+(?:presentation|poster|paper))?s?$", re.IGNORECASE)
-_SESSION_LINE = re.compile(r"^(?P<kind>oral|poster|spotlight)\s+(?:session\s+)?\d{1,2}[A-Za-z]?(?:\b.{0,80})?$",
-                           re.IGNORECASE)
+    r"(?:\s+(?:presentation|poster|paper))?s?$",
+    re.IGNORECASE,
+)
+_SESSION_LINE = re.compile(
+    r"^(?P<kind>oral|poster|spotlight)\s+(?:session\s+)?\d{1,2}[A-Za-z]?(?:\b.{0,80})?$", re.IGNORECASE
+)
 _POSITION = re.compile(r"^(?P<room>.{0,80}?)\s*(?P<pos>#\s?\d{1,5}[A-Za-z]?)$")
-_ROOM_WORDS = re.compile(r"^(?:Exhibit\s+Hall|Great\s+Hall|Poster\s+Hall|Poster\s+Session|Hall|Halle|Room|Ballroom"
-                         r"|(?:West|East|North|South)\s+(?:Ballroom|Hall|Exhibition\s+Hall)|Auditorium|Level)\b")
+_ROOM_WORDS = re.compile(
+    r"^(?:Exhibit\s+Hall|Great\s+Hall|Poster\s+Hall|Poster\s+Session|Hall|Halle|Room|Ballroom"
+    r"|(?:West|East|North|South)\s+(?:Ballroom|Hall|Exhibition\s+Hall)|Auditorium|Level)\b"
+)
 _TIME_LINE = re.compile(
     r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\.?,?\s+(?:\d{1,2}\s+[A-Z][a-z]{2,8}|[A-Z][a-z]{2,8}\.?\s+\d{1,2})"
-    r"\b.{0,80}?\d(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b|AM\b|PM\b|:\d\d).*$")
+    r"\b.{0,80}?\d(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b|AM\b|PM\b|:\d\d).*$"
+)
 _ARXIV_LINE = re.compile(r"^\[(\d{1,5})\]\s+arXiv:(\S+?)(?:v\d+)?(?:\s+\[.*\])?\s*$")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
 _MD_BOLD_LABEL = re.compile(r"^\s*[*_]{2}([^*_]{1,40}?)\s*([:：])\s*[*_]{2}\s*")
@@ -229,8 +423,13 @@ def author_line(line: str) -> str:
 def is_prose(text: str) -> bool:
     """An abstract-like paragraph: sentences, or simply too long for a title."""
     s = text.strip()
-    return len(_words(s)) > MAX_TITLE_WORDS or len(s) > MAX_TITLE_CHARS or (
-        s.endswith((".", "。")) and len(_words(s)) >= 8) or bool(s) and s[0].islower()
+    return (
+        len(_words(s)) > MAX_TITLE_WORDS
+        or len(s) > MAX_TITLE_CHARS
+        or (s.endswith((".", "。")) and len(_words(s)) >= 8)
+        or bool(s)
+        and s[0].islower()
+    )
 
 
 def _title_case_share(line: str) -> float:
@@ -245,7 +444,7 @@ def presentation_of(line: str) -> str | None:
     if not m or len(s) > 40:
         return None
     kind = m.group("kind").lower()
-    if re.search(r"spotlight", s, re.I):
+    if re.search(r"spotlight", s, re.IGNORECASE):
         kind = "spotlight"  # "Spotlight Poster" is a spotlight
     return PRESENTATIONS.get(kind, kind)
 
@@ -374,8 +573,11 @@ def _classify(lines: list[tuple[int, str]]) -> _Lines:
         kind = presentation_of(s)
         m_session = _SESSION_LINE.match(s) if kind is None and len(s.split()) <= 12 else None
         if kind is not None or m_session:
-            fields: dict[str, Any] = {"presentation": kind} if kind else {
-                "session": s, "presentation": PRESENTATIONS.get(m_session.group("kind").lower(), "")}
+            fields: dict[str, Any] = (
+                {"presentation": kind}
+                if kind
+                else {"session": s, "presentation": PRESENTATIONS.get(m_session.group("kind").lower(), "")}
+            )
             pending_before.update(fields)
             pending_start = True
             continue
@@ -448,7 +650,9 @@ def _blocks(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
     return blocks
 
 
-def _split_block(block: list[tuple[int, str]], cl: _Lines, last_number: list[int | None]) -> list[list[tuple[int, str]]]:
+def _split_block(
+    block: list[tuple[int, str]], cl: _Lines, last_number: list[int | None]
+) -> list[list[tuple[int, str]]]:
     """A block holding several papers (no blank line between them) -> one block per paper.
 
     A paper starts at a line after a presentation line, at the next number of a numbered list, and
@@ -466,21 +670,25 @@ def _split_block(block: list[tuple[int, str]], cl: _Lines, last_number: list[int
         if n in cl.abstract_starts or prev_n in cl.abstract_starts and not _SENTENCE_END.search(prev):
             continue
         nxt_n, nxt = block[i + 1] if i + 1 < len(block) else (0, "")
-        cut = False
-        if n in cl.starts:
-            cut = True
-        elif num is not None and last_number[0] is not None and num == last_number[0] + 1:
-            cut = True
-        elif (i - cuts[-1] >= 2 and is_title_like(text) and nxt and (nxt_n in cl.authors or is_author_line(nxt))
-              and (_SENTENCE_END.search(prev) and is_prose(prev) or prev_n in cl.authors or prev_n in cl.after
-                   or is_author_line(prev))):
-            cut = True
+        after_presentation = n in cl.starts
+        next_number = num is not None and last_number[0] is not None and num == last_number[0] + 1
+        ends_paper = bool(_SENTENCE_END.search(prev) and is_prose(prev)) or (
+            prev_n in cl.authors or prev_n in cl.after or is_author_line(prev)
+        )
+        title_then_authors = (
+            i - cuts[-1] >= 2
+            and is_title_like(text)
+            and bool(nxt)
+            and (nxt_n in cl.authors or is_author_line(nxt))
+            and ends_paper
+        )
+        cut = after_presentation or next_number or title_then_authors
         if cut:
             cuts.append(i)
             if num is not None:
                 last_number[0] = num
     cuts.append(len(block))
-    return [block[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [block[a:b] for a, b in itertools.pairwise(cuts) if b > a]
 
 
 def _one_liners(content: list[tuple[int, str]]) -> list[_Rec] | None:
@@ -503,12 +711,36 @@ def _one_liners(content: list[tuple[int, str]]) -> list[_Rec] | None:
 
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_COLUMN = {"title": "title", "paper": "title", "paper title": "title", "name": "title", "标题": "title", "论文": "title",
-           "authors": "authors", "author": "authors", "author(s)": "authors", "speakers": "authors", "作者": "authors",
-           "abstract": "abstract", "摘要": "abstract", "type": "presentation", "presentation": "presentation",
-           "status": "presentation", "decision": "presentation", "format": "presentation", "room": "room",
-           "location": "room", "poster": "poster_position", "poster #": "poster_position", "board": "poster_position",
-           "session": "session", "time": "time", "url": "url", "link": "url", "pdf": "url"}
+_COLUMN = {
+    "title": "title",
+    "paper": "title",
+    "paper title": "title",
+    "name": "title",
+    "标题": "title",
+    "论文": "title",
+    "authors": "authors",
+    "author": "authors",
+    "author(s)": "authors",
+    "speakers": "authors",
+    "作者": "authors",
+    "abstract": "abstract",
+    "摘要": "abstract",
+    "type": "presentation",
+    "presentation": "presentation",
+    "status": "presentation",
+    "decision": "presentation",
+    "format": "presentation",
+    "room": "room",
+    "location": "room",
+    "poster": "poster_position",
+    "poster #": "poster_position",
+    "board": "poster_position",
+    "session": "session",
+    "time": "time",
+    "url": "url",
+    "link": "url",
+    "pdf": "url",
+}
 
 
 def _table(lines: list[tuple[int, str]]) -> TextListReading | None:
@@ -523,7 +755,7 @@ def _table(lines: list[tuple[int, str]]) -> TextListReading | None:
         return None
     recs: list[_Rec] = []
     table_lines = {lines[rule - 1][0], lines[rule][0]}
-    for n, t in lines[rule + 1:]:
+    for n, t in lines[rule + 1 :]:
         m = _TABLE_ROW.match(t)
         if not m:
             if t.strip():
@@ -557,8 +789,7 @@ def _table(lines: list[tuple[int, str]]) -> TextListReading | None:
     notes = [f"read {len(recs)} papers from a markdown table (line {lines[rule - 1][0]})"]
     if outside:
         notes.append(f"{outside} lines outside the table were not read as papers")
-    return TextListReading([(f"line {r.line}", r.row()) for r in recs], "table", notes, [],
-                           "a markdown table")
+    return TextListReading([(f"line {r.line}", r.row()) for r in recs], "table", notes, [], "a markdown table")
 
 
 def _labelled(lines: list[tuple[int, str]]) -> TextListReading:
@@ -581,8 +812,12 @@ def _labelled(lines: list[tuple[int, str]]) -> TextListReading:
         m = LABEL_LINE.match(_strip_markdown(s))
         if m:
             key, value = LABELS[m.group(1).lower()], m.group(2).strip()
-            starts = cur is None or (key == "title" and (cur.title or cur.abstract)) or (
-                key == "abstract" and cur.abstract) or (key == "authors" and cur.authors)
+            starts = (
+                cur is None
+                or (key == "title" and (cur.title or cur.abstract))
+                or (key == "abstract" and cur.abstract)
+                or (key == "authors" and cur.authors)
+            )
             if starts:
                 cur = _Rec(n)
                 recs.append(cur)
@@ -635,8 +870,10 @@ def _problems(recs: list[_Rec], guessed: list[_Rec], numbers: set[int]) -> list[
     """What a reader should check, each naming the paper by title and line, with the fix."""
     out = []
     for r in guessed:
-        out.append(f"line {r.line}: {_name(r)}: the title was a guess (a Title Case line above a paragraph, "
-                   "with no author line): check it, or label the fields (Title: / Authors: / Abstract:)")
+        out.append(
+            f"line {r.line}: {_name(r)}: the title was a guess (a Title Case line above a paragraph, "
+            "with no author line): check it, or label the fields (Title: / Authors: / Abstract:)"
+        )
     lens = [len(t) for r in recs for _, t in r.abstract_lines]
     wrapped = len(lens) >= 4 and statistics.median(lens) < 120
     for r in recs:
@@ -644,26 +881,41 @@ def _problems(recs: list[_Rec], guessed: list[_Rec], numbers: set[int]) -> list[
             if i == 0:
                 continue
             prev = r.abstract_lines[i - 1][1]
-            if (is_title_like(t) and _title_case_share(t) >= 0.6 and len(t.split()) >= 3
-                    and _SENTENCE_END.search(prev) and not (wrapped and len(t) > 40)):
-                out.append(f"line {n}: the abstract of {_name(r)} (line {r.line}) holds a title-like line "
-                           f"({t[:60]!r}): if it is the next paper's title, put a blank line or its author line "
-                           "under it")
+            if (
+                is_title_like(t)
+                and _title_case_share(t) >= 0.6
+                and len(t.split()) >= 3
+                and _SENTENCE_END.search(prev)
+                and not (wrapped and len(t) > 40)
+            ):
+                out.append(
+                    f"line {n}: the abstract of {_name(r)} (line {r.line}) holds a title-like line "
+                    f"({t[:60]!r}): if it is the next paper's title, put a blank line or its author line "
+                    "under it"
+                )
                 break
     titled = [r for r in recs if r.title]
     with_abstract = sum(1 for r in titled if r.abstract)
     if with_abstract and with_abstract < len(titled):
         missing = [r for r in titled if not r.abstract]
         where = "; ".join(f"line {r.line}: {_name(r)}" for r in missing[:5]) + (" ..." if len(missing) > 5 else "")
-        out.append(f"{len(missing)} of {len(titled)} papers have no abstract ({where}): check that the list "
-                   "gives one under each title")
+        out.append(
+            f"{len(missing)} of {len(titled)} papers have no abstract ({where}): check that the list "
+            "gives one under each title"
+        )
     if numbers:
         expected = set(range(min(numbers), max(numbers) + 1))
         gaps = sorted(expected - numbers)
         if gaps or len(numbers) != len(titled):
-            gap = f" (numbers missing: {', '.join(map(str, gaps[:10]))}{' ...' if len(gaps) > 10 else ''})" if gaps else ""
-            out.append(f"the list is numbered {min(numbers)}-{max(numbers)}{gap} but {len(titled)} papers "
-                       "were read: check the papers around the gaps, or pass --format to read it another way")
+            gap = (
+                f" (numbers missing: {', '.join(map(str, gaps[:10]))}{' ...' if len(gaps) > 10 else ''})"
+                if gaps
+                else ""
+            )
+            out.append(
+                f"the list is numbered {min(numbers)}-{max(numbers)}{gap} but {len(titled)} papers "
+                "were read: check the papers around the gaps, or pass --format to read it another way"
+            )
     return out
 
 
@@ -674,8 +926,10 @@ def _name(r: _Rec) -> str:
 
 def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
     """Rows from (line number, text) lines after the header: see the module docstring."""
-    if any((m := LABEL_LINE.match(_strip_markdown(ln))) and LABELS[m.group(1).lower()] == "title"
-           for _, ln in lines) or sum(1 for _, ln in lines if _ARXIV_LINE.match(ln.strip())) >= 1:
+    if (
+        any((m := LABEL_LINE.match(_strip_markdown(ln))) and LABELS[m.group(1).lower()] == "title" for _, ln in lines)
+        or sum(1 for _, ln in lines if _ARXIV_LINE.match(ln.strip())) >= 1
+    ):
         return _labelled(lines)
     table = _table(lines)
     if table is not None:
@@ -684,8 +938,13 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
     one = _one_liners(cl.content)
     if one is not None:
         rows = [(f"line {r.line}", r.row()) for r in one]
-        return TextListReading(rows, "one-liners", [f"read {len(rows)} papers as one line each (Title — Authors)"],
-                               [], "one line per paper")
+        return TextListReading(
+            rows,
+            "one-liners",
+            [f"read {len(rows)} papers as one line each (Title — Authors)"],
+            [],
+            "one line per paper",
+        )
     blocks = _blocks(cl.content)
     recs: list[_Rec] = []
     guessed: list[_Rec] = []
@@ -702,21 +961,37 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
         rec.lines.extend(n for n, _ in block)
 
     split = [sub for block in blocks for sub in _split_block(block, cl, last_number)]
-    titled = any(numbered(b[0][1]) is not None or (len(b) == 1 and is_title_like(b[0][1]))
-                 or (len(b) >= 2 and is_title_like(b[0][1]) and is_author_line(b[1][1])) for b in split)
+    titled = any(
+        numbered(b[0][1]) is not None
+        or (len(b) == 1 and is_title_like(b[0][1]))
+        or (len(b) >= 2 and is_title_like(b[0][1]) and is_author_line(b[1][1]))
+        for b in split
+    )
     for block in split:
         n0, first = block[0]
         texts = [t for _, t in block]
         forced_abstract = n0 in cl.abstract_starts
         title = None if forced_abstract else numbered(first)
-        if len(block) >= 2 and all(numbered(t) is not None for t in texts) or (
-                len(block) >= 3 and all(is_title_like(t) for t in texts) and not is_author_line(texts[1])
-                and not any(n in cl.abstract_starts for n, _ in block)):
+        if (
+            len(block) >= 2
+            and all(numbered(t) is not None for t in texts)
+            or (
+                len(block) >= 3
+                and all(is_title_like(t) for t in texts)
+                and not is_author_line(texts[1])
+                and not any(n in cl.abstract_starts for n, _ in block)
+            )
+        ):
             for n, t in block:  # one title per line
                 recs.append(_Rec(n, title=numbered(t) or t, lines=[n], number=_number(t) if numbered(t) else None))
             continue
-        if title is None and not forced_abstract and len(block) >= 2 and is_title_like(first) and (
-                not texts[1][0].islower() or is_author_line(texts[1])):
+        if (
+            title is None
+            and not forced_abstract
+            and len(block) >= 2
+            and is_title_like(first)
+            and (not texts[1][0].islower() or is_author_line(texts[1]))
+        ):
             rest = texts[1:]
             if is_author_line(texts[1]) or block[1][0] in cl.authors or block[1][0] in cl.abstract_starts:
                 title = first
@@ -735,8 +1010,11 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
                 guessed[-1] = rec
             recs.append(rec)
             rest_lines = block[1:]
-            if rest_lines and rest_lines[0][0] not in cl.abstract_starts and (
-                    rest_lines[0][0] in cl.authors or is_author_line(rest_lines[0][1])):
+            if (
+                rest_lines
+                and rest_lines[0][0] not in cl.abstract_starts
+                and (rest_lines[0][0] in cl.authors or is_author_line(rest_lines[0][1]))
+            ):
                 rec.set_authors(rest_lines[0][1])
                 rec.lines.append(rest_lines[0][0])
                 rest_lines = rest_lines[1:]
@@ -790,8 +1068,7 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
     with_fields = sum(1 for r in recs if {"presentation", "room", "poster_position"} & set(r.extra))
     if not with_titles:
         return TextListReading(rows, "untitled", [], [], "untitled abstracts")  # the seed format: nothing to report
-    shape_name = ("a virtual-site page" if with_fields else
-                  "a numbered list" if numbers else "title blocks")
+    shape_name = "a virtual-site page" if with_fields else "a numbered list" if numbers else "title blocks"
     parts = [f"{with_titles} with a title"]
     if with_authors:
         parts.append(f"{with_authors} with an author line")
@@ -801,13 +1078,17 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
     notes = [f"read {len(rows)} papers as {shape_name}: " + ", ".join(parts)]
     untitled = len(rows) - with_titles
     if untitled:
-        notes.append(f"{untitled} paragraphs had no title line above them and were read as untitled abstracts "
-                     "(their titles are derived)")
+        notes.append(
+            f"{untitled} paragraphs had no title line above them and were read as untitled abstracts "
+            "(their titles are derived)"
+        )
     if wrapped and with_titles:
         notes.append(f"{wrapped} multi-line paragraphs were read as one wrapped abstract each")
     if cl.dropped:
-        notes.append(f"{len(cl.dropped)} page-navigation lines ([ OpenReview ], PDF ...) were left out "
-                     f"(line {', line '.join(map(str, cl.dropped[:5]))}{' ...' if len(cl.dropped) > 5 else ''})")
+        notes.append(
+            f"{len(cl.dropped)} page-navigation lines ([ OpenReview ], PDF ...) were left out "
+            f"(line {', line '.join(map(str, cl.dropped[:5]))}{' ...' if len(cl.dropped) > 5 else ''})"
+        )
     problems = _problems(recs, guessed, numbers)
     shape = "titles" if not with_abstracts else "titled"
     return TextListReading(rows, shape, notes, problems, shape_name)

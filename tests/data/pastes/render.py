@@ -33,8 +33,12 @@ def pick(records: dict[str, dict], venue: str, n: int, seed: int, want=lambda r:
 
 
 def exp(r: dict, abstract: bool = True, **fields: str) -> dict:
-    return {"title": r["title"], "first_author": r["authors"][0] if r["authors"] else "",
-            "abstract": r["abstract"] if abstract else "", "fields": fields}
+    return {
+        "title": r["title"],
+        "first_author": r["authors"][0] if r["authors"] else "",
+        "abstract": r["abstract"] if abstract else "",
+        "fields": fields,
+    }
 
 
 def write(name: str, text: str) -> None:
@@ -58,7 +62,7 @@ def main() -> None:
             if name in ("messy.txt", "poster1.txt"):
                 fields["presentation"] = "poster"
             if name == "messy.txt":
-                m = re.search(re.escape(r["title"][:60]) + r".*?\n.*?\n(Great Hall[^\n]*?) (#\d+)\n", text, re.S)
+                m = re.search(re.escape(r["title"][:60]) + r".*?\n.*?\n(Great Hall[^\n]*?) (#\d+)\n", text, re.DOTALL)
                 fields["room"], fields["poster_position"] = m.group(1), m.group(2)
             has_abstract = name != "titlesonly.txt" and r["abstract"][:40] in text
             papers.append(exp(r, has_abstract, **fields) | {"title": it["title"], "first_author": it["first_author"]})
@@ -70,12 +74,23 @@ def main() -> None:
     items = []
     for i, r in enumerate(rs):
         pos = f"#{300 + 7 * i}"
-        lines += [r["status"], r["title"], " · ".join(r["authors"]), f"Hall C 4-9 {pos}",
-                  "Tue 23 Jul 4:30 a.m. PDT — 6 a.m. PDT", "Abstract:", r["abstract"]]
+        lines += [
+            r["status"],
+            r["title"],
+            " · ".join(r["authors"]),
+            f"Hall C 4-9 {pos}",
+            "Tue 23 Jul 4:30 a.m. PDT — 6 a.m. PDT",
+            "Abstract:",
+            r["abstract"],
+        ]
         items.append(exp(r, presentation=r["status"].lower(), room="Hall C 4-9", poster_position=pos))
     write("r-virtual-nolf.txt", "\n".join(lines) + "\n")
-    expect["r-virtual-nolf.txt"] = {"shape": "virtual site, no blank lines", "venue": "ICML", "year": 2024,
-                                    "papers": items}
+    expect["r-virtual-nolf.txt"] = {
+        "shape": "virtual site, no blank lines",
+        "venue": "ICML",
+        "year": 2024,
+        "papers": items,
+    }
 
     # 2. the NeurIPS 2025 layout ("San Diego Poster", location, time) around real NeurIPS 2023 records
     rs = pick(recs, "NeurIPS", 5, 2, lambda r: r["status"] in ("Oral", "Spotlight"))
@@ -83,13 +98,31 @@ def main() -> None:
     items = []
     for i, r in enumerate(rs):
         pos = f"#{2500 + i}"
-        lines += [f"San Diego {r['status']}", "", r["title"], "", " · ".join(r["authors"]), "",
-                  f"Exhibit Hall C,D,E {pos}", "", "Fri 5 Dec 4:30 p.m. PST — 7:30 p.m. PST", "",
-                  "Abstract:", "", r["abstract"], "", ""]
+        lines += [
+            f"San Diego {r['status']}",
+            "",
+            r["title"],
+            "",
+            " · ".join(r["authors"]),
+            "",
+            f"Exhibit Hall C,D,E {pos}",
+            "",
+            "Fri 5 Dec 4:30 p.m. PST — 7:30 p.m. PST",
+            "",
+            "Abstract:",
+            "",
+            r["abstract"],
+            "",
+            "",
+        ]
         items.append(exp(r, presentation=r["status"].lower(), room="Exhibit Hall C,D,E", poster_position=pos))
     write("r-virtual-spaced.txt", "\n".join(lines))
-    expect["r-virtual-spaced.txt"] = {"shape": "virtual site, blank lines everywhere", "venue": "NeurIPS",
-                                      "year": 2023, "papers": items}
+    expect["r-virtual-spaced.txt"] = {
+        "shape": "virtual site, blank lines everywhere",
+        "venue": "NeurIPS",
+        "year": 2023,
+        "papers": items,
+    }
 
     # 3. numbered, no blank lines, author lines as written (some start in lower case), prose header
     lower = pick(recs, "ICLR", 3, 3, lambda r: r["authors"] and r["authors"][0][:1].islower())
@@ -99,35 +132,54 @@ def main() -> None:
     for i, r in enumerate(rs, 1):
         lines += [f"{i}. {r['title']}", ", ".join(r["authors"]), r["abstract"]]
     write("r-numbered-lower.txt", "\n".join(lines) + "\n")
-    expect["r-numbered-lower.txt"] = {"shape": "numbered, no blank lines, lower-case authors", "venue": "ICLR",
-                                      "year": 2024, "papers": [exp(r) for r in rs]}
+    expect["r-numbered-lower.txt"] = {
+        "shape": "numbered, no blank lines, lower-case authors",
+        "venue": "ICLR",
+        "year": 2024,
+        "papers": [exp(r) for r in rs],
+    }
 
     # 4. one line per paper: "Title — Authors"
     rs = pick(recs, "ICML", 8, 6, lambda r: r["status"] == "Oral")
     write("r-oneliners.txt", "ICML 2024 orals\n\n" + "".join(f"{r['title']} — {', '.join(r['authors'])}\n" for r in rs))
-    expect["r-oneliners.txt"] = {"shape": "Title — Authors one-liners", "venue": "ICML", "year": 2024,
-                                 "papers": [exp(r, False) for r in rs]}
+    expect["r-oneliners.txt"] = {
+        "shape": "Title — Authors one-liners",
+        "venue": "ICML",
+        "year": 2024,
+        "papers": [exp(r, False) for r in rs],
+    }
 
     # 5. a markdown table with a presentation column
     rs = pick(recs, "ICLR", 6, 7)
     lines = ["# ICLR 2024 papers", "", "| # | Title | Authors | Type |", "|---|---|---|---|"]
     lines += [f"| {i} | {r['title']} | {', '.join(r['authors'])} | {r['status']} |" for i, r in enumerate(rs, 1)]
     write("r-md-table.md", "\n".join(lines) + "\n")
-    expect["r-md-table.md"] = {"shape": "markdown table", "venue": "ICLR", "year": 2024,
-                               "papers": [exp(r, False, presentation=r["status"].lower()) for r in rs]}
+    expect["r-md-table.md"] = {
+        "shape": "markdown table",
+        "venue": "ICLR",
+        "year": 2024,
+        "papers": [exp(r, False, presentation=r["status"].lower()) for r in rs],
+    }
 
     # 6. author lines with affiliation marks (superscript digits, *, †) and names joined with "and"
     rs = pick(recs, "ICML", 5, 8, lambda r: 2 <= len(r["authors"]) <= 6)
     sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
     lines = ["ICML 2024", ""]
     for k, r in enumerate(rs):
-        marked = [f"{a}{str(1 + j % 3).translate(sup) if k % 2 == 0 else str(1 + j % 3)}{'*' if j == 0 else ''}"
-                  f"{'†' if j == len(r['authors']) - 1 else ''}" for j, a in enumerate(r["authors"])]
+        marked = [
+            f"{a}{str(1 + j % 3).translate(sup) if k % 2 == 0 else str(1 + j % 3)}{'*' if j == 0 else ''}"
+            f"{'†' if j == len(r['authors']) - 1 else ''}"
+            for j, a in enumerate(r["authors"])
+        ]
         joined = ", ".join(marked[:-1]) + " and " + marked[-1]
         lines += [r["title"], joined, r["abstract"], ""]
     write("r-affiliation-marks.txt", "\n".join(lines))
-    expect["r-affiliation-marks.txt"] = {"shape": "affiliation marks, 'and'", "venue": "ICML", "year": 2024,
-                                         "papers": [exp(r) for r in rs]}
+    expect["r-affiliation-marks.txt"] = {
+        "shape": "affiliation marks, 'and'",
+        "venue": "ICML",
+        "year": 2024,
+        "papers": [exp(r) for r in rs],
+    }
 
     # 7. an arXiv listing page (the /list/.../new layout) of real arXiv records
     ns = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
@@ -140,8 +192,15 @@ def main() -> None:
         authors = [" ".join(a.findtext("a:name", "", ns).split()) for a in e.findall("a:author", ns)]
         abstract = " ".join(e.findtext("a:summary", "", ns).split())
         cats = [c.get("term", "") for c in e.findall("a:category", ns)]
-        lines += [f"[{i}]  arXiv:{aid} [pdf, other]", f"Title: {title}", f"Authors: {', '.join(authors)}",
-                  f"Subjects: {'; '.join(cats)}", "", abstract, ""]
+        lines += [
+            f"[{i}]  arXiv:{aid} [pdf, other]",
+            f"Title: {title}",
+            f"Authors: {', '.join(authors)}",
+            f"Subjects: {'; '.join(cats)}",
+            "",
+            abstract,
+            "",
+        ]
         items.append({"title": title, "first_author": authors[0], "abstract": abstract, "fields": {}})
     write("r-arxiv-listing.txt", "\n".join(lines))
     expect["r-arxiv-listing.txt"] = {"shape": "arXiv listing page", "venue": None, "year": None, "papers": items}
@@ -152,8 +211,12 @@ def main() -> None:
     for r in rs:
         lines += [r["title"], "，".join(r["authors"]), "摘要：" + r["abstract"], ""]
     write("r-zh-header.txt", "\n".join(lines))
-    expect["r-zh-header.txt"] = {"shape": "Chinese prose header, 摘要： label", "venue": "ICML", "year": 2024,
-                                 "papers": [exp(r) for r in rs]}
+    expect["r-zh-header.txt"] = {
+        "shape": "Chinese prose header, 摘要： label",
+        "venue": "ICML",
+        "year": 2024,
+        "papers": [exp(r) for r in rs],
+    }
 
     # 9. an English prose header over COLM records (papercopilot/paperlists, tests/data/pasted/colm2025.json)
     colm = json.loads((TESTS_DATA / "pasted" / "colm2025.json").read_text(encoding="utf-8"))
@@ -172,23 +235,43 @@ def main() -> None:
     for i, r in enumerate(rs, 1):
         lines += [f"{i}. {r['title']}", ", ".join(r["authors"]), *textwrap.wrap(r["abstract"], 80), ""]
     write("r-tex-wrapped.txt", "\n".join(lines))
-    expect["r-tex-wrapped.txt"] = {"shape": "TeX titles, wrapped abstracts", "venue": "ICML", "year": 2024,
-                                   "papers": [exp(r) for r in rs]}
+    expect["r-tex-wrapped.txt"] = {
+        "shape": "TeX titles, wrapped abstracts",
+        "venue": "ICML",
+        "year": 2024,
+        "papers": [exp(r) for r in rs],
+    }
 
     # the two real pages (README.md gives their source); expected values read off the page itself
     text = (HERE / "real-md-headings.md").read_text(encoding="utf-8")
     items = []
-    for m in re.finditer(r"^## \d+\. (.+)\n\*\*Authors:\*\* ([^;\n]+);.*\n.*\n\*\*Presentation:\*\* (\w+)", text, re.M):
-        items.append({"title": m.group(1), "first_author": m.group(2), "abstract": "",
-                      "fields": {"presentation": m.group(3).lower()}})
-    expect["real-md-headings.md"] = {"shape": "markdown headings + bold labels (real page)", "venue": "NeurIPS",
-                                     "year": 2023, "papers": items}
+    for m in re.finditer(
+        r"^## \d+\. (.+)\n\*\*Authors:\*\* ([^;\n]+);.*\n.*\n\*\*Presentation:\*\* (\w+)", text, re.MULTILINE
+    ):
+        items.append(
+            {
+                "title": m.group(1),
+                "first_author": m.group(2),
+                "abstract": "",
+                "fields": {"presentation": m.group(3).lower()},
+            }
+        )
+    expect["real-md-headings.md"] = {
+        "shape": "markdown headings + bold labels (real page)",
+        "venue": "NeurIPS",
+        "year": 2023,
+        "papers": items,
+    }
     text = (HERE / "real-md-table.md").read_text(encoding="utf-8")
     items = []
-    for m in re.finditer(r"^\| \[(.+?) ?\]\((https://[^)]+)\)\s*\|\s*([^,|·]+?)\s*[,·|]", text, re.M):
+    for m in re.finditer(r"^\| \[(.+?) ?\]\((https://[^)]+)\)\s*\|\s*([^,|·]+?)\s*[,·|]", text, re.MULTILINE):
         items.append({"title": m.group(1), "first_author": m.group(3), "abstract": "", "fields": {}})
-    expect["real-md-table.md"] = {"shape": "markdown table with links (real page)", "venue": None, "year": None,
-                                  "papers": items}
+    expect["real-md-table.md"] = {
+        "shape": "markdown table with links (real page)",
+        "venue": None,
+        "year": None,
+        "papers": items,
+    }
 
     (HERE / "expect.json").write_text(json.dumps(expect, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print({k: len(v["papers"]) for k, v in expect.items()})
