@@ -14,7 +14,7 @@ from .authors import AuthorIndex, split_author_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, MULTILINGUAL_EMBEDDER, Embedder
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
-from .ingest.pipeline import Progress, ingest_files
+from .ingest.pipeline import PreviewFile, Progress, ingest_files, preview_files
 from .llm import Llm
 from .models import Hit, Hits, IngestReport, Paper
 from .programme import Programme
@@ -174,6 +174,34 @@ class Library(RecommendMixin, SourcesMixin):
         for f in feeds:
             report.add(self.programme.ingest_feed(f))
         return report
+
+    @staticmethod
+    def preview(
+        paths: Sequence[str | Path] | str | Path,
+        format: str | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+        encoding: str = "utf-8",
+    ) -> list[PreviewFile]:
+        """What `ingest` would store from `paths`, read and normalised the same way, writing nothing
+        (no library is opened or created).
+
+        Returns:
+            One PreviewFile per path: its papers with their locations, notes, warnings, bad records.
+
+        Example:
+            >>> Library.preview("examples/neurips2026.txt")[0].papers[0][1].title  # doctest: +SKIP
+        """
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        from .programme import is_feed_file
+
+        feeds = {str(p) for p in paths if format is None and is_feed_file(p)}
+        out = preview_files([p for p in paths if str(p) not in feeds], format, venue, year, encoding)
+        # a programme feed holds events, which an ingest links to papers: nothing to list here
+        out += [PreviewFile(p, "programme feed", "a programme feed (its events are linked to papers on ingest)")
+                for p in sorted(feeds)]
+        return out
 
     # -- reading -----------------------------------------------------------------------
     def get(self, paper_id: str) -> Paper:

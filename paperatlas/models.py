@@ -117,6 +117,10 @@ class IngestReport:
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # how a file was read, when that was a judgement call
+    # what may have been read wrong (a guessed block, a title-like line inside an abstract, a paper
+    # without an abstract, numbering that disagrees): each names the paper, its line and the fix
+    warnings: list[str] = field(default_factory=list)
+    shapes: dict[str, str] = field(default_factory=dict)  # file -> how a text list was laid out, in words
 
     def add(self, other: IngestReport) -> None:
         self.new += other.new
@@ -127,6 +131,8 @@ class IngestReport:
         self.files.extend(other.files)
         self.formats.update(other.formats)
         self.notes.extend(other.notes)
+        self.warnings.extend(other.warnings)
+        self.shapes.update(other.shapes)
 
     @property
     def total(self) -> int:
@@ -150,4 +156,6 @@ class IngestReport:
             "files": self.files,
             "formats": self.formats,
             "notes": self.notes,
+            "warnings": self.warnings,
+            "shapes": self.shapes,
         }

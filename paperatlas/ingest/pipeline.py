@@ -141,10 +141,69 @@ def ingest_files(
         item = _Parsed(str(path), Path(path).name, rr.format, list(rr.rows), rr.defaults)
         bad.extend(rr.bad)
         report.notes.extend(rr.notes)
+        report.warnings.extend(rr.problems)
+        if rr.shape:
+            report.shapes[str(path)] = rr.shape
         parsed.append(item)
         report.files.append(str(path))
         report.formats[str(path)] = rr.format.value
     return store_parsed(store, parsed, report, bad, overrides, skip_bad, progress, batch_size)
+
+
+@dataclass
+class PreviewFile:
+    """What an ingest of one file would store: its papers (with the line each starts at), how the
+    file was read, and what was refused."""
+
+    path: str
+    format: str
+    shape: str
+    papers: list[tuple[str, Paper]] = field(default_factory=list)  # (location, paper)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    bad: list[BadRecord] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "format": self.format,
+            "shape": self.shape,
+            "papers": [{"location": loc} | {k: v for k, v in p.to_dict().items() if k != "raw"}
+                       for loc, p in self.papers],
+            "notes": self.notes,
+            "warnings": self.warnings,
+            "bad": [str(b) for b in self.bad],
+        }
+
+
+def preview_files(
+    paths: Sequence[str | Path],
+    format: str | None = None,
+    venue: str | None = None,
+    year: int | None = None,
+    encoding: str = "utf-8",
+) -> list[PreviewFile]:
+    """Read and normalise `paths` exactly as an ingest would, writing nothing anywhere."""
+    overrides = {k: v for k, v in (("venue", venue), ("year", year)) if v not in (None, "")}
+    out: list[PreviewFile] = []
+    for path in paths:
+        try:
+            rr = read_file(path, format, encoding)
+        except FileError as e:
+            out.append(PreviewFile(str(path), "", "", bad=[e.bad]))
+            continue
+        pf = PreviewFile(str(path), rr.format.value, rr.shape, notes=list(rr.notes), warnings=list(rr.problems),
+                         bad=list(rr.bad))
+        for loc, row in rr.rows:
+            try:
+                paper, _ = to_paper(row, rr.format, Path(path).name, rr.defaults, overrides)
+            except (RecordError, ValueError, TypeError, AttributeError) as e:
+                pf.bad.append(BadRecord(str(path), loc, f"record {str(e) or type(e).__name__}",
+                                        "fix or remove the record"))
+                continue
+            pf.papers.append((loc, paper))
+        out.append(pf)
+    return out
 
 
 def ingest_rows(
