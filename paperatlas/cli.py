@@ -1,7 +1,8 @@
 """The `paperatlas` command: each command parses input, calls Library, prints the result.
 
 Exit codes: 0 success, 1 error (e.g. no such paper), 2 usage error, 3 bad input data
-(nothing was stored), 4 nothing found (an empty search or list, so scripts can test it).
+(nothing was stored), 4 nothing found (an empty search or list, so scripts can test it),
+5 stored with warnings (`ingest`: some papers may be read wrong; each `warning:` line names one).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
     EXIT_BAD_INPUT,
     EXIT_EMPTY,
     EXIT_ERROR,
+    EXIT_WARNINGS,
     Fail,
     echo_json,
     embed_multilingual,
@@ -75,6 +77,8 @@ def cli(ctx: click.Context, db: str | None) -> None:
 @click.option("--encoding", default="utf-8", show_default=True, help="Text encoding of the files.")
 @click.option("--skip-bad", is_flag=True, help="Store the good records and list the bad ones.")
 @click.option("--no-embed", is_flag=True, help="Do not compute embeddings after ingesting.")
+@click.option("--dry-run", is_flag=True,
+              help="Show what would be stored (title, first author, abstract start, fields); write nothing.")
 @json_option
 @click.pass_context
 @handle_errors
@@ -87,31 +91,89 @@ def ingest(
     encoding: str,
     skip_bad: bool,
     no_embed: bool,
+    dry_run: bool,
     as_json: bool,
 ) -> None:
     """Add paper lists to the library (re-running is safe: unchanged papers are skipped).
 
-    Reads plain-text lists (a "NeurIPS 2026" header, then one abstract per paragraph),
-    JSONL/JSON, CSV/TSV, BibTeX, BEIR corpora, OpenReview and arXiv exports, gzipped or not.
+    Reads plain-text lists as people paste them from conference pages (title, authors and
+    abstract lines, numbered or not, with or without blank lines; virtual-site pages with
+    Poster/Oral lines and rooms; labelled fields; markdown tables; arXiv listings; or a
+    "NeurIPS 2026" header and one abstract per paragraph), JSONL/JSON, CSV/TSV, BibTeX, BEIR
+    corpora, OpenReview and arXiv exports, gzipped or not.
+
+    It says how many papers it read from a text list and in which shape (`note:` lines), and
+    names every paper it may have read wrong, with the fix (`warning:` lines). Exit codes: 0
+    stored; 5 stored, with warnings; 3 bad input, nothing stored. `--dry-run` shows what would
+    be stored and writes nothing (no library file is created); it exits the same way.
 
     Example:
 
-        paperatlas ingest examples/*.txt papers.jsonl.gz
+        paperatlas ingest --dry-run pasted.txt && paperatlas ingest pasted.txt
     """
+    fmt_or_none = None if fmt == "auto" else fmt
+    if dry_run:
+        _ingest_preview(ctx, list(files), fmt_or_none, venue, year, encoding, skip_bad, as_json)
+        return
     lib = get_library(ctx, create=True)
     with progress_bar("ingesting") as update:
-        report = lib.ingest(list(files), None if fmt == "auto" else fmt, venue, year, encoding, skip_bad, update)
+        report = lib.ingest(list(files), fmt_or_none, venue, year, encoding, skip_bad, update)
     if not as_json:
         click.echo(report.summary())
         for b in report.bad:
             click.echo(f"  skipped {b}", err=True)
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     embedded = maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
         d = report.to_dict()
         d["embedded"] = embedded
         echo_json(d)
+    if report.warnings:
+        if not as_json:
+            click.echo(f"{len(report.warnings)} warnings: the papers they name are stored; check them with "
+                       "`paperatlas show ID`, or fix the list and ingest it again (exit code 5)", err=True)
+        ctx.exit(EXIT_WARNINGS)
+
+
+def _ingest_preview(ctx: click.Context, files: list[str], fmt: str | None, venue: str | None, year: int | None,
+                    encoding: str, skip_bad: bool, as_json: bool) -> None:
+    """`ingest --dry-run`: what each file would give, read exactly as an ingest reads it."""
+    previews = Library.preview(files, fmt, venue, year, encoding)
+    bad = [b for p in previews for b in p.bad]
+    warnings = [w for p in previews for w in p.warnings]
+    if as_json:
+        echo_json({"dry_run": True, "files": [p.to_dict() for p in previews]})
+    else:
+        for p in previews:
+            shape = f" as {p.shape}" if p.shape else ""
+            click.echo(f"{p.path}: {len(p.papers)} papers{shape} ({p.format or 'unreadable'})")
+            for i, (loc, paper) in enumerate(p.papers, 1):
+                # three lines per paper: what it is, who and where, how its abstract starts
+                title = paper.title + ("  (title derived from the abstract)" if paper.title_derived else "")
+                click.echo(f"{i:>4}  {loc:<10} {title}")
+                who = paper.authors[0] + (f" (+{len(paper.authors) - 1})" if len(paper.authors) > 1 else "") \
+                    if paper.authors else "(no authors)"
+                where = [" ".join(str(x) for x in (paper.venue, paper.year) if x)]
+                where += [str(paper.extra[k]) for k in ("presentation", "session", "room", "poster_position")
+                          if paper.extra.get(k)]
+                click.echo(f"{'':16} {' · '.join(x for x in [who, *where] if x)}")
+                abstract = paper.abstract[:90] + ("…" if len(paper.abstract) > 90 else "")
+                click.echo(f"{'':16} {abstract or '(no abstract)'}")
+        for p in previews:
+            for note in p.notes:
+                click.echo(f"note: {note}", err=True)
+        for w in warnings:
+            click.echo(f"warning: {w}", err=True)
+        for b in bad:
+            click.echo(f"{'skipped' if skip_bad else 'bad'}: {b}", err=True)
+        click.echo("dry run: nothing was written", err=True)
+    if bad and not skip_bad:
+        ctx.exit(EXIT_BAD_INPUT)
+    if warnings:
+        ctx.exit(EXIT_WARNINGS)
 
 
 @cli.command()

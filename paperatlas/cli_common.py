@@ -24,6 +24,8 @@ from .store import is_postgres_url
 from .models import Paper
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
+# stored, but the reader warned that some papers may be read wrong (each `warning:` line names one)
+EXIT_WARNINGS = 5
 err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])

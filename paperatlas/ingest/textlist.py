@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -554,6 +553,17 @@ def _field_value(key: str, value: str) -> dict[str, Any]:
     return {key: value.strip()}
 
 
+def _add_content(out: _Lines, n: int, s: str, before: dict[str, Any], start: bool, abstract: bool) -> None:
+    """A line that stays in the text, with what the annotation lines above it said about it."""
+    if before:
+        out.before[n] = before
+    if start:
+        out.starts.add(n)
+    if abstract:
+        out.abstract_starts.add(n)
+    out.content.append((n, s))
+
+
 def _classify(lines: list[tuple[int, str]]) -> _Lines:
     """Take presentation/location/time/label lines out of the text; remember where their fields go."""
     out = _Lines([], {}, {}, set(), set(), set(), [])
@@ -570,6 +580,13 @@ def _classify(lines: list[tuple[int, str]]) -> _Lines:
         if markdown:
             text = _strip_markdown(text)
         s = _MD_LINK.sub(lambda m: m.group(1), text) if markdown else text
+        if len(s) > 300:  # an abstract line: none of the short lines below (and no regex over megabytes)
+            m = LABEL_LINE.match(s[:40])
+            if m and LABELS[m.group(1).lower()] == "abstract":
+                s, pending_abstract = s[m.start(2) :].strip(), True
+            _add_content(out, n, s, pending_before, pending_start, pending_abstract)
+            pending_before, pending_start, pending_abstract, last_content = {}, False, False, n
+            continue
         kind = presentation_of(s)
         m_session = _SESSION_LINE.match(s) if kind is None and len(s.split()) <= 12 else None
         if kind is not None or m_session:
@@ -620,17 +637,8 @@ def _classify(lines: list[tuple[int, str]]) -> _Lines:
                 s = value
             if not s:
                 continue
-        if pending_before:
-            out.before[n] = pending_before
-            pending_before = {}
-        if pending_start:
-            out.starts.add(n)
-            pending_start = False
-        if pending_abstract:
-            out.abstract_starts.add(n)
-            pending_abstract = False
-        out.content.append((n, s))
-        last_content = n
+        _add_content(out, n, s, pending_before, pending_start, pending_abstract)
+        pending_before, pending_start, pending_abstract, last_content = {}, False, False, n
     if pending_before and last_content is not None:
         out.after.setdefault(last_content, {}).update(pending_before)
     return out
@@ -874,20 +882,12 @@ def _problems(recs: list[_Rec], guessed: list[_Rec], numbers: set[int]) -> list[
             f"line {r.line}: {_name(r)}: the title was a guess (a Title Case line above a paragraph, "
             "with no author line): check it, or label the fields (Title: / Authors: / Abstract:)"
         )
-    lens = [len(t) for r in recs for _, t in r.abstract_lines]
-    wrapped = len(lens) >= 4 and statistics.median(lens) < 120
     for r in recs:
         for i, (n, t) in enumerate(r.abstract_lines):
             if i == 0:
                 continue
             prev = r.abstract_lines[i - 1][1]
-            if (
-                is_title_like(t)
-                and _title_case_share(t) >= 0.6
-                and len(t.split()) >= 3
-                and _SENTENCE_END.search(prev)
-                and not (wrapped and len(t) > 40)
-            ):
+            if is_title_like(t) and _title_case_share(t) >= 0.6 and len(t.split()) >= 3 and _SENTENCE_END.search(prev):
                 out.append(
                     f"line {n}: the abstract of {_name(r)} (line {r.line}) holds a title-like line "
                     f"({t[:60]!r}): if it is the next paper's title, put a blank line or its author line "
