@@ -196,3 +196,13 @@ def test_the_help_documents_the_exit_codes() -> None:
     code, out, _ = run("ingest", "--help")
     assert code == 0 and "--dry-run" in out
     assert re.search(r"5\s+stored, with warnings", out) and "3 bad input" in out
+
+
+def test_clean_title_keeps_math_and_dashes_and_strip_braces_spares_math() -> None:
+    from paperatlas.ingest.clean import clean_title, strip_braces
+
+    assert clean_title(r"Online RL in Linearly $q^\pi$-Realizable MDPs -- \emph{x}") == \
+        r"Online RL in Linearly $q^\pi$-Realizable MDPs -- x"
+    assert strip_braces(clean_title(r"{$(ε, u)$-Adaptive} the {ELBO} and $\mathcal{O}(n)$")) == \
+        r"$(ε, u)$-Adaptive the ELBO and $\mathcal{O}(n)$"
+    assert clean_title("A plain title") == "A plain title"

@@ -556,11 +556,18 @@ def clean_title(raw: str) -> str:
     spans = _INLINE_MATH.findall(raw)
     if not spans:
         return clean_text(raw)
-    marked = _INLINE_MATH.sub(lambda m: f"\ue000{spans.index(m.group(0))}\ue001", raw)
+    # a placeholder word that cleaning leaves alone (it replaces private-use characters)
+    marked = _INLINE_MATH.sub(lambda m: f"qzxmath{spans.index(m.group(0))}xzq", raw)
     out = clean_text(marked)
-    kept = re.sub("\ue000(\\d+)\ue001", lambda m: " ".join(spans[int(m.group(1))].split()), out)
-    lost = "\ue000" in kept or "\ue001" in kept or kept.count("$") < sum(x.count("$") for x in spans)
+    kept = re.sub(r"qzxmath(\d+)xzq", lambda m: " ".join(spans[int(m.group(1))].split()), out)
+    lost = "qzxmath" in kept or kept.count("$") < sum(x.count("$") for x in spans)
     return clean_text(raw) if lost else kept
+
+
+def strip_braces(text: str) -> str:
+    """BibTeX's protecting braces ("the {ELBO}") removed, except inside inline math (`$\\mathcal{O}$`)."""
+    parts = re.split(f"({_INLINE_MATH.pattern})", text)
+    return "".join(p if i % 2 else re.sub(r"(?<!\\)[{}]", "", p) for i, p in enumerate(parts))
 
 
 def normalize_key(text: str, clean: bool = True) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..models import Paper
-from .clean import clean_text, clean_texts, clean_title, normalize_key
+from .clean import clean_text, clean_texts, clean_title, normalize_key, strip_braces
 from .columns import (
     ABSTRACT_KEYS,
     AUTHOR_KEYS,
@@ -176,10 +176,10 @@ def to_paper(
 
     raw_abstract = f.get("abstract") or ""
     abstract = clean_text(raw_abstract)
-    title = (clean_text if fmt is Format.BIBTEX else clean_title)(f.get("title") or "")
+    title = clean_title(f.get("title") or "")
     if fmt is Format.BIBTEX:
-        # BibTeX protects capitals with braces ("the {ELBO}"); they are not text
-        title, abstract = (re.sub(r"(?<!\\)[{}]", "", x) for x in (title, abstract))
+        # BibTeX protects capitals with braces ("the {ELBO}"); they are not text (but a title's math keeps its own)
+        title, abstract = strip_braces(title), re.sub(r"(?<!\\)[{}]", "", abstract)
     derived = False
     if not title:
         if not abstract:
