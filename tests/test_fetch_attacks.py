@@ -189,3 +189,85 @@ def test_the_cli_says_why_a_fetch_stopped(tmp_path: Path, monkeypatch: pytest.Mo
         assert "stopped early: the cap of 1 page per run" in out["summary"] and "resumes from here" in r.stderr
     finally:
         s.stop()
+
+
+# -- the Zotero API client -----------------------------------------------------------------------------
+ZPATH = "/users/1/items/top"
+
+
+def _zotero(**kw: object) -> list[dict[str, object]]:
+    from paperatlas.refs import zotero_api
+
+    return zotero_api.fetch_items("zotero:users/1", key="", **kw)  # type: ignore[arg-type]
+
+
+def _zserver(answer: object) -> SourceServer:
+    return SourceServer(routes={ZPATH: answer}).start()  # type: ignore[dict-item]
+
+
+def test_zotero_backoff_is_capped() -> None:
+    items = [{"key": "A", "data": {"itemType": "book", "title": "One"}}]
+    s = _zserver(lambda qs: (200, {"Backoff": "100000", "Total-Results": "1"}, json.dumps(items).encode()))
+    try:
+        waits: list[float] = []
+        assert _zotero(base=s.url, sleep=waits.append) == items
+        assert waits == [60.0]
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("headers,body,message", [
+    ({"Total-Results": "lots"}, b'[{"data": {"title": "x"}}]', "Total-Results: 'lots', not a number"),
+    ({"Total-Results": "2"}, b'[1, "two"]', "item 1 of the answer is int, not an object"),
+    ({"Total-Results": "1"}, b'[{"data": [1]}]', "item 1 of the answer is an object whose data is not an object"),
+    ({}, b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+])
+def test_zotero_answers_that_are_not_items_are_clear_errors(headers: dict[str, str], body: bytes,
+                                                            message: str) -> None:
+    from paperatlas.errors import PaperatlasError
+
+    s = _zserver(lambda qs: (200, headers, body))
+    try:
+        with pytest.raises(PaperatlasError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+            _zotero(base=s.url, sleep=lambda _: None)
+        assert "ZOTERO_API_URL" in e.value.fix
+    finally:
+        s.stop()
+
+
+def test_zotero_paging_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperatlas.errors import PaperatlasError
+
+    same = json.dumps([{"data": {"title": "the same paper"}}]).encode()
+    s = _zserver(lambda qs: (200, {"Total-Results": "1000000"}, same))
+    try:
+        with pytest.raises(PaperatlasError, match="sent the same items again at start=1"):
+            _zotero(base=s.url, sleep=lambda _: None)
+        assert len(s.seen) == 2
+    finally:
+        s.stop()
+    monkeypatch.setenv("PAPERATLAS_FETCH_MAX_PAGES", "3")
+    s = _zserver(lambda qs: (200, {"Total-Results": "1000000"},
+                             json.dumps([{"data": {"title": f"paper {qs['start'][0]}"}}]).encode()))
+    try:
+        with pytest.raises(PaperatlasError, match="more than 3 pages") as e:
+            _zotero(base=s.url, sleep=lambda _: None)
+        assert "PAPERATLAS_FETCH_MAX_PAGES" in e.value.fix and len(s.seen) == 3
+    finally:
+        s.stop()
+
+
+def test_zotero_shares_the_body_cap_and_the_redirect_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperatlas.errors import PaperatlasError
+
+    s = _zserver(lambda qs: (200, {}, b"[]"))
+    monkeypatch.setenv("PAPERATLAS_FETCH_MAX_BYTES", "100000")
+    try:
+        s.faults[ZPATH] = ["endless"]
+        with pytest.raises(PaperatlasError, match="100,000-byte cap"):
+            _zotero(base=s.url, sleep=lambda _: None)
+        s.faults[ZPATH] = ["redirect:http://127.0.0.1:1/elsewhere"]
+        with pytest.raises(PaperatlasError, match="not followed: it leads to another port"):
+            _zotero(base=s.url, sleep=lambda _: None)
+    finally:
+        s.stop()

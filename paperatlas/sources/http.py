@@ -49,15 +49,17 @@ def redirect_hosts_default() -> tuple[str, ...]:
 
 class FetchError(PaperatlasError):
     """A source could not be fetched; `url` is the request that failed, `status` its HTTP status (0:
-    no answer), `headers` the answer's headers when there was one."""
+    no answer), `headers` the answer's headers when there was one; `transient` when trying again may
+    succeed, unlike a refused redirect, a body over the cap or a trickle past the deadline."""
 
     def __init__(self, message: str, fix: str = "", url: str = "", status: int = 0,
-                 headers: Mapping[str, str] | None = None, reachable: bool = True) -> None:
+                 headers: Mapping[str, str] | None = None, reachable: bool = True, transient: bool = False) -> None:
         super().__init__(message, fix)
         self.url = url
         self.status = status
         self.headers: Mapping[str, str] = headers or {}
         self.reachable = reachable
+        self.transient = transient  # worth trying again later (429, 5xx, a cut or timed-out read, no route)
 
 
 def host_port(url: str) -> str:
@@ -336,9 +338,9 @@ class HttpClient:
             return FetchError(
                 f"cannot reach {where} ({url}): {r.reason.removeprefix('cannot connect ').strip('()')}",
                 "check the network connection and the address (--base-url for a mirror); behind a proxy, "
-                "set HTTPS_PROXY / HTTP_PROXY", url, reachable=False)
+                "set HTTPS_PROXY / HTTP_PROXY", url, reachable=False, transient=True)
         return FetchError(
             f"{what or 'fetch'} failed at {where}: {r.reason} ({tries} tries; {url})",
             "try again later; a re-run resumes where this one stopped" +
             ("" if not r.reason.startswith("HTTP 429") else " (the service asks for fewer requests: raise --delay)"),
-            url, status=r.status, headers=r.headers)
+            url, status=r.status, headers=r.headers, transient=True)
