@@ -271,3 +271,55 @@ def test_zotero_shares_the_body_cap_and_the_redirect_rule(monkeypatch: pytest.Mo
             _zotero(base=s.url, sleep=lambda _: None)
     finally:
         s.stop()
+
+
+# -- nesting and size bombs ----------------------------------------------------------------------------
+def test_acl_xml_nested_deep_is_refused_in_linear_time(tmp_path: Path) -> None:
+    """200,000 nested volumes (3.4 MB): the depth check stops it at once; walking each volume's
+    subtree would have taken time growing with the square of the depth (past 60 s)."""
+    deep = b'<collection id="2024.acl">' + b"<volume>" * 200_000 + b"</volume>" * 200_000 + b"</collection>"
+    s = SourceServer(routes={"/data/xml/2024.acl.xml": deep}).start()
+    try:
+        with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+            start = time.monotonic()
+            with pytest.raises(FetchError, match="nests elements more than 64 deep"):
+                lib.fetch("acl", ["2024.acl"], base_url=s.url, client=_client(max_bytes=1 << 23))
+            assert time.monotonic() - start < 15 and lib.count() == 0
+    finally:
+        s.stop()
+
+
+def test_openreview_json_nested_deep_is_a_clear_error(tmp_path: Path) -> None:
+    deep = b'{"notes": ' + b"[" * 100_000 + b"]" * 100_000 + b', "count": 1}'
+    s = SourceServer(routes={"/notes": deep}).start()
+    try:
+        with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+            with pytest.raises(FetchError, match="JSON nested too deep to read") as e:
+                lib.fetch("openreview", [VENUE], base_url=s.url, client=_client(max_bytes=1 << 23))
+            assert "/notes" in str(e.value) and lib.count() == 0
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "JSON nested too deep to read"),
+    ("deep.jsonl", '{"title": "a"}\n' + "[" * 100_000 + "]" * 100_000 + "\n", "line 2: JSON nested too deep"),
+    ("deep.rdf", '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' + "<a>" * 10_000
+     + "</a>" * 10_000 + "</rdf:RDF>", "nests elements more than 64 deep"),
+])
+def test_import_reader_refuses_nesting_bombs(tmp_path: Path, name: str, content: str, message: str) -> None:
+    Library(tmp_path / "lib.db", embedder="hashing").close()
+    f = tmp_path / name
+    f.write_text(content, encoding="utf-8")
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "import-reader", str(f), "-r", "z"])
+    assert r.exit_code == 1 and message in r.output and "Traceback" not in r.output, r.output
+
+
+def test_import_reader_refuses_a_file_over_the_input_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same bound as ingest's (1 GiB by default), read from the file's size before its bytes."""
+    f = tmp_path / "huge.json"
+    f.write_text(json.dumps([{"title": f"paper {i}"} for i in range(5000)]), encoding="utf-8")
+    Library(tmp_path / "lib.db", embedder="hashing").close()
+    monkeypatch.setenv("PAPERATLAS_MAX_INPUT_BYTES", "10000")
+    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "import-reader", str(f), "-r", "z"])
+    assert r.exit_code == 1 and "the limit is 10,000" in r.output and "PAPERATLAS_MAX_INPUT_BYTES" in r.output

@@ -81,6 +81,7 @@ LIMITS = {
     "PAPERATLAS_MAX_INPUT_BYTES": 1 << 30,  # one file after decompression
     "PAPERATLAS_MAX_GZIP_RATIO": 100,  # decompressed/compressed size; real paper lists compress 3-15x
     "PAPERATLAS_MAX_JSON_DEPTH": 64,  # nesting of JSON values; real records nest 3-5 levels
+    "PAPERATLAS_MAX_XML_DEPTH": 64,  # nesting of XML elements; an Anthology or Atom file nests under 10
 }
 _GZIP_RATIO_AFTER = 32 << 20  # the ratio is judged once this much has come out (small files may compress well)
 
@@ -89,6 +90,28 @@ def limit(name: str) -> int:
     """A bound from LIMITS, overridden by the environment variable of the same name."""
     env = os.environ.get(name, "").strip().replace("_", "")
     return int(env) if env.isdigit() and int(env) > 0 else LIMITS[name]
+
+
+def parse_xml(data: bytes | str, what: str = "the XML") -> ET.Element:
+    """The root of an XML document, refused (ValueError) once it nests deeper than
+    PAPERATLAS_MAX_XML_DEPTH: readers that walk every element's subtree take time that grows with
+    the square of the depth, and a 3 MB file can nest 200,000 deep. Malformed XML: ET.ParseError."""
+    max_depth = limit("PAPERATLAS_MAX_XML_DEPTH")
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    depth, root = 0, None
+    for event, el in ET.iterparse(io.BytesIO(raw), events=("start", "end")):
+        if event == "start":
+            depth += 1
+            if root is None:
+                root = el
+            if depth > max_depth:
+                raise ValueError(f"{what} nests elements more than {max_depth} deep (raise PAPERATLAS_MAX_XML_DEPTH "
+                                 "if that is real)")
+        else:
+            depth -= 1
+    if root is None:
+        raise ET.ParseError("no element found")
+    return root
 
 
 def _too_big(name: str, what: str, limit_name: str) -> FileError:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PaperatlasError
+from ..ingest.formats import limit, parse_xml
 from . import ids as idmod
 
 _TAG = re.compile(r"<[^>]+>")
@@ -86,6 +87,9 @@ def _csl_name(a: Any) -> str:
 def read_csl_json(text: str, name: str = "") -> list[Entry]:
     try:
         data = json.loads(text)
+    except RecursionError:  # the decoder recurses once per level: 100,000 nested brackets end here
+        raise PaperatlasError(f"{name}: JSON nested too deep to read (real CSL-JSON nests a few levels)",
+                              "export it again from Zotero as CSL JSON") from None
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # one item a line (JSON Lines, e.g. `paperatlas export --format jsonl`)
             data = []
@@ -93,6 +97,9 @@ def read_csl_json(text: str, name: str = "") -> list[Entry]:
                 if line.strip():
                     try:
                         data.append(json.loads(line))
+                    except RecursionError:
+                        raise PaperatlasError(f"{name}, line {n}: JSON nested too deep to read",
+                                              "one JSON object a line, or export a CSL JSON list") from None
                     except json.JSONDecodeError as le:
                         raise PaperatlasError(f"{name}, line {n}: not valid JSON ({le.msg})",
                                               "one JSON object a line, or export a CSL JSON list") from None
@@ -212,7 +219,9 @@ _NOT_ITEMS = {"attachment", "note"}
 
 def read_zotero_rdf(text: str, name: str = "") -> list[Entry]:
     try:
-        root = ET.fromstring(text.lstrip("\ufeff").encode("utf-8"))
+        root = parse_xml(text.lstrip("\ufeff").encode("utf-8"), name or "the file")
+    except ValueError as e:
+        raise PaperatlasError(str(e), "export it again from Zotero as Zotero RDF") from None
     except ET.ParseError as e:
         line = e.position[0] if getattr(e, "position", None) else 0
         raise PaperatlasError(f"{name}, line {line}: not well-formed XML ({e})",
@@ -291,6 +300,15 @@ def sniff(text: str) -> str:
 def read_entries(path: str | Path, format: str | None = None) -> list[Entry]:
     """The entries of a reference file (format detected from its content unless given)."""
     p = Path(path)
+    max_bytes = limit("PAPERATLAS_MAX_INPUT_BYTES")  # the same bound as ingest's: a reference file is far smaller
+    try:
+        size = p.stat().st_size
+    except OSError as e:
+        raise PaperatlasError(f"cannot read {p}: {e.strerror or e}", "check the path") from None
+    if size > max_bytes:
+        raise PaperatlasError(f"{p}: the file has {size:,} bytes (the limit is {max_bytes:,})",
+                              "split the file, or raise the limit with PAPERATLAS_MAX_INPUT_BYTES=N if it really "
+                              "holds that many references")
     try:
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
-from ..ingest.formats import Format
+from ..ingest.formats import Format, parse_xml
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import HttpClient, Response
 
@@ -50,7 +50,7 @@ class AclSource:
 
 
 def _rows(resp: Response) -> list[tuple[str, dict[str, Any]]]:
-    root = ET.fromstring(resp.body)
+    root = parse_xml(resp.body, "the Anthology file")  # each volume's subtree is walked: depth is bounded first
     if root.tag != "collection":
         raise ValueError(f"expected an Anthology <collection>, got <{root.tag}>")
     rows = []

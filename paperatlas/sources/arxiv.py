@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
-from ..ingest.formats import Format, read_string
+from ..ingest.formats import Format, parse_xml, read_string
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import FetchError, HttpClient, Response
 
@@ -84,7 +83,7 @@ class ArxivSource:
 
 def _parse_feed(resp: Response) -> tuple[list[tuple[str, dict[str, Any]]], int | None]:
     text = resp.body.decode("utf-8")
-    root = ET.fromstring(text)  # ParseError ("Rate exceeded." is plain text): fetched again
+    root = parse_xml(text, "the arXiv feed")  # ParseError ("Rate exceeded." is plain text): fetched again
     if root.tag != f"{_ATOM}feed":
         raise ValueError(f"expected an Atom feed, got <{root.tag}>")
     for entry in root.iter(f"{_ATOM}entry"):

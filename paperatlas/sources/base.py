@@ -234,3 +234,5 @@ def parse_json(resp: Response) -> Any:
         raise ValueError(f"not UTF-8 at byte {e.start}") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except RecursionError:  # the decoder recurses once per level: 100,000 nested brackets end here
+        raise ValueError("JSON nested too deep to read") from None
