@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import DATA
+
 from paperatlas.cli import cli
 from paperatlas.cli_common import EXIT_BAD_INPUT, EXIT_WARNINGS
 from paperatlas.eval.pastes import eval_pastes, totals
@@ -50,6 +50,14 @@ def test_the_corpus_is_read_at_least_as_well_as_measured(scores: dict) -> None:
     assert not low, "\n".join(low)
     t = totals(list(scores.values()))
     assert t["stored"] == t["expected"] == 120 and t["fields"] == t["fields_expected"] == 70
+
+
+def test_the_held_out_pastes_stay_read_as_on_their_first_run() -> None:
+    heldout = PASTES / "heldout"
+    want = json.loads((heldout / "expect.json").read_text(encoding="utf-8"))
+    scores = eval_pastes(heldout)
+    assert [s.file for s in scores] == list(want)
+    assert all(s.perfect for s in scores), [s.to_dict() for s in scores if not s.perfect]
 
 
 def test_the_contract_ingest_then_list_json(tmp_path: Path) -> None:
