@@ -328,3 +328,22 @@ def test_derive_title_never_raises(abstract: str) -> None:
     assert len(title) <= 120
     if not abstract.strip():
         assert title == "Untitled"
+
+
+def test_the_word_lists_and_cue_weights_are_a_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """titles.tsv beside titles.py holds every word list and cue weight the rules read; a bad row is
+    refused with its line."""
+    import pytest
+
+    from paperatlas.ingest import titles
+
+    assert titles.NAMING_VERBS["introduce"] == 3.0 and titles.CUES["naming_phrase"] == 3.0
+    assert "the" in titles.BAD_ENDINGS and "LLM" in titles.COMMON_ACRONYMS
+    lists = set(titles._TABLE.rows)
+    assert lists == {"bad_ending", "soft_boundary", "noun_exception", "noun_prefix", "common_acronym",
+                     "not_name_start", "head_noun", "object_verb", "gerund_verb", "intent_verb", "doubling_verb",
+                     "result_verb", "naming_verb", "cue"}
+    bad = tmp_path / "t.tsv"
+    bad.write_text("# ok\nbad_ending\ta\nnaming_verb\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 3"):
+        titles._Table(bad)

@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from .clean import clean_text, is_known_command
 
@@ -48,44 +49,44 @@ MAX_INPUT_CHARS = 8000  # of the abstract (real ones are ~1,500)
 WINDOW = 400  # characters after a cue that a name or headline is looked for in
 
 # ---------------------------------------------------------------------------
-# Word lists (grammar, not paper names)
+# Word lists (grammar, not paper names) and cue weights: data, in titles.tsv beside this file
 # ---------------------------------------------------------------------------
 
+
+class _Table:
+    """titles.tsv: `list<TAB>word[<TAB>weight[<TAB>why]]` rows; `#` comments and blank lines skipped."""
+
+    def __init__(self, path: Path) -> None:
+        self.rows: dict[str, list[tuple[str, float | None]]] = {}
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cells = line.split("\t")
+            if len(cells) < 2 or not cells[1]:
+                raise ValueError(f"{path.name}, line {n}: expected list<TAB>word[<TAB>weight], got {line!r}")
+            weight = float(cells[2]) if len(cells) > 2 and cells[2] else None
+            self.rows.setdefault(cells[0], []).append((cells[1], weight))
+
+    def ordered(self, name: str) -> list[str]:
+        return [w for w, _ in self.rows[name]]
+
+    def words(self, name: str) -> set[str]:
+        return set(self.ordered(name))
+
+    def weights(self, name: str) -> dict[str, float]:
+        return {w: float(wt if wt is not None else 0.0) for w, wt in self.rows[name]}
+
+
+_TABLE = _Table(Path(__file__).with_name("titles.tsv"))
+#: How strongly each kind of cue says "this is the paper's own name", and how a candidate is scored.
+CUES = _TABLE.weights("cue")
+
 #: A headline must not end on one of these: function words, common adjectives, bare verbs.
-BAD_ENDINGS = {
-    "a", "an", "the", "of", "for", "to", "in", "on", "with", "and", "or", "by", "from", "via",
-    "using", "as", "at", "into", "onto", "that", "which", "who", "whose", "where", "when",
-    "while", "its", "their", "our", "his", "her", "this", "these", "those", "is", "are", "be",
-    "been", "being", "was", "were", "both", "either", "neither", "each", "every", "such",
-    "than", "not", "but", "over", "under", "between", "among", "toward", "towards", "through",
-    "across", "without", "within", "upon", "based", "can", "could", "may", "might", "will",
-    "would", "should", "must", "we", "it", "they", "more", "most", "less", "very", "also",
-    "only", "new", "novel", "then", "thus", "so", "if", "whether", "how", "what", "about",
-    "after", "before", "during", "against", "beyond", "per", "all", "any", "some", "many",
-    "much", "several", "two", "three", "one", "other", "own", "same", "do", "does", "has",
-    "have", "had", "e.g.", "i.e.", "etc.", "vs.", "like", "including", "namely", "able", "capable",
-    "unable", "due", "likely", "whereby", "thereby",
-    # frequent adjectives without a telltale suffix
-    "sparse", "dense", "large", "small", "deep", "shallow", "robust", "efficient", "simple", "linear",
-    "nonlinear", "convex", "nonconvex", "high", "low", "optimal", "stochastic", "diverse", "complex",
-    "multiple", "different", "various", "specific", "unknown", "finite", "infinite", "discrete",
-    "continuous", "global", "local", "latent", "hidden", "generic", "general", "standard", "existing",
-    "recent", "prior", "arbitrary", "long", "short", "noisy", "clean", "fast", "slow", "accurate",
-    "scalable", "modern", "single", "joint", "key", "main", "major", "first", "last", "final",
-    # verbs that leave a clause hanging ("... to show", "... advancements utilize")
-    "show", "find", "prove", "demonstrate", "obtain", "achieve", "enable", "allow", "make", "get",
-    "give", "help", "utilize", "utilise", "perform", "provide", "ensure", "use", "leverage",
-}
+BAD_ENDINGS = _TABLE.words("bad_ending")
 
 #: Words a long phrase may be cut before (prepositions, conjunctions, relatives).
 #: "of" is deliberately absent: it binds too tightly ("capable of", "number of").
-SOFT_BOUNDARIES = {
-    "for", "with", "via", "using", "in", "on", "and", "or", "to", "by", "from", "under",
-    "through", "across", "between", "among", "without", "who", "whose", "where", "when",
-    "while", "based", "toward", "towards", "into", "over", "against", "upon", "within", "at",
-    "as", "beyond", "that", "which", "than", "since", "because", "leveraging", "enabling",
-    "allowing", "achieving", "yielding", "resulting", "consisting", "comprising",
-}
+SOFT_BOUNDARIES = _TABLE.words("soft_boundary")
 
 #: Where a headline phrase always ends: punctuation, relative/contrastive clauses,
 #: examples, and purpose clauses ("... to address the challenge of ...").
@@ -98,84 +99,36 @@ _HARD_BOUNDARY = re.compile(
 )
 
 #: Nouns ending in adjective-like suffixes; they are fine at the end of a headline.
-_NOUN_EXCEPTIONS = {
-    "retrieval", "signal", "interval", "trial", "proposal", "removal", "survival", "approval",
-    "potential", "tutorial", "manual", "journal", "terminal", "material", "individual",
-    "capital", "arrival", "rival", "animal", "portal", "principal", "goal", "total", "rational",
-    "metric", "topic", "logic", "heuristic", "graphic", "arithmetic", "diagnostic", "music",
-    "traffic", "clinic", "epidemic", "pandemic", "critic", "mechanic", "fabric", "rubric",
-    "logistic", "objective", "alternative", "perspective", "initiative", "incentive",
-    "narrative", "derivative", "primitive", "archive", "motive", "directive", "detective",
-    "hundred", "variable", "table", "cable", "observable", "deliverable", "family", "anomaly",
-    "assembly", "supply", "reply", "italy", "monopoly", "butterfly", "ally", "rally",
-}
+_NOUN_EXCEPTIONS = _TABLE.words("noun_exception")
 
 #: Compound prefixes that make a hyphenated word a noun ("self-improvement").
-_NOUN_PREFIXES = {"self", "pre", "post", "re", "co", "non", "fine", "trade", "follow", "sub", "semi",
-                  "meta", "de", "cross", "multi", "inter", "over", "under"}
+_NOUN_PREFIXES = _TABLE.words("noun_prefix")
 
 #: Generic acronyms that are never a paper's own name.
-COMMON_ACRONYMS = {
-    "AI", "AGI", "ML", "DL", "RL", "NLP", "NLU", "NLG", "CV", "LLM", "MLLM", "VLM", "LVLM", "LM",
-    "PLM", "SLM", "RLHF", "RLAIF", "SFT", "DPO", "PPO", "GPU", "TPU", "CPU", "CNN", "RNN", "GNN",
-    "GCN", "MLP", "LSTM", "GAN", "VAE", "SSM", "RAG", "QA", "VQA", "MD", "DFA", "NFA", "SOTA",
-    "API", "UI", "KG", "NER", "ASR", "TTS", "OCR", "MT", "IR", "COT", "ICL", "MOE", "VIT", "IID",
-    "OOD", "SGD", "ODE", "PDE", "SDE", "MDP", "POMDP", "MCMC", "PCA", "SVM", "KL", "MSE", "FID",
-    "BLEU", "AUC", "ROC", "US", "USA", "UK", "EU", "ID", "IDS", "DNN", "NN", "TD", "IRL",
-    "MARL", "LORA", "PEFT", "HMM", "EM", "VR", "AR", "IOT", "3D", "2D", "RGB",
-}
+COMMON_ACRONYMS = _TABLE.words("common_acronym")
 
 #: Words that start sentences or noun phrases and are never names themselves.
-_NOT_NAME_START = {
-    "The", "A", "An", "Our", "This", "These", "That", "Those", "Its", "Their", "It", "We", "In",
-    "On", "For", "To", "With", "By", "From", "As", "At", "Such", "Each", "Both", "All", "Any",
-    "Here", "There", "However", "Moreover", "Furthermore", "Finally", "First", "Second",
-    "Third", "Then", "Specifically", "Based", "Unlike", "Using", "Given", "Existing", "Recent",
-    "Large", "Several", "Many", "Most", "Some", "Two", "Three", "One", "New", "Novel",
-}
+_NOT_NAME_START = _TABLE.words("not_name_start")
 
 #: Nouns that may follow "(ACR)" and belong to the name's headline ("... (APM) benchmark").
-_HEAD_NOUNS = {
-    "benchmark", "dataset", "framework", "model", "method", "algorithm", "metric", "system",
-    "approach", "architecture", "library", "toolkit", "suite", "corpus", "task", "pipeline",
-    "protocol", "paradigm", "network", "agent", "platform", "environment", "loss", "score",
-    "mechanism", "module", "strategy", "technique", "test", "challenge", "simulator", "engine",
-}
+_HEAD_NOUNS = _TABLE.words("head_noun")
 
 # ---------------------------------------------------------------------------
 # Verbs
 # ---------------------------------------------------------------------------
 
 #: Verbs whose object is itself a good title ("we study X" -> "X").
-OBJECT_VERBS = {
-    "propose", "introduce", "present", "study", "investigate", "examine", "explore",
-    "consider", "pose", "develop", "design", "build", "construct", "offer", "provide",
-    "describe", "revisit", "create", "devise", "contribute", "establish", "address",
-    "tackle", "curate", "release", "report",
-}
+OBJECT_VERBS = _TABLE.words("object_verb")
 #: Verbs that need to stay in the title as a gerund ("we formalize X" -> "Formalizing X").
-GERUND_VERBS = {
-    "model", "formalize", "formalise", "formulate", "analyze", "analyse", "characterize",
-    "characterise", "quantify", "learn", "frame", "extend", "unify", "generalize", "leverage",
-    "benchmark", "evaluate", "measure", "identify", "rethink", "reconsider", "explain",
-    "uncover", "train", "scale", "compare", "adapt", "apply", "use", "exploit", "enable",
-    "improve", "accelerate", "reduce", "derive", "prove", "bound", "estimate", "predict",
-    "detect", "align", "teach", "personalize", "simulate", "represent", "map", "recast",
-}
+GERUND_VERBS = _TABLE.words("gerund_verb")
 #: Verbs followed by "to <verb>" ("we aim to model X" -> "Modeling X").
-INTENT_VERBS = {"aim", "seek", "attempt", "strive", "set", "wish", "want", "try"}
+INTENT_VERBS = _TABLE.words("intent_verb")
 
 #: Contribution verbs that also introduce a *named* artefact, with their cue weight.
-NAMING_VERBS = {
-    "introduce": 3.0, "present": 3.0, "propose": 3.0, "develop": 2.0, "design": 2.0,
-    "build": 2.0, "create": 2.0, "devise": 2.0, "contribute": 2.0, "offer": 2.0,
-    "construct": 1.0, "curate": 1.0, "collect": 1.0, "release": 1.0, "establish": 1.0,
-    "provide": 1.0, "describe": 1.0,
-}
+NAMING_VERBS = _TABLE.weights("naming_verb")
 
 #: Verbs whose final consonant doubles before -ing/-ed despite having 2+ syllables.
-_DOUBLING = {"control", "submit", "commit", "permit", "refer", "transfer", "compel", "propel",
-             "admit", "omit", "equip", "regret", "occur", "prefer", "deter", "set"}
+_DOUBLING = _TABLE.words("doubling_verb")
 
 
 def _doubles(verb: str) -> bool:
@@ -287,8 +240,7 @@ _RE_ACRONYM_PAREN = re.compile(r"\(\s*(" + _TOKEN + r")\s*\)")
 _RE_ARTICLE = re.compile(r"(?:the|a|an)\s+(?:novel\s+|new\s+)?", re.IGNORECASE)
 _RE_HEAD_NOUN = re.compile(r"\s+(?:" + _ARTEFACT_NOUNS + r"|" + "|".join(sorted(_HEAD_NOUNS)) + r")\b")
 _RE_ARTEFACT_NAME = re.compile(r"\b" + _ARTEFACT_NOUNS + r"s?\s+\(?(?=\S)")
-_RESULT_VERB_LIST = ("outperforms", "achieves", "surpasses", "improves", "attains", "yields", "delivers", "enables",
-                     "reduces", "sets")
+_RESULT_VERB_LIST = tuple(_TABLE.ordered("result_verb"))
 
 
 _RE_INNER_CAP = re.compile(r"[a-z][A-Z]")
@@ -564,15 +516,17 @@ def _sentence_candidates(sentence: str, at: _Where) -> list[_Candidate]:
                 found.append(_name_in_object(sentence, m.end(), _Where(at.idx, at.offset, NAMING_VERBS[verb])))
     if _NAMING_HINT.search(low):
         for m in _NAMING_PHRASE.finditer(sentence):
-            found.append(_named_after(sentence, m.end(), _Where(at.idx, at.offset, 3.0), 1))
+            found.append(_named_after(sentence, m.end(), _Where(at.idx, at.offset, CUES["naming_phrase"]), 1))
     if "our " in low or "the proposed " in low or "the resulting " in low or "this " in low:
         for m in _OUR_ARTEFACT.finditer(sentence):
             # "Our model, Coeditor, is ..." may be Title Case; without the comma it must be name-shaped.
-            found.append(_named_after(sentence, m.end(), _Where(at.idx, at.offset, 2.0), 1 if m.group(1) else 2))
+            found.append(
+                _named_after(sentence, m.end(), _Where(at.idx, at.offset, CUES["our_artefact"]), 1 if m.group(1) else 2)
+            )
     # "FooBench is a benchmark ..." at the start of a sentence.
     span = _span_at(sentence, 0)
     if span and re.match(r"\s+is\s+(?:a|an)\s", sentence[span.end():]) and _name_quality(span.group(0)) == 2:
-        found.append(_Candidate(span.group(0), 2.0, at.offset, at.idx, span.end()))
+        found.append(_Candidate(span.group(0), CUES["is_a"], at.offset, at.idx, span.end()))
     return [c for c in found if c is not None]
 
 
@@ -606,7 +560,7 @@ def _recurring_candidates(text: str, offsets: list[int]) -> list[_Candidate]:
         if hits:
             pos = min(hits)
             idx = max(i for i, off in enumerate(offsets) if off <= pos)
-            found.append(_Candidate(tok, 0.5, pos, idx, -1))
+            found.append(_Candidate(tok, CUES["recurring"], pos, idx, -1))
     return found
 
 
@@ -622,7 +576,7 @@ def _repository_candidates(text: str, offsets: list[int]) -> list[_Candidate]:
         name = m.group(1)
         if _name_quality(name) == 2 and not name.lower().startswith(("http", "www")):
             idx = max(i for i, off in enumerate(offsets) if off <= m.start())
-            found.append(_Candidate(name, 1.5, m.start(), idx, -1))
+            found.append(_Candidate(name, CUES["repository"], m.start(), idx, -1))
     return found
 
 
@@ -652,11 +606,12 @@ def _best_candidate(text: str, sentences: list[str], offsets: list[int]) -> _Can
         cands.setdefault(cand.name, cand)
     if not cands:
         return None
-    first = min((c for c in cands.values() if c.weight >= 1), key=lambda c: c.order, default=None)
+    first = min((c for c in cands.values() if c.weight >= CUES["first_min_weight"]), key=lambda c: c.order, default=None)
     for c in cands.values():
         # The cue matters most; frequent mention and coming first break ties (an
         # umbrella name introduced first beats the sub-benchmark mentioned twice).
-        c.score = c.weight + 0.5 * min(_count(c.name, text), 6) + (1.0 if c is first else 0.0)
+        mentions = min(_count(c.name, text), int(CUES["max_mentions"]))
+        c.score = c.weight + CUES["per_mention"] * mentions + (CUES["first_bonus"] if c is first else 0.0)
     return max(cands.values(), key=lambda c: (c.score, -c.order))
 
 
