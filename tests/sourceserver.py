@@ -24,6 +24,7 @@ Attacks on the client (each ends when the client hangs up, or after `ATTACK_SECO
 from __future__ import annotations
 
 import hashlib
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -188,3 +189,29 @@ class SourceServer:
 
     def hits(self, path: str) -> list[Seen]:
         return [s for s in self.seen if s.path == path]
+
+
+def slow_smtp(gap: float) -> tuple[tuple[socket.socket, threading.Event], int]:
+    """An SMTP server that greets one byte every `gap` seconds (each recv well within any read
+    timeout, the whole greeting never). Returns ((listener, stop event), port); set the event and
+    close the listener to end it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        with conn:
+            for b in b"220 slow.example ESMTP " + b"x" * 100_000:
+                if stop.is_set():
+                    return
+                try:
+                    conn.sendall(bytes([b]))
+                except OSError:
+                    return
+                stop.wait(gap)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return (listener, stop), listener.getsockname()[1]

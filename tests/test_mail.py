@@ -161,37 +161,15 @@ def test_plain_header_and_the_written_message_check() -> None:
     assert str(msg["Subject"]) == "速递 " * 40  # long Chinese subjects pass the written-message check
 
 
-def _slow_smtp(gap: float) -> tuple[Any, int]:
-    """A server that greets one byte every `gap` seconds (each recv within any read timeout)."""
-    import socket
-    import threading
-
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-
-    def serve() -> None:
-        conn, _ = listener.accept()
-        with conn:
-            for b in b"220 slow.example ESMTP " + b"x" * 100_000:
-                if stop.is_set():
-                    return
-                try:
-                    conn.sendall(bytes([b]))
-                except OSError:
-                    return
-                stop.wait(gap)
-
-    threading.Thread(target=serve, daemon=True).start()
-    return (listener, stop), listener.getsockname()[1]
-
-
 def test_a_one_byte_per_tick_smtp_server_meets_the_deadline() -> None:
     import time
 
     from paperatlas.errors import PaperatlasError
     from paperatlas.mail import SmtpSettings, digest_message, send
 
-    (listener, stop), port = _slow_smtp(0.1)
+    from sourceserver import slow_smtp
+
+    (listener, stop), port = slow_smtp(0.1)
     try:
         start = time.monotonic()
         with pytest.raises(PaperatlasError) as e:
