@@ -67,7 +67,7 @@ def main() -> None:
                         last[0] = time.perf_counter()
                         print(f"multilingual: {done}/{total}", file=sys.stderr)
 
-                n = lib.embed_multilingual(progress=progress)
+                n = lib.multilingual.build(progress=progress)
                 print(f"multilingual model: {n} embedded in {time.perf_counter() - t:.0f} s", file=sys.stderr)
 
 

@@ -68,10 +68,10 @@ def main() -> None:
                             if name.startswith("ingest"):
                                 n = lib.ingest([f]).new
                             elif name.endswith("paperlists"):
-                                n = lib.fetch("paperlists", [venue, str(vy["year"])], base_url=server.url,
+                                n = lib.sources.fetch("paperlists", [venue, str(vy["year"])], base_url=server.url,
                                               client=HttpClient(delay=0)).new
                             else:
-                                n = lib.fetch("openreview", [venue_id], base_url=server.url,
+                                n = lib.sources.fetch("openreview", [venue_id], base_url=server.url,
                                               client=HttpClient(delay=0)).new
                             times[name].append(time.perf_counter() - t)
                             assert n == len(records), (name, n, len(records))

@@ -253,7 +253,7 @@ def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str
 
         where = redact(lib.path)  # a PostgreSQL URL may hold its password
         return f"{where} holds no papers yet: add a list with `paperatlas --db {where} ingest FILE...`"
-    if author and not lib.author_index().names(author):
+    if author and not lib.authors.index().names(author):
         return "no author by that name here: check the spelling, or give the family name alone"
     for kind, name in (("institution", institution), ("country", country)):
         if name and not lib.report.facets().names(kind, name):
@@ -340,7 +340,7 @@ def export_(
     """
     lib = get_library(ctx)
     if reader:
-        papers = lib.liked(lib.reader(reader, create=False))
+        papers = lib.readers.liked(lib.readers.get(reader, create=False))
         if ids:
             wanted = {i.strip() for i in ids.split(",")}
             papers = [p for p in papers if p.id in wanted]
@@ -409,9 +409,9 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
             n = lib.embed(progress=update, rebuild=rebuild)
     click.echo(f"embedded {n} papers with {lib.embedder.id}{where}")
     if multilingual is False:
-        lib.set_multilingual(False)
+        lib.multilingual.set_enabled(False)
         click.echo("multilingual index dropped (Chinese queries search with the default model)")
-    elif multilingual or lib.multilingual:
+    elif multilingual or lib.multilingual.enabled:
         embed_multilingual(lib)
 
 

@@ -123,7 +123,7 @@ def discard_new_empty_library(ctx: click.Context | None) -> None:
         return
     lib, path = obj["library"], obj.pop("new_library")
     try:
-        empty = lib.count() == 0 and not lib.follows()
+        empty = lib.count() == 0 and not lib.sources.follows()
     except Exception:  # noqa: BLE001 - a library we cannot even read back is no library to keep
         empty = True
     if not empty:
@@ -148,7 +148,7 @@ def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
         n: int = embed(progress=update)
     if n and not quiet:
         click.echo(f"embedded {n} papers with {lib.embedder.id}")
-    if getattr(lib, "multilingual", False):
+    if lib.multilingual.enabled:
         embed_multilingual(lib, quiet)
     return n
 
@@ -169,14 +169,14 @@ def duration(seconds: float) -> str:
 
 def embed_multilingual(lib: Library, quiet: bool = False) -> int:
     """Bring the multilingual index up to date, with a progress bar (the ETA is the bar's)."""
-    todo = len(lib.multilingual_todo())
+    todo = len(lib.multilingual.todo())
     if todo and not quiet:
         click.echo(f"multilingual index: embedding {todo} papers (about {duration(todo / MULTILINGUAL_PAPERS_PER_S)}; "
                    "stopping is safe: `paperatlas embed --multilingual` resumes)", err=True)
-    with progress_bar(f"multilingual index ({lib.multilingual_embedder.id})") as update:
-        n: int = lib.embed_multilingual(progress=update)
+    with progress_bar(f"multilingual index ({lib.multilingual.embedder.id})") as update:
+        n: int = lib.multilingual.build(progress=update)
     if n and not quiet:
-        click.echo(f"embedded {n} papers with {lib.multilingual_embedder.id} "
+        click.echo(f"embedded {n} papers with {lib.multilingual.embedder.id} "
                    "(queries in Chinese now search by meaning)")
     return n
 
@@ -188,7 +188,7 @@ def say_crosslingual(lib: Library, query: str, mode: str) -> None:
     if mode == "keyword" or not has_cjk(query):
         return
     try:
-        st = lib.multilingual_status()
+        st = lib.multilingual.status()
     except PaperatlasError:
         return
     if st["embedded"] >= st["papers"]:

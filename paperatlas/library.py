@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
-import unicodedata
+import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .authors import AuthorIndex, split_author_filters
-from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, MULTILINGUAL_EMBEDDER, Embedder
+from .authors import Authors, split_author_filters
+from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .ingest.pipeline import PreviewFile, Progress, ingest_files, preview_files
 from .llm import Llm
+from .links import link_map, paper_links
 from .models import Hit, Hits, IngestReport, Paper
+from .multilingual import Multilingual
 from .programme import Programme
+from .readers import Readers
+from .recommend import Recommend
+from .report import Report
 from .search.engine import SearchEngine, SearchSettings
-from .store.personal import Reader
+from .sources import Sources
 from .store import is_postgres_url, open_store, redact
 from .store.vector_cache import VectorCache, text_hash
-from .recommend.mixin import RecommendMixin
-from .report import Report
-from .sources.mixin import SourcesMixin
+from .topics import Topics
 
 DEFAULT_DB = "paperatlas.db"
 MAX_RESULTS = 1000  # the most hits one search or similar call returns (page with offset for more)
@@ -43,8 +44,12 @@ def missing_library(path: str) -> NotFound:
     )
 
 
-class Library(RecommendMixin, SourcesMixin):
-    """A paper library in one SQLite file.
+class Library:
+    """A paper library in one SQLite file (or a PostgreSQL database).
+
+    The library itself is here: ingest, embed, get, papers, count, stats, search, similar. Every
+    other capability is an object of its own room, attached as an attribute: `readers`, `recommend`,
+    `sources`, `topics`, `authors`, `multilingual` (docs/architecture.md).
 
     Example:
         >>> lib = Library(":memory:")
@@ -85,18 +90,19 @@ class Library(RecommendMixin, SourcesMixin):
         self._embedder_name = ""
         self.vector_cache = vector_cache or VectorCache()
         self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings,
-                                   multilingual=lambda: self.multilingual_embedder)
+                                   multilingual=lambda: self.multilingual.embedder)
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
-        self._session_secret: str | None = None
-        self._multilingual: Embedder | None = None
-        self._ml_lock = threading.Lock()
-        self._ml_start = threading.Lock()
-        self._ml_build: dict[str, Any] = {}  # the multilingual build in progress (see multilingual_status)
         self.on_wait = on_wait
-        self._authors: tuple[Any, AuthorIndex] | None = None
-        self.programme = Programme(self)
+        # the capabilities: each builds its heavy parts (models, caches) on first use
+        self.readers = Readers(self)
+        self.llm = Llm(self, self.readers)
+        self.recommend = Recommend(self, self.readers, self.llm)
+        self.sources = Sources(self)
+        self.topics = Topics(self, self.readers)
+        self.authors = Authors(self)
+        self.multilingual = Multilingual(self)
+        self.programme = Programme(self, self.readers, self.recommend)
         self.report = Report(self)
-        self.llm = Llm(self)
 
     def close(self) -> None:
         self.store.close()
@@ -112,18 +118,14 @@ class Library(RecommendMixin, SourcesMixin):
         writes, profiles are computed but not saved, indexes live in the cache folder."""
         self.store.set_read_only()
 
-    def session_secret(self) -> str:
-        """The secret that signs this library's web sessions and feed keys (made on first use and
-        kept in the library, so every host serving it agrees; in memory on a read-only server)."""
-        if self._session_secret is None:
-            import secrets
-
-            fresh = secrets.token_urlsafe(32)
-            stored = self.store.get_meta("web_session_secret")
-            if stored is None and not self.read_only:
-                stored = self.store.meta_setdefault("web_session_secret", fresh)
-            self._session_secret = stored or fresh
-        return self._session_secret
+    def secret(self, name: str) -> str:
+        """A random secret kept in the library under `name` (made on first use, so every host serving
+        the library agrees; a fresh one each call on a read-only library that has none yet)."""
+        fresh = secrets.token_urlsafe(32)
+        stored = self.store.get_meta(name)
+        if stored is None and not self.read_only:
+            stored = self.store.meta_setdefault(name, fresh)
+        return stored or fresh
 
     def __enter__(self) -> Library:
         return self
@@ -286,7 +288,7 @@ class Library(RecommendMixin, SourcesMixin):
     def _check_model(self) -> None:
         """Refuse to mix vectors of two models in one library."""
         other = {m: n for m, n in self.store.vector_models().items()
-                 if m not in (self.embedder.id, self.multilingual_embedder.id)}
+                 if m not in (self.embedder.id, self.multilingual.embedder.id)}
         if other:
             m = next(iter(other))
             raise ModelMismatch(
@@ -330,7 +332,7 @@ class Library(RecommendMixin, SourcesMixin):
         what is left: `embed` (local or on Ray) resumes where it stopped."""
         if rebuild:  # the multilingual index is kept: it has its own switch (embed --no-multilingual)
             for m in self.store.vector_models():
-                if m != self.multilingual_embedder.id:
+                if m != self.multilingual.embedder.id:
                     self.store.delete_vectors(m)
         self._check_model()
         have = self.store.text_hashes_for_model(self.embedder.id)
@@ -375,107 +377,6 @@ class Library(RecommendMixin, SourcesMixin):
         self._embed_status = (token, status)
         return dict(status)
 
-    # -- the multilingual index (cross-lingual search) ----------------------------------------
-    @property
-    def multilingual_embedder(self) -> Embedder:
-        """The model of the second index, which queries in CJK script search (see embed/multilingual.py)."""
-        if self._multilingual is None:
-            self._multilingual = EMBEDDERS.create(MULTILINGUAL_EMBEDDER)
-        return self._multilingual
-
-    @property
-    def multilingual(self) -> bool:
-        """The library setting: keep a multilingual index (`paperatlas embed --multilingual` turns it on)."""
-        return self.store.get_meta("multilingual") == "on"
-
-    def set_multilingual(self, on: bool) -> None:
-        """Turn the multilingual index on (built by `embed_multilingual`) or off (its vectors dropped)."""
-        self.store.set_meta("multilingual", "on" if on else "off")
-        if not on:
-            self.store.delete_vectors(self.multilingual_embedder.id)
-
-    def multilingual_todo(self) -> list[tuple[str, str, str]]:
-        """(paper id, text hash, text) of the papers whose multilingual vector is missing or stale."""
-        from .embed.multilingual import passage_text
-
-        have = self.store.text_hashes_for_model(self.multilingual_embedder.id)
-        todo = []
-        for batch in self.store.iter_texts():
-            for pid, title, derived, abstract in batch:
-                text = passage_text(title, abstract, derived)
-                h = text_hash(text)
-                if have.get(pid) != h:
-                    todo.append((pid, h, text))
-        return todo
-
-    def embed_multilingual(self, progress: Progress | None = None, batch_size: int = 16) -> int:
-        """Embed the papers missing from the multilingual index (title + first 60 words of the
-        abstract), batch by batch: each batch is committed, so an interrupted run resumes and
-        search uses what exists. Turns the setting on. Returns the number of papers embedded.
-
-        Cost: ~7 papers/s on one core, 3-4x MiniLM's time (`paperatlas bench crosslingual`)."""
-        from .store.vector_cache import embed_cached
-
-        with self._ml_lock:  # one build at a time per Library (the server may start one too)
-            if not self.multilingual:
-                self.store.set_meta("multilingual", "on")
-            todo = self.multilingual_todo()
-            emb = self.multilingual_embedder
-            state = self._ml_build = {"done": 0, "total": len(todo), "started": time.monotonic()}
-            try:
-                step = max(batch_size * 4, 64)
-                for s in range(0, len(todo), step):
-                    chunk = todo[s : s + step]
-
-                    def sub(done: int, total: int, s: int = s) -> None:
-                        state["done"] = s + done
-                        if progress:
-                            progress(s + done, len(todo))
-
-                    vecs = embed_cached(emb, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
-                    self.store.put_vectors(emb.id, [(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
-            finally:
-                self._ml_build = {}
-        return len(todo)
-
-    def embed_multilingual_in_background(self, on_error: Any = None,
-                                         progress: Progress | None = None) -> threading.Thread | None:
-        """Start `embed_multilingual` in a thread unless one runs (None then). Progress: multilingual_status()
-        (and `progress(done, total)` after each batch)."""
-        with self._ml_start:  # two first Chinese queries at once start one build
-            if self._ml_build or self._ml_lock.locked():
-                return None
-            waiting = max(0, self.count() - self.store.vector_count(self.multilingual_embedder.id))
-            self._ml_build = {"done": 0, "total": waiting, "started": time.monotonic()}  # until the thread counts
-
-        def work() -> None:
-            try:
-                self.embed_multilingual(progress=progress)
-            except Exception as e:  # noqa: BLE001 - the server keeps serving; say why
-                self._ml_build = {}
-                if on_error:
-                    on_error(e)
-
-        t = threading.Thread(target=work, name="embed-multilingual", daemon=True)
-        t.start()
-        return t
-
-    def multilingual_status(self) -> dict[str, Any]:
-        """Whether Chinese (CJK) queries can search by meaning, and the build's progress and ETA:
-        {"enabled", "model", "papers", "embedded", "building", "done", "total", "eta_s"}."""
-        model = self.multilingual_embedder.id
-        papers = self.count()
-        st: dict[str, Any] = {"enabled": self.multilingual, "model": model, "papers": papers,
-                              "embedded": min(self.store.vector_count(model), papers), "building": False}
-        b = dict(self._ml_build)
-        if b:
-            elapsed = time.monotonic() - b["started"]
-            rate = b["done"] / elapsed if elapsed > 0 and b["done"] else 0.0
-            left = b["total"] - b["done"]
-            st.update(building=True, done=b["done"], total=b["total"],
-                      papers_per_s=round(rate, 2), eta_s=round(left / rate) if rate else None)
-        return st
-
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, venue: str | None, year: int | None, status: str | None,
                  authors: Sequence[str] = (), facets: dict[str, str | None] | None = None) -> set[str] | None:
@@ -486,7 +387,7 @@ class Library(RecommendMixin, SourcesMixin):
         if keep is not None:
             allowed = keep if allowed is None else allowed & keep
         for name in authors:
-            ids = self.author_index().paper_ids(name)
+            ids = self.authors.index().paper_ids(name)
             allowed = ids if allowed is None else allowed & ids
         return allowed
 
@@ -539,61 +440,6 @@ class Library(RecommendMixin, SourcesMixin):
             return Hits()
         return self.engine.search(text if names else query, mode, limit, offset, allowed, exclude)
 
-    # -- authors ---------------------------------------------------------------------------
-    def author_index(self) -> AuthorIndex:
-        """Every author name and their papers; rebuilt when the papers change."""
-        version = self.store.data_version()
-        if self._authors is None or self._authors[0] != version:
-            self._authors = (version, AuthorIndex(self.store.iter_authors()))
-        return self._authors[1]
-
-    def author(self, name: str, limit_coauthors: int = 30) -> dict[str, Any]:
-        """One author's papers in this library, their co-authors and topics.
-
-        `name` is matched as in search (case, accents and initials forgiven); `names` lists the
-        spellings it matched. Raises NotFound when no paper has such an author."""
-        idx = self.author_index()
-        names = idx.names(name)
-        if not names:
-            raise NotFound(f"no author matching {name!r} in this library",
-                           "check the spelling, or try the family name alone")
-        ids = {pid for n in names for pid in idx.papers[n]}
-        papers = sorted(self.store.get_papers(list(ids)).values(),
-                        key=lambda p: (-(p.year or 0), p.venue, p.title))
-        same = set(names)
-        co: dict[str, int] = {}
-        for p in papers:
-            for a in dict.fromkeys(" ".join(a.split()) for a in p.authors):
-                if a and a not in same:
-                    co[a] = co.get(a, 0) + 1
-        coauthors = sorted(co.items(), key=lambda kv: (-kv[1], kv[0]))[:limit_coauthors]
-        return {"name": names[0], "names": names, "papers": papers,
-                "coauthors": [{"name": n, "papers": c} for n, c in coauthors],
-                "topics": self._author_topics(papers)}
-
-    def _author_topics(self, papers: Sequence[Paper], limit: int = 8) -> list[dict[str, Any]]:
-        """What the papers are about: their map topics when the map is built, else their primary
-        areas and keywords, each with how many of the papers it covers."""
-        counts: dict[str, int] = {}
-        placed = self.store.paper_topics([p.id for p in papers]) if papers else {}
-        if placed:
-            labels = {t["topic"]: t["label"] for t in self.store.list_topics("coarse")}
-            for info in placed.values():
-                label = labels.get(info.get("coarse"))
-                if label:
-                    counts[label] = counts.get(label, 0) + 1
-        if not counts:
-            for p in papers:
-                seen: set[str] = set()
-                for t in [str(p.extra.get("primary_area") or ""), *p.keywords]:
-                    # ICLR's catch-all area says nothing: "general machine learning (i.e., none of the above)"
-                    t = " ".join(t.replace("(i.e., none of the above)", "").split())
-                    if t and t.lower() not in seen:
-                        seen.add(t.lower())
-                        counts[t] = counts.get(t, 0) + 1
-        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].lower()))[:limit]
-        return [{"topic": t, "papers": n} for t, n in ranked]
-
     def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
         """Papers nearest to `paper_id` by embedding, each with a reason ("shares: ...")."""
         from .topics.related import add_reasons
@@ -604,43 +450,17 @@ class Library(RecommendMixin, SourcesMixin):
         hits = [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
         return add_reasons(self.store, me, hits)
 
-    # -- readers and feedback --------------------------------------------------------------
-    def reader(self, name: str | None = None, create: bool = True) -> Reader:
-        """The reader called `name` (default "me"), created on first use unless `create` is False."""
-        name = self.check_reader_name(name or "me")
-        r = self.store.get_reader(name)
-        if r is None:
-            if not create:
-                raise NotFound(f"no reader {name!r}", "`paperatlas readers` lists them")
-            r = self.store.create_reader(name)
-        return r
+    # -- where a paper can be read ----------------------------------------------------------
+    def aliases(self, paper_id: str) -> list[str]:
+        """The paper's other ids (those of the duplicates merged into it, e.g. its arXiv preprint)."""
+        return self.store.aliases_of(self.get(paper_id).id)
 
-    @staticmethod
-    def check_reader_name(name: str) -> str:
-        """The name, stripped; an error naming the fix for an empty, long or unprintable one."""
-        name = name.strip()
-        if not name or len(name) > 64:
-            raise PaperatlasError(gettext("bad reader name {name!r}", name=name), gettext("use 1-64 characters"))
-        if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
-            raise PaperatlasError(gettext("bad reader name {name!r}: it holds control or invisible characters",
-                                          name=name),
-                                  gettext("use letters, digits, spaces and punctuation"))
-        if "=?" in name and "?=" in name:  # an RFC 2047 encoded word: mail headers would decode it
-            raise PaperatlasError(gettext("bad reader name {name!r}: it looks like MIME-encoded text (=?...?=)",
-                                          name=name),
-                                  gettext("write the name as plain text"))
-        return name
+    def links(self, paper_id: str) -> dict[str, str]:
+        """Where to read a paper: {"page", "pdf", "arxiv"} (those it has), http(s) only."""
+        p = self.get(paper_id)
+        return link_map(p, self.store.aliases_of(p.id))
 
-    def readers(self) -> list[Reader]:
-        return self.store.list_readers()
-
-    def set_feedback(self, reader: str | Reader | None, paper_ids: Sequence[str], kind: str, on: bool = True) -> None:
-        """Like (= star), dislike ("not interested") or mark seen; `on=False` clears it."""
-        r = reader if isinstance(reader, Reader) else self.reader(reader)
-        ids = [self.get(pid).id for pid in paper_ids]
-        self.store.set_feedback(r.id, ids, kind, on)
-
-    def liked(self, reader: str | Reader | None = None) -> list[Paper]:
-        """A reader's liked (starred, saved) papers, oldest first."""
-        r = reader if isinstance(reader, Reader) else self.reader(reader)
-        return self.get_many([f.paper_id for f in self.store.feedback(r.id, "like")])
+    def reading_links(self, paper_id: str) -> list[tuple[str, str]]:
+        """(label, URL) pairs, most useful first: PDF, OpenReview, arXiv, DOI, the source page."""
+        p = self.get(paper_id)
+        return paper_links(p, self.store.aliases_of(p.id))

@@ -68,3 +68,20 @@ def paper_links(p: Paper, aliases: Sequence[str] = ()) -> list[tuple[str, str]]:
             seen.add(u)
             out.append((label, u))
     return out
+
+
+def link_map(p: Paper, aliases: Sequence[str] = ()) -> dict[str, str]:
+    """{"page", "pdf", "arxiv"}, those the paper has: its own page and PDF as its record gives them,
+    and its arXiv preprint when the library knows it under that id too (the venue version is the
+    one shown). Every URL is http(s) (safe_url), as in `paper_links`."""
+    out: dict[str, str] = {}
+    page, pdf = safe_url(p.url), safe_url(str(p.extra.get("pdf") or ""))
+    if page:
+        out["page"] = page
+    if pdf:
+        out["pdf"] = pdf
+    # an alias with a version suffix names one revision, not the preprint
+    aid = next((a for a in aliases if (m := _ARXIV_ID.match(a)) and not m.group(2)), "")
+    if aid:
+        out["arxiv"] = f"https://arxiv.org/abs/{aid}"
+    return out

@@ -71,7 +71,7 @@ def test_search_by_author(lib: Library) -> None:
 
 
 def test_author_profile(lib: Library) -> None:
-    prof = lib.author("P Liang")
+    prof = lib.authors.get("P Liang")
     assert set(prof["names"]) == {"Percy Liang", "Paul Pu Liang"}
     assert prof["name"] == "Percy Liang"  # the spelling with the most papers first
     co = {c["name"]: c["papers"] for c in prof["coauthors"]}

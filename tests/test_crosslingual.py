@@ -37,8 +37,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         lib.embed()
     shutil.copy(d / "before.db", d / "after.db")
     with Library(d / "after.db") as lib:
-        assert lib.embed_multilingual() == 29
-        assert lib.multilingual and lib.multilingual_status()["embedded"] == 29
+        assert lib.multilingual.build() == 29
+        assert lib.multilingual.enabled and lib.multilingual.status()["embedded"] == 29
     return d
 
 
@@ -84,9 +84,9 @@ def test_mixed_query_fuses_keyword_side_for_its_english_words(after: Library) ->
 
 def test_rebuild_keeps_the_multilingual_index(after: Library) -> None:
     after.embed(rebuild=True)
-    assert after.multilingual_status()["embedded"] == 29
-    after.set_multilingual(False)
-    assert after.multilingual_status()["embedded"] == 0 and after.engine.route("扩散模型") == "default"
+    assert after.multilingual.status()["embedded"] == 29
+    after.multilingual.set_enabled(False)
+    assert after.multilingual.status()["embedded"] == 0 and after.engine.route("扩散模型") == "default"
 
 
 def test_cli_chinese_query_without_index_says_how_to_build_it(built: Path, runner, tmp_path: Path) -> None:
@@ -125,10 +125,10 @@ def test_embed_multilingual_flag_is_a_library_setting(built: Path, runner, tmp_p
     r = runner.invoke(cli, ["--db", str(db), "ingest", str(extra)])  # the setting keeps the index up to date
     assert r.exit_code == 0, r.output
     with Library(db) as lib:
-        assert lib.multilingual_status()["embedded"] == 30
+        assert lib.multilingual.status()["embedded"] == 30
     r = runner.invoke(cli, ["--db", str(db), "embed", "--no-multilingual"])
     with Library(db) as lib:
-        assert not lib.multilingual and lib.multilingual_status()["embedded"] == 0
+        assert not lib.multilingual.enabled and lib.multilingual.status()["embedded"] == 0
 
 
 def test_serve_builds_the_index_on_the_first_chinese_query(built: Path, tmp_path: Path) -> None:
@@ -149,7 +149,7 @@ def test_serve_builds_the_index_on_the_first_chinese_query(built: Path, tmp_path
             j = c.get("/search.json", params={"q": "国际象棋 Transformer"}).json()
             assert j["crosslingual"]["building"] and j["crosslingual"]["total"] == 29
             for _ in range(600):
-                if not lib.multilingual_status()["building"]:
+                if not lib.multilingual.status()["building"]:
                     break
                 time.sleep(0.1)
             j = c.get("/search.json", params={"q": "国际象棋 Transformer"}).json()

@@ -130,7 +130,7 @@ def test_a_refused_redirect_stores_nothing(server: SourceServer, tmp_path: Path)
         server.faults[PATH] = [f"redirect:{inner.url}{PATH}"] * 5
         with Library(tmp_path / "lib.db", embedder="hashing") as lib:
             with pytest.raises(FetchError, match="not followed"):
-                lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+                lib.sources.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
             assert lib.count() == 0 and inner.seen == []
     finally:
         inner.stop()
@@ -146,11 +146,11 @@ def test_arxiv_answering_the_same_full_page_forever_stops_at_the_repeat(tmp_path
     s = SourceServer(routes={"/api/query": lambda qs: ARXIV_PAGE}).start()
     try:
         with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-            r = lib.fetch("arxiv", ["hep-ph"], base_url=s.url, client=_client(), since="2000-01-01", page_size=10)
+            r = lib.sources.fetch("arxiv", ["hep-ph"], base_url=s.url, client=_client(), since="2000-01-01", page_size=10)
             assert (r.new, r.pages) == (10, 1) and len(s.seen) == 2
             assert r.stopped == "page 2 repeats page 1" and "the source repeats itself" in r.notes[-1]
             assert "stopped early: page 2 repeats page 1" in r.summary() and r.to_dict()["stopped"]
-            assert not lib.store.source_state("arxiv hep-ph")["complete"]  # the next run tries again from there
+            assert not lib.store.sources.source_state("arxiv hep-ph")["complete"]  # the next run tries again from there
     finally:
         s.stop()
 
@@ -168,10 +168,10 @@ def test_a_server_inventing_papers_on_every_page_meets_the_page_cap(tmp_path: Pa
     s = SourceServer(routes={"/notes": _inventing_notes}).start()
     try:
         with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-            r = lib.fetch("openreview", [VENUE], base_url=s.url, client=_client(), page_size=2, max_pages=4)
+            r = lib.sources.fetch("openreview", [VENUE], base_url=s.url, client=_client(), page_size=2, max_pages=4)
             assert (r.pages, r.new, len(s.seen)) == (4, 8, 4) and lib.count() == 8
             assert r.stopped == "the cap of 4 pages per run" and "--max-pages" in r.notes[-1]
-            assert lib.store.source_state(f"openreview {VENUE}")["offset"] == 8  # the next run resumes there
+            assert lib.store.sources.source_state(f"openreview {VENUE}")["offset"] == 8  # the next run resumes there
     finally:
         s.stop()
 

@@ -88,8 +88,8 @@ def test_recommend_shows_no_negative_scores(tmp_path: Path) -> None:
         lib.ingest(EXAMPLES)
         lib.embed()
         ids = [p.id for p in lib.papers(limit=100)]
-        lib.set_feedback("me", ids[:2], "like")
-        lib.set_feedback("me", ids[2:4], "dislike")
+        lib.readers.set_feedback("me", ids[:2], "like")
+        lib.readers.set_feedback("me", ids[2:4], "dislike")
     r = CliRunner().invoke(cli, ["--db", str(db), "recommend", "--limit", "100", "--json"])
     assert r.exit_code == 0, r.output
     scores = [h["score"] for h in json.loads(r.output)]

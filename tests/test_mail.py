@@ -80,7 +80,7 @@ def test_update_then_digest_by_email(smtp: tuple[Inbox, int, Path], tmp_path: Pa
     finally:
         server.stop()
     with Library(db) as lib:
-        lib.set_feedback("me", [lib.papers(limit=1)[0].id], "like")
+        lib.readers.set_feedback("me", [lib.papers(limit=1)[0].id], "like")
     monkeypatch.setenv("PAPERATLAS_SMTP_PASSWORD", "s3cret")
     r = runner.invoke(cli, ["--db", db, "digest", "--since", "2000-01-01", "--limit", "40", "--email", "me@example.org",
                             "--smtp-host", "127.0.0.1", "--smtp-port", str(port), "--smtp-starttls",
@@ -143,10 +143,10 @@ def test_encoded_words_are_refused_as_reader_names(tmp_path: Path) -> None:
     """Where names enter (the CLI, the web sign-in form and the API all check through the library)."""
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
         with pytest.raises(Exception, match="MIME-encoded text") as e:
-            lib.reader(EVIL)
+            lib.readers.get(EVIL)
         assert "plain text" in e.value.fix
-        assert lib.reader("Zoë =? not a word").name == "Zoë =? not a word"
-        assert lib.readers()[0].name == "Zoë =? not a word"
+        assert lib.readers.get("Zoë =? not a word").name == "Zoë =? not a word"
+        assert lib.readers.all()[0].name == "Zoë =? not a word"
     r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "readers", "add", "x " + EVIL])
     assert r.exit_code != 0 and "MIME-encoded" in r.output
 

@@ -22,7 +22,6 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from paperatlas import Library
-from paperatlas.topics.build import build_topics
 
 from conftest import EXAMPLES, ROOT
 from ports import free_port
@@ -52,8 +51,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         lib.ingest(EXAMPLES)
         lib.ingest([extra])
         lib.embed()
-        lib.set_feedback("dora", ["2106.09685"], "like")
-        build_topics(lib)
+        lib.readers.set_feedback("dora", ["2106.09685"], "like")
+        lib.topics.build()
     return path
 
 
@@ -138,7 +137,7 @@ def test_tools_over_stdio(db: Path) -> None:
 
     session(stdio(db), body)
     with Library(db) as lib:
-        assert [p.id for p in lib.liked("alice")] == ["2106.09685"]
+        assert [p.id for p in lib.readers.liked("alice")] == ["2106.09685"]
 
 
 def test_errors_are_tool_errors_with_the_fix(db: Path) -> None:
@@ -172,7 +171,7 @@ def test_errors_are_tool_errors_with_the_fix(db: Path) -> None:
 
     session(stdio(db), body)
     with Library(db) as lib:  # the failed like wrote nothing (every id is checked first)
-        assert lib.store.get_reader("bob") is None or not lib.liked("bob")
+        assert lib.store.readers.get_reader("bob") is None or not lib.readers.liked("bob")
 
 
 def _folder(db: Path) -> dict[str, bytes]:
@@ -196,7 +195,7 @@ def test_read_only_refuses_changes(db: Path) -> None:
     session(stdio(db, "--read-only"), body)
     assert _folder(db) == before  # not a byte written beside or into the library
     with Library(db) as lib:
-        assert lib.store.get_reader("carol") is None
+        assert lib.store.readers.get_reader("carol") is None
 
 
 
@@ -260,4 +259,4 @@ def test_in_process_server_without_topics(tmp_path: Path) -> None:
             assert r.is_error and "no embeddings yet" in text(r) and "paperatlas embed" in text(r)
 
         session(create_server(lib), body)
-        assert lib.liked("eve") == []
+        assert lib.readers.liked("eve") == []

@@ -15,7 +15,6 @@ from paperatlas.cli import cli
 from paperatlas.eval import recommend as ev
 from paperatlas.recommend import RECOMMENDERS, Signals, groups, interests, preferences, triage
 from paperatlas.recommend.base import rank
-from paperatlas.recommend.features import library_corpus
 
 TOPICS = {
     "diffusion": ["diffusion", "denoising", "score", "generative", "image", "sampler", "noise", "likelihood"],
@@ -151,9 +150,9 @@ def test_eval_and_product_pick_triage_pairs_with_the_same_function(topic_lib: Li
         return real(corpus, signals, candidates, rng, recommender)
 
     monkeypatch.setattr(triage, "next_pair", spy)
-    topic_lib.triage_pair("spy")
+    topic_lib.recommend.triage_pair("spy")
     assert calls == ["x"]
-    corpus = library_corpus(topic_lib)
+    corpus = topic_lib.recommend.corpus()
     areas = np.array([_topic(pid) for pid in corpus.ids], dtype=object)
     reader = ev.make_reader(0, areas, sorted(TOPICS))
     ch = ev._triage_choices(corpus, reader, 4, 0, "bandit")
@@ -161,15 +160,15 @@ def test_eval_and_product_pick_triage_pairs_with_the_same_function(topic_lib: Li
 
 
 def test_neither_answers_push_their_topic_down(topic_lib: Library) -> None:
-    corpus = library_corpus(topic_lib)
+    corpus = topic_lib.recommend.corpus()
     u = triage.utility(corpus, [(triage.NEITHER, "bandits-1"), (triage.NEITHER, "bandits-2")])
     assert u is not None
     is_bandit = np.array([_topic(pid) == "bandits" for pid in corpus.ids])
     assert u[is_bandit].mean() < u[~is_bandit].mean()
     # the product records it, and neither paper comes back in triage
-    topic_lib.triage_neither("nei", "graphs-1", "graphs-2")
-    assert [c[:2] for c in topic_lib.store.choices(topic_lib.reader("nei").id)] == [("", "graphs-1"), ("", "graphs-2")]
-    pair = topic_lib.triage_pair("nei")
+    topic_lib.recommend.triage_neither("nei", "graphs-1", "graphs-2")
+    assert [c[:2] for c in topic_lib.store.readers.choices(topic_lib.readers.get("nei").id)] == [("", "graphs-1"), ("", "graphs-2")]
+    pair = topic_lib.recommend.triage_pair("nei")
     assert pair is not None and not {"graphs-1", "graphs-2"} & {p.id for p in pair}
 
 
@@ -186,29 +185,29 @@ def test_simulated_reader_says_neither_only_without_a_liked_paper() -> None:
 # -- recommenders on a three-topic library --------------------------------------------------------
 @pytest.mark.parametrize("method", ["default", "svm"])
 def test_likes_bring_their_topic_first(topic_lib: Library, method: str) -> None:
-    topic_lib.set_feedback("a", ["bandits-1", "bandits-2", "bandits-3"], "like")
-    hits = topic_lib.recommend("a", limit=8, method=method)
+    topic_lib.readers.set_feedback("a", ["bandits-1", "bandits-2", "bandits-3"], "like")
+    hits = topic_lib.recommend.for_reader("a", limit=8, method=method)
     assert [_topic(h.paper.id) for h in hits].count("bandits") >= 7
     assert not {"bandits-1", "bandits-2", "bandits-3"} & {h.paper.id for h in hits}  # judged papers are hidden
     assert all(h.reason for h in hits)
 
 
 def test_cold_start_lists_orals_first(topic_lib: Library) -> None:
-    hits = topic_lib.recommend("new", limit=3)
+    hits = topic_lib.recommend.for_reader("new", limit=3)
     assert {h.paper.status for h in hits} == {"Oral"}
     assert "no likes yet" in hits[0].reason
 
 
 def test_explanations_name_a_liked_paper_and_a_phrase(topic_lib: Library) -> None:
-    topic_lib.set_feedback("a", ["graphs-1", "graphs-2"], "like")
-    why = topic_lib.recommend("a", limit=1)[0].reason
+    topic_lib.readers.set_feedback("a", ["graphs-1", "graphs-2"], "like")
+    why = topic_lib.recommend.for_reader("a", limit=1)[0].reason
     liked_titles = {topic_lib.get(i).title for i in ("graphs-1", "graphs-2")}
     assert "because you liked" in why and any(t[:30] in why for t in liked_titles)
     assert "matches '" in why
 
 
 def test_svm_ignores_dislikes_like_arxiv_sanity(topic_lib: Library) -> None:
-    corpus = library_corpus(topic_lib)
+    corpus = topic_lib.recommend.corpus()
     svm = RECOMMENDERS.create("svm")
     a = svm.fit(corpus, Signals(likes=["graphs-1", "graphs-2"])).scores
     b = svm.fit(corpus, Signals(likes=["graphs-1", "graphs-2"], dislikes=["graphs-5", "graphs-6"])).scores
@@ -216,7 +215,7 @@ def test_svm_ignores_dislikes_like_arxiv_sanity(topic_lib: Library) -> None:
 
 
 def test_dislikes_push_similar_papers_down(topic_lib: Library) -> None:
-    corpus = library_corpus(topic_lib)
+    corpus = topic_lib.recommend.corpus()
     rec = RECOMMENDERS.create("default")
     likes = ["graphs-1", "diffusion-1"]
     base = rec.fit(corpus, Signals(likes=likes)).scores
@@ -228,10 +227,10 @@ def test_dislikes_push_similar_papers_down(topic_lib: Library) -> None:
 
 
 def test_preferences_text_steers_the_ranking(topic_lib: Library) -> None:
-    topic_lib.set_feedback("p", ["diffusion-1", "diffusion-2"], "like")
-    before = [h.paper.id for h in topic_lib.recommend("p", limit=6)]
-    topic_lib.edit_profile("p", preferences="fewer benchmark papers")
-    after = topic_lib.recommend("p", limit=6)
+    topic_lib.readers.set_feedback("p", ["diffusion-1", "diffusion-2"], "like")
+    before = [h.paper.id for h in topic_lib.recommend.for_reader("p", limit=6)]
+    topic_lib.recommend.edit_profile("p", preferences="fewer benchmark papers")
+    after = topic_lib.recommend.for_reader("p", limit=6)
     bench = lambda pid: "benchmark" in topic_lib.get(pid).abstract  # noqa: E731
     assert sum(map(bench, [h.paper.id for h in after])) < sum(map(bench, before))
     assert sum(map(bench, before)) >= 1
@@ -239,34 +238,34 @@ def test_preferences_text_steers_the_ranking(topic_lib: Library) -> None:
 
 # -- the profile is what ranks --------------------------------------------------------------------
 def test_profile_has_labelled_interests_and_removing_one_changes_the_ranking(topic_lib: Library) -> None:
-    topic_lib.set_feedback("r", ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"], "like")
-    prof = topic_lib.profile("r")
+    topic_lib.readers.set_feedback("r", ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"], "like")
+    prof = topic_lib.recommend.profile("r")
     assert len(prof["interests"]) >= 2
     for it in prof["interests"]:
         assert it["label"] and it["phrases"] and it["examples"]
     graph_interest = next(it for it in prof["interests"] if _topic(it["examples"][0]["id"]) == "graphs")
     assert any(w in " ".join(graph_interest["phrases"]) for w in TOPICS["graphs"])
-    before = [_topic(h.paper.id) for h in topic_lib.recommend("r", limit=10)]
+    before = [_topic(h.paper.id) for h in topic_lib.recommend.for_reader("r", limit=10)]
     assert "graphs" in before
-    topic_lib.edit_profile("r", remove=graph_interest["id"])
-    after = [_topic(h.paper.id) for h in topic_lib.recommend("r", limit=10)]
+    topic_lib.recommend.edit_profile("r", remove=graph_interest["id"])
+    after = [_topic(h.paper.id) for h in topic_lib.recommend.for_reader("r", limit=10)]
     assert after.count("graphs") < before.count("graphs") and after.count("bandits") >= 8
-    topic_lib.edit_profile("r", restore=graph_interest["id"])
-    assert [_topic(h.paper.id) for h in topic_lib.recommend("r", limit=10)] == before
+    topic_lib.recommend.edit_profile("r", restore=graph_interest["id"])
+    assert [_topic(h.paper.id) for h in topic_lib.recommend.for_reader("r", limit=10)] == before
 
 
 def test_adding_a_phrase_creates_an_interest_that_ranks(topic_lib: Library) -> None:
-    topic_lib.set_feedback("s", ["bandits-1", "bandits-2"], "like")
-    assert "diffusion" not in [_topic(h.paper.id) for h in topic_lib.recommend("s", limit=5)]
-    prof = topic_lib.edit_profile("s", add_phrase="denoising diffusion sampler")
+    topic_lib.readers.set_feedback("s", ["bandits-1", "bandits-2"], "like")
+    assert "diffusion" not in [_topic(h.paper.id) for h in topic_lib.recommend.for_reader("s", limit=5)]
+    prof = topic_lib.recommend.edit_profile("s", add_phrase="denoising diffusion sampler")
     assert any(it["added"] == ["denoising diffusion sampler"] for it in prof["interests"])
-    hits = topic_lib.recommend("s", limit=10)
+    hits = topic_lib.recommend.for_reader("s", limit=10)
     assert "diffusion" in [_topic(h.paper.id) for h in hits]
     assert any("denoising diffusion sampler" in h.reason for h in hits)
 
 
 def test_profile_updates_incrementally_and_keeps_edits(topic_lib: Library) -> None:
-    corpus = library_corpus(topic_lib)
+    corpus = topic_lib.recommend.corpus()
     likes = ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"]
     prof, changed = interests.sync(None, corpus, likes)
     assert changed and prof["clustered_at"] == 6
@@ -293,29 +292,29 @@ def test_profile_updates_incrementally_and_keeps_edits(topic_lib: Library) -> No
 def test_triage_pairs_are_distinct_new_and_answers_personalise(topic_lib: Library) -> None:
     seen = set()
     for _ in range(8):
-        a, b = topic_lib.triage_pair("t")
+        a, b = topic_lib.recommend.triage_pair("t")
         assert a.id != b.id and not {a.id, b.id} & seen
-        assert topic_lib.triage_pair("t")[0].id == a.id  # same history, same pair
+        assert topic_lib.recommend.triage_pair("t")[0].id == a.id  # same history, same pair
         seen |= {a.id, b.id}
         # this reader prefers graph papers, else anything
         win, lose = (b, a) if _topic(b.id) == "graphs" and _topic(a.id) != "graphs" else (a, b)
-        topic_lib.triage_choose("t", win.id, lose.id)
-    corpus = library_corpus(topic_lib)
-    choices = [(w, lo) for w, lo, _ in topic_lib.store.choices(topic_lib.reader("t").id)]
+        topic_lib.recommend.triage_choose("t", win.id, lose.id)
+    corpus = topic_lib.recommend.corpus()
+    choices = [(w, lo) for w, lo, _ in topic_lib.store.readers.choices(topic_lib.readers.get("t").id)]
     if any(_topic(w) == "graphs" for w, _ in choices):
-        hits = topic_lib.recommend("t", limit=5)
+        hits = topic_lib.recommend.for_reader("t", limit=5)
         assert [_topic(h.paper.id) for h in hits].count("graphs") >= 3
     assert triage.utility(corpus, choices) is not None
     with pytest.raises(Exception):
-        topic_lib.triage_choose("t", "graphs-1", "graphs-1")
+        topic_lib.recommend.triage_choose("t", "graphs-1", "graphs-1")
 
 
 # -- groups, digest, import ------------------------------------------------------------------------
 def test_group_list_serves_every_member(topic_lib: Library) -> None:
-    topic_lib.set_feedback("g1", ["graphs-1", "graphs-2"], "like")
-    topic_lib.set_feedback("g2", ["graphs-3", "graphs-4"], "like")
-    topic_lib.set_feedback("g3", ["bandits-1", "bandits-2"], "like")
-    res = topic_lib.group_list(["g1", "g2", "g3"], n=6)
+    topic_lib.readers.set_feedback("g1", ["graphs-1", "graphs-2"], "like")
+    topic_lib.readers.set_feedback("g2", ["graphs-3", "graphs-4"], "like")
+    topic_lib.readers.set_feedback("g3", ["bandits-1", "bandits-2"], "like")
+    res = topic_lib.recommend.group_list(["g1", "g2", "g3"], n=6)
     assert len(res["papers"]) == 6
     topics = [_topic(h.paper.id) for h in res["papers"]]
     assert "bandits" in topics and "graphs" in topics
@@ -323,30 +322,30 @@ def test_group_list_serves_every_member(topic_lib: Library) -> None:
     assert all(m["satisfaction"] > 0 for m in res["members"])
     assert "sum" in res["compare"]
     with pytest.raises(Exception):
-        topic_lib.group_list(["g1"], n=3)
+        topic_lib.recommend.group_list(["g1"], n=3)
 
 
 def test_digest_formats_list_only_unjudged_papers(topic_lib: Library) -> None:
-    topic_lib.set_feedback("d", ["graphs-1"], "like")
-    topic_lib.set_feedback("d", ["graphs-2"], "seen")
-    md = topic_lib.digest("d", limit=5, format="markdown")
+    topic_lib.readers.set_feedback("d", ["graphs-1"], "like")
+    topic_lib.readers.set_feedback("d", ["graphs-2"], "seen")
+    md = topic_lib.recommend.digest("d", limit=5, format="markdown")
     assert md.startswith("# paperatlas digest for d") and "Why:" in md
     assert "`graphs-2`" not in md and "`graphs-1`" not in md
-    html = topic_lib.digest("d", limit=5, format="html")
+    html = topic_lib.recommend.digest("d", limit=5, format="html")
     assert "<ol>" in html and "&lt;" not in html.split("<body>")[0]
-    feed = ET.fromstring(topic_lib.digest("d", limit=5, format="atom"))
+    feed = ET.fromstring(topic_lib.recommend.digest("d", limit=5, format="atom"))
     ns = {"a": "http://www.w3.org/2005/Atom"}
     entries = feed.findall("a:entry", ns)
     assert len(entries) == 5
     assert all(e.find("a:id", ns).text.startswith("urn:paperatlas:paper:") for e in entries)
     assert "graphs-2" not in {e.find("a:id", ns).text.rsplit(":", 1)[1] for e in entries}
-    assert topic_lib.digest("d", since="2999-01-01", format="markdown").count("\n1. ") == 0
+    assert topic_lib.recommend.digest("d", since="2999-01-01", format="markdown").count("\n1. ") == 0
 
 
 def test_saved_search_feed(topic_lib: Library) -> None:
-    r = topic_lib.reader("f")
-    topic_lib.store.save_search(r.id, "bandits", "regret bandit", {})
-    feed = ET.fromstring(topic_lib.saved_search_feed("f", "bandits", limit=3))
+    r = topic_lib.readers.get("f")
+    topic_lib.store.readers.save_search(r.id, "bandits", "regret bandit", {})
+    feed = ET.fromstring(topic_lib.recommend.saved_search_feed("f", "bandits", limit=3))
     assert len(feed.findall("{http://www.w3.org/2005/Atom}entry")) == 3
 
 
@@ -359,13 +358,13 @@ def test_import_reader_matches_ids_titles_and_reports_the_rest(topic_lib: Librar
         "@article{b, title={" + t2[:-1] + "}, year={2026}}\n"
         "@article{c, title={A Paper That Is Not In The Library At All}, year={2020}}\n",
         encoding="utf-8")
-    rep = topic_lib.import_reader("imp", bib)
+    rep = topic_lib.readers.import_file("imp", bib)
     assert {pid for _, pid, _ in rep.matched} == {"graphs-1", "bandits-2"}
     assert rep.unmatched == ["A Paper That Is Not In The Library At All"]
-    assert {p.id for p in topic_lib.liked("imp")} == {"graphs-1", "bandits-2"}
+    assert {p.id for p in topic_lib.readers.liked("imp")} == {"graphs-1", "bandits-2"}
     lst = tmp_path / "list.txt"
     lst.write_text("diffusion-3\nno such paper anywhere here\n", encoding="utf-8")
-    rep = topic_lib.import_reader("imp2", lst)
+    rep = topic_lib.readers.import_file("imp2", lst)
     assert [m[1] for m in rep.matched] == ["diffusion-3"] and len(rep.unmatched) == 1
 
 
@@ -432,7 +431,7 @@ def test_acm_eval_runs_every_recommender_on_a_fixed_pool(tmp_path: Path) -> None
 
 
 def test_simulated_readers_and_groups_harness(topic_lib: Library) -> None:
-    corpus = library_corpus(topic_lib)
+    corpus = topic_lib.recommend.corpus()
     areas = np.array([_topic(i) for i in corpus.ids], dtype=object)
     monkeypatch_min = ev.SIM_MIN_AREA
     try:
@@ -468,14 +467,14 @@ def test_tfidf_features_are_saved_and_reloaded_exactly(topic_lib: Library, tmp_p
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import paperatlas.recommend.features as features
 
-    first = library_corpus(topic_lib)
+    first = topic_lib.recommend.corpus()
     folder = Path(str(topic_lib.store.path) + ".index") / "recommend-tfidf"
     assert (folder / "key.json").is_file() and (folder / "tfidf.npz").is_file()
     fits: list[int] = []
     real_fit = features._fit_tfidf
     monkeypatch.setattr(features, "_fit_tfidf", lambda texts, n: fits.append(n) or real_fit(texts, n))
     again = Library(topic_lib.store.path, embedder="hashing")  # as a new process would: loads, no refit
-    second = library_corpus(again)
+    second = again.recommend.corpus()
     assert fits == []
     assert (first.tfidf != second.tfidf).nnz == 0 and list(first.vocab) == list(second.vocab)
     a, b = (c.vectorizer.transform(["bandit regret graph"]) for c in (first, second))
@@ -486,7 +485,7 @@ def test_tfidf_features_are_saved_and_reloaded_exactly(topic_lib: Library, tmp_p
                              "about message passing on molecule graphs."}) + "\n", encoding="utf-8")
     again.ingest([f])
     third = Library(topic_lib.store.path, embedder="hashing")
-    library_corpus(third)
+    third.recommend.corpus()
     assert len(fits) == 1
     third.close()
     again.close()

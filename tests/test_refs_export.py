@@ -40,7 +40,7 @@ def lib_path(tmp_path: Path) -> str:
     with Library(path, embedder="hashing") as lib:
         lib.ingest(EXAMPLES)
         lib.ingest([extra])
-        lib.set_feedback("alice", ["2106.09685", "h4185992fcd6e189"], "like")
+        lib.readers.set_feedback("alice", ["2106.09685", "h4185992fcd6e189"], "like")
     return str(path)
 
 
@@ -123,7 +123,7 @@ def test_saved_page_downloads_ris_and_csl_json(lib_path: str) -> None:
     # a loopback server seen from this machine: the owner ("me") is signed in, as for `make demo`
     with Library(lib_path) as lib, TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
                                               client=("127.0.0.1", 50000)) as c:
-        lib.set_feedback("me", ["2106.09685", "h4185992fcd6e189"], "like")  # the browser's default reader
+        lib.readers.set_feedback("me", ["2106.09685", "h4185992fcd6e189"], "like")  # the browser's default reader
         page = c.get("/saved")
         hrefs = [a["href"] for a in BeautifulSoup(page.text, "html.parser").select('a[href^="/saved/export"]')]
         assert "/saved/export?format=ris" in hrefs and "/saved/export?format=csl-json" in hrefs

@@ -75,12 +75,12 @@ def test_import_reader_matches_by_doi_arxiv_url_and_title(lib_path: str, name: s
     assert got == {t.casefold(): v for t, v in EXPECTED.items()}
     assert rep["unmatched"] == ["Attention Is All You Need"]
     with Library(lib_path) as lib:
-        assert {p.id for p in lib.liked(reader)} == {pid for pid, _ in EXPECTED.values()}
+        assert {p.id for p in lib.readers.liked(reader)} == {pid for pid, _ in EXPECTED.values()}
     # a re-run is safe: the same answer, nothing liked twice
     again = CliRunner().invoke(cli, ["--db", lib_path, "import-reader", str(Z / name), "--reader", reader, "--json"])
     assert json.loads(again.stdout) == rep
     with Library(lib_path) as lib:
-        assert len(lib.liked(reader)) == 5
+        assert len(lib.readers.liked(reader)) == 5
 
 
 def test_text_report_names_what_did_not_match(lib_path: str) -> None:
@@ -131,7 +131,7 @@ def test_bad_files_are_named_with_the_fix(lib_path: str, tmp_path: Path, name: s
     assert r.exit_code == 1, r.output
     assert where in r.stderr and "Fix:" in r.stderr
     with Library(lib_path) as lib:
-        assert lib.store.get_reader("bad") is None  # nothing was written
+        assert lib.store.readers.get_reader("bad") is None  # nothing was written
 
 
 def test_not_utf8_and_forced_format(lib_path: str, tmp_path: Path) -> None:

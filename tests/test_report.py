@@ -29,13 +29,11 @@ RAW = {r["id"]: (int(f.stem[-4:]), r) for f in FILES for r in json.loads(f.read_
 @pytest.fixture(scope="module")
 def corl(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A library of the five recorded years, embedded (hashing) and with its topics built."""
-    from paperatlas.topics.build import build_topics
-
     db = str(tmp_path_factory.mktemp("corl") / "corl.db")
     with Library(db, embedder="hashing") as lib:
         assert lib.ingest(FILES).new == len(RAW) == 120
         lib.embed()
-        build_topics(lib, seed=0)
+        lib.topics.build(seed=0)
     return db
 
 
@@ -121,8 +119,8 @@ def test_a_bad_type_names_the_valid_ones(corl: str) -> None:
 def test_report_json_contract_and_every_figure_recomputed_from_the_library(corl: str) -> None:
     rep = json.loads(run("--db", corl, "report", "--venue", "corl", "--year", "2021-2025", "--json"))
     with Library(corl) as lib:
-        placed = lib.store.paper_topics()
-        labels = {t["topic"]: t["label"] for t in lib.store.list_topics("coarse")}
+        placed = lib.store.topics.paper_topics()
+        labels = {t["topic"]: t["label"] for t in lib.store.topics.list_topics("coarse")}
     assert rep["papers"] == 120 and rep["placed"] == len(placed) == 120
     assert rep["scope"]["venue"] == "CoRL" and rep["scope"]["years_present"] == [2021, 2022, 2023, 2024, 2025]
     sizes = Counter(v["coarse"] for v in placed.values())

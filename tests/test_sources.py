@@ -98,7 +98,7 @@ def test_proxy_from_the_environment_is_used(server: SourceServer, monkeypatch: p
 # -- paperlists ---------------------------------------------------------------------------------
 def test_paperlists_fetch_stores_like_ingest_and_repeats_store_nothing(server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        r = lib.sources.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
         assert (r.new, r.updated, r.pages) == (6, 0, 1)
         p = lib.get("1fe608bc4a")
         assert p.venue == "COLT" and p.year == 2024 and p.authors[:2] == ["Gianmarco Genalti", "Lupo Marsigli"]
@@ -107,7 +107,7 @@ def test_paperlists_fetch_stores_like_ingest_and_repeats_store_nothing(server: S
         with Library(tmp_path / "ingested.db", embedder="hashing") as other:
             other.ingest([DATA / "colt2024.json"])
             assert other.get("1fe608bc4a").title == p.title and other.get("1fe608bc4a").abstract == p.abstract
-        again = lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        again = lib.sources.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
         assert again.new == 0 and again.not_modified and "0 new" in again.summary()
         assert server.hits("/colt/colt2024.json")[-1].status == 304
         assert lib.count() == 6
@@ -116,7 +116,7 @@ def test_paperlists_fetch_stores_like_ingest_and_repeats_store_nothing(server: S
 def test_paperlists_faults_lose_nothing_and_store_nothing_twice(server: SourceServer, tmp_path: Path) -> None:
     server.faults["/colt/colt2024.json"] = ["429:1", "cut", "malformed", "503"]
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+        r = lib.sources.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
         assert r.new == 6 and lib.count() == 6 and r.retries == 4
         rows = lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT dedup_key) FROM papers")
         assert rows == [(6, 6)]
@@ -126,14 +126,14 @@ def test_paperlists_malformed_every_time_names_the_url(server: SourceServer, tmp
     server.faults["/colt/colt2024.json"] = ["malformed"] * 5
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
         with pytest.raises(FetchError) as e:
-            lib.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
+            lib.sources.fetch("paperlists", ["colt", "2024"], base_url=server.url, client=_client())
         assert "/colt/colt2024.json" in str(e.value) and "not valid JSON" in str(e.value)
         assert lib.count() == 0
 
 
 def test_paperlists_upper_case_venue_falls_back_to_the_lower_case_file(server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        assert lib.fetch("paperlists", ["COLM", "2025"], base_url=server.url, client=_client()).new == 2
+        assert lib.sources.fetch("paperlists", ["COLM", "2025"], base_url=server.url, client=_client()).new == 2
 
 
 def test_bad_arguments_say_what_to_type(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_follow_update_unfollow(server: SourceServer, tmp_path: Path) -> None:
     r = runner.invoke(cli, ["--db", db, "unfollow", "paperlists", "colt", "2024"])
     assert r.exit_code == 1 and "not following" in r.output
     with Library(db) as lib:
-        assert [f.key for f in lib.follows()] == ["paperlists colm 2025"] and lib.count() == 8
+        assert [f.key for f in lib.sources.follows()] == ["paperlists colm 2025"] and lib.count() == 8
 
 
 # -- OpenReview ------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def or_server() -> Iterator[SourceServer]:
 
 def test_openreview_pages_and_fields(or_server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert (r.new, r.pages) == (5, 3)
         offsets = [h.query["offset"][0] for h in or_server.hits("/notes")]
         assert offsets == ["0", "2", "4"] and or_server.seen[0].query["content.venueid"] == [VENUE]
@@ -226,15 +226,15 @@ def test_openreview_pages_and_fields(or_server: SourceServer, tmp_path: Path) ->
         assert p.authors[0] == "Yixiao Song" and "benchmark" in p.keywords
         assert p.url == "https://openreview.net/forum?id=0JzWiigkUy"
         assert p.extra["pdf"] == "https://openreview.net/pdf?id=0JzWiigkUy" and p.extra["venueid"] == VENUE
-        again = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        again = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert again.new == 0 and again.unchanged == 5 and lib.count() == 5
 
 
 def test_openreview_all_asks_the_submission_invitation(or_server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        assert lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), all=True).new == 5
+        assert lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), all=True).new == 5
         assert or_server.seen[-1].query["invitation"] == [VENUE + "/-/Submission"]
-        r = lib.fetch("openreview", ["Nowhere.cc/2025/Conference"], base_url=or_server.url, client=_client())
+        r = lib.sources.fetch("openreview", ["Nowhere.cc/2025/Conference"], base_url=or_server.url, client=_client())
         assert r.new == 0 and "no accepted papers" in r.notes[0]
 
 
@@ -251,7 +251,7 @@ def test_openreview_decisions_from_venueid() -> None:
 def test_openreview_faults_on_every_page_lose_nothing(or_server: SourceServer, tmp_path: Path) -> None:
     or_server.faults["/notes"] = ["429:1", "", "cut", "", "malformed", "503"]
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert r.new == 5 and r.retries == 4
         assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]
 
@@ -260,10 +260,10 @@ def test_openreview_failed_fetch_resumes_at_the_stored_position(or_server: Sourc
     or_server.faults["/notes"] = ["", "503", "503"]  # page 2 fails for good (retries=1)
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
         with pytest.raises(FetchError):
-            lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(retries=1), page_size=2)
-        assert lib.count() == 2 and lib.store.source_state(f"openreview {VENUE}") == {"offset": 2, "complete": False}
+            lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(retries=1), page_size=2)
+        assert lib.count() == 2 and lib.store.sources.source_state(f"openreview {VENUE}") == {"offset": 2, "complete": False}
         before = len(or_server.seen)
-        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert r.resumed and r.new == 3 and lib.count() == 5
         assert or_server.seen[before].query["offset"] == ["2"]  # resumed, not started over
 
@@ -279,7 +279,7 @@ def test_a_killed_fetch_resumes(or_server: SourceServer, tmp_path: Path) -> None
     or_server.faults["/notes"] = ["", "slow:30"]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     code = ("import sys; from paperatlas import Library; from paperatlas.sources import HttpClient;"
-            f"Library(sys.argv[1]).fetch('openreview', [{VENUE!r}], base_url=sys.argv[2], page_size=2,"
+            f"Library(sys.argv[1]).sources.fetch('openreview', [{VENUE!r}], base_url=sys.argv[2], page_size=2,"
             " client=HttpClient(read_timeout=60))")
     proc = subprocess.Popen([sys.executable, "-c", code, str(db), or_server.url], env=env)
     deadline = time.monotonic() + 60
@@ -289,10 +289,10 @@ def test_a_killed_fetch_resumes(or_server: SourceServer, tmp_path: Path) -> None
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     with Library(db, embedder="hashing") as lib:
-        assert lib.count() == 2 and lib.store.source_state(f"openreview {VENUE}")["offset"] == 2
+        assert lib.count() == 2 and lib.store.sources.source_state(f"openreview {VENUE}")["offset"] == 2
         or_server.faults["/notes"] = []
         before = len(or_server.seen)
-        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert r.resumed and r.new == 3 and or_server.seen[before].query["offset"] == ["2"]
         assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]
 
@@ -317,7 +317,7 @@ def ax_server() -> Iterator[SourceServer]:
 def test_arxiv_query_paging_politeness_and_fields(ax_server: SourceServer, tmp_path: Path) -> None:
     c = _client(delay=3.0)
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("arxiv", ["physics.chem-ph", "hep-ph"], base_url=ax_server.url, client=c, since="2004-01-01",
+        r = lib.sources.fetch("arxiv", ["physics.chem-ph", "hep-ph"], base_url=ax_server.url, client=c, since="2004-01-01",
                       page_size=10)
         assert (r.new, r.pages) == (10, 2)
         q = ax_server.seen[0].query
@@ -327,9 +327,9 @@ def test_arxiv_query_paging_politeness_and_fields(ax_server: SourceServer, tmp_p
         p = lib.get("nucl-ex/0408020")
         assert p.venue == "arXiv" and p.year == 2004 and p.authors[0] == "J. Arrington"
         assert p.url == "https://arxiv.org/abs/nucl-ex/0408020v1" and p.extra["pdf"] == "https://arxiv.org/pdf/nucl-ex/0408020v1"
-        state = lib.store.source_state("arxiv hep-ph physics.chem-ph")
+        state = lib.store.sources.source_state("arxiv hep-ph physics.chem-ph")
         assert state["complete"] and state["since"] >= "2004-08-18"  # the next run starts at the newest day seen
-        again = lib.fetch("arxiv", ["hep-ph", "physics.chem-ph"], base_url=ax_server.url, client=_client(), page_size=10)
+        again = lib.sources.fetch("arxiv", ["hep-ph", "physics.chem-ph"], base_url=ax_server.url, client=_client(), page_size=10)
         assert again.new == 0 and again.unchanged == 10
         assert f"submittedDate:[{state['since'].replace('-', '')}0000" in ax_server.seen[-2].query["search_query"][0]
 
@@ -337,7 +337,7 @@ def test_arxiv_query_paging_politeness_and_fields(ax_server: SourceServer, tmp_p
 def test_arxiv_faults_and_the_old_feed_shape(ax_server: SourceServer, tmp_path: Path) -> None:
     ax_server.faults["/api/query"] = ["503:1", "malformed", "cut"]
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("arxiv", ["hep-ph"], base_url=ax_server.url, client=_client(), since="2000-01-01", page_size=10)
+        r = lib.sources.fetch("arxiv", ["hep-ph"], base_url=ax_server.url, client=_client(), since="2000-01-01", page_size=10)
         assert r.new == 10 and r.retries == 3 and lib.count() == 10
         # the feed as arXiv wrote it until mid-2025 (rel="alternate" links, arxiv: namespace per element)
         lib.ingest([DATA / "arxiv_query_2025-08.xml"])
@@ -397,7 +397,7 @@ def proc_server() -> Iterator[SourceServer]:
 def test_acl_anthology_event(proc_server: SourceServer, tmp_path: Path) -> None:
     proc_server.faults["/data/xml/2024.acl.xml"] = ["429:1", "malformed"]
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("acl", ["acl-2024"], base_url=proc_server.url, client=_client())
+        r = lib.sources.fetch("acl", ["acl-2024"], base_url=proc_server.url, client=_client())
         assert r.new == 3 and r.retries == 2
         p = lib.get("2024.acl-long.3")
         assert p.title == "MAGE: Machine-generated Text Detection in the Wild" and p.venue == "ACL" and p.year == 2024
@@ -405,14 +405,14 @@ def test_acl_anthology_event(proc_server: SourceServer, tmp_path: Path) -> None:
         assert p.url == "https://aclanthology.org/2024.acl-long.3/" and p.extra["doi"] == "10.18653/v1/2024.acl-long.3"
         assert "up to 7×." in lib.get("2024.acl-long.1").abstract  # <tex-math>\\times</tex-math>, cleaned like ingest
         assert lib.get("2024.acl-long.1").status == "Outstanding Paper Award"
-        assert lib.fetch("acl", ["2024.acl"], base_url=proc_server.url, client=_client()).unchanged == 3
+        assert lib.sources.fetch("acl", ["2024.acl"], base_url=proc_server.url, client=_client()).unchanged == 3
     with pytest.raises(Exception, match="acl-2024 or 2024.acl"):
         create_source("acl", ["2024"])
 
 
 def test_pmlr_volume(proc_server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.fetch("pmlr", ["247"], base_url=proc_server.url, client=_client())  # assets/bib/ 404s: the old path
+        r = lib.sources.fetch("pmlr", ["247"], base_url=proc_server.url, client=_client())  # assets/bib/ 404s: the old path
         assert r.new == 6
         assert [h.path for h in proc_server.seen] == ["/v247/assets/bib/bibliography.bib", "/v247/bibliography.bib"]
         p = lib.get("pmlr-v247-genalti24a")
@@ -439,15 +439,15 @@ def test_preprint_first_then_venue_version_becomes_one_paper(nips_server: Source
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
         lib.ingest([SNAPSHOT])
         lib.embed()
-        lib.set_feedback("me", ["1706.03762"], "like")
-        lib.tag("me", ["1706.03762"], "classics")
-        r = lib.fetch("paperlists", ["nips", "2017"], base_url=nips_server.url, client=_client())
+        lib.readers.set_feedback("me", ["1706.03762"], "like")
+        lib.readers.tag("me", ["1706.03762"], "classics")
+        r = lib.sources.fetch("paperlists", ["nips", "2017"], base_url=nips_server.url, client=_client())
         assert r.new == 3 and r.merged == 1
         p = lib.get("1706.03762")  # the arXiv id still finds it, and shows the venue version
         assert p.id == "9372" and p.venue == "NeurIPS" and p.year == 2017 and p.status == "Spotlight"
         assert lib.links("9372") == {"page": "https://nips.cc/virtual/2017/poster/9372",
                                      "arxiv": "https://arxiv.org/abs/1706.03762"}
-        assert [x.id for x in lib.liked("me")] == ["9372"] and lib.store.tags(lib.reader("me").id) == {"9372": ["classics"]}
+        assert [x.id for x in lib.readers.liked("me")] == ["9372"] and lib.store.readers.tags(lib.readers.get("me").id) == {"9372": ["classics"]}
         assert lib.count() == 4  # LoRA, and the three NeurIPS papers
         ids = [h.paper.id for h in lib.search("attention is all you need", mode="keyword", limit=5)]
         assert ids.count("9372") == 1 and "1706.03762" not in ids
@@ -458,7 +458,7 @@ def test_preprint_first_then_venue_version_becomes_one_paper(nips_server: Source
 
 def test_venue_version_first_then_preprint_merges_into_it(nips_server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        lib.fetch("paperlists", ["nips", "2017"], base_url=nips_server.url, client=_client())
+        lib.sources.fetch("paperlists", ["nips", "2017"], base_url=nips_server.url, client=_client())
         r = lib.ingest([SNAPSHOT])
         assert (r.new, r.merged) == (1, 1)  # LoRA is new; the Transformer preprint joins its NeurIPS paper
         assert lib.get("1706.03762").id == "9372" and lib.count() == 4
@@ -498,10 +498,10 @@ def test_an_overlapping_writer_does_not_break_the_fetch(or_server: SourceServer,
         def racing(*args: object, **kw: object) -> None:
             calls["n"] += 1
             if calls["n"] == 1:  # the other process wins the race for the first page
-                other.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+                other.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
             real(*args, **kw)  # type: ignore[arg-type]
 
         lib.store.write_batch = racing  # type: ignore[method-assign]
-        r = lib.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+        r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert r.new == 0 and r.unchanged == 5 and calls["n"] == 4  # page 1 planned twice
         assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]

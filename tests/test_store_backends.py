@@ -92,8 +92,8 @@ def test_a_second_connection_sees_writes_at_once(url: str, tmp_path: Path) -> No
     with Library(url, embedder="hashing") as a, Library(url, embedder="hashing") as b:
         a.ingest([_jsonl(tmp_path)])
         assert b.count() == 3
-        a.set_feedback("alice", ["p-rl"], "like")
-        assert [p.id for p in b.liked("alice")] == ["p-rl"]
+        a.readers.set_feedback("alice", ["p-rl"], "like")
+        assert [p.id for p in b.readers.liked("alice")] == ["p-rl"]
         before = b.store.data_version()
         a.ingest([_jsonl(tmp_path, [dict(PAPERS[1], id="p-new", title="A new paper on graphs")])])
         assert b.store.data_version() != before
@@ -103,21 +103,21 @@ def test_a_second_connection_sees_writes_at_once(url: str, tmp_path: Path) -> No
 def test_personal_data(url: str, tmp_path: Path) -> None:
     with Library(url, embedder="hashing") as lib:
         lib.ingest([_jsonl(tmp_path)])
-        lib.set_feedback("alice", ["p-rl", "p-graph"], "like")
-        lib.set_feedback("alice", ["p-graph"], "dislike")  # a dislike replaces the like
-        lib.set_feedback("bob", ["p-diffusion"], "like")
-        assert [p.id for p in lib.liked("alice")] == ["p-rl"]
-        lib.tag("alice", ["p-rl"], "to-read")
-        lib.tag("alice", ["p-rl"], "to-read")  # twice: still one tag
-        lib.note("alice", "p-rl", "read section 3")
-        lib.note("alice", "p-rl", "read section 4")
-        alice = lib.reader("alice")
-        assert lib.store.tags(alice.id) == {"p-rl": ["to-read"]}
-        assert lib.store.notes(alice.id) == {"p-rl": "read section 4"}
-        lib.store.save_search(alice.id, "rl", "reinforcement", {"year": 2023})
-        lib.store.save_search(alice.id, "rl", "reinforcement learning", {})  # same name: replaced
-        assert [s["query"] for s in lib.store.saved_searches(alice.id)] == ["reinforcement learning"]
-        assert sorted(r.name for r in lib.readers()) == ["alice", "bob"]
+        lib.readers.set_feedback("alice", ["p-rl", "p-graph"], "like")
+        lib.readers.set_feedback("alice", ["p-graph"], "dislike")  # a dislike replaces the like
+        lib.readers.set_feedback("bob", ["p-diffusion"], "like")
+        assert [p.id for p in lib.readers.liked("alice")] == ["p-rl"]
+        lib.readers.tag("alice", ["p-rl"], "to-read")
+        lib.readers.tag("alice", ["p-rl"], "to-read")  # twice: still one tag
+        lib.readers.note("alice", "p-rl", "read section 3")
+        lib.readers.note("alice", "p-rl", "read section 4")
+        alice = lib.readers.get("alice")
+        assert lib.store.readers.tags(alice.id) == {"p-rl": ["to-read"]}
+        assert lib.store.readers.notes(alice.id) == {"p-rl": "read section 4"}
+        lib.store.readers.save_search(alice.id, "rl", "reinforcement", {"year": 2023})
+        lib.store.readers.save_search(alice.id, "rl", "reinforcement learning", {})  # same name: replaced
+        assert [s["query"] for s in lib.store.readers.saved_searches(alice.id)] == ["reinforcement learning"]
+        assert sorted(r.name for r in lib.readers.all()) == ["alice", "bob"]
 
 
 def test_vectors_round_trip(url: str, tmp_path: Path) -> None:
@@ -136,11 +136,11 @@ def test_copy_between_stores(direction: str, tmp_path: Path, pg_server) -> None:
     with Library(src_url, embedder="hashing") as a:
         a.ingest([_jsonl(tmp_path), *EXAMPLES])
         a.embed()
-        a.set_feedback("alice", ["p-rl"], "like")
-        a.note("alice", "p-rl", "good")
-        a.store.save_search(a.reader("alice").id, "rl", "reinforcement", {})
+        a.readers.set_feedback("alice", ["p-rl"], "like")
+        a.readers.note("alice", "p-rl", "good")
+        a.store.readers.save_search(a.readers.get("alice").id, "rl", "reinforcement", {})
         ids_a, mat_a = a.store.load_vectors(a.embedder.id)
-        token = a.reader("alice").token
+        token = a.readers.get("alice").token
     with Library(src_url) as a, Library(dst_url) as b:
         counts = copy_library(a.store, b.store)
         assert counts["papers"] == 3 + N_EXAMPLES and counts["vectors"] == 3 + N_EXAMPLES and counts["feedback"] == 1
@@ -148,12 +148,12 @@ def test_copy_between_stores(direction: str, tmp_path: Path, pg_server) -> None:
         assert b.count() == 3 + N_EXAMPLES
         ids_b, mat_b = b.store.load_vectors(b.embedder.id)
         assert ids_b == ids_a and np.array_equal(mat_a, mat_b)
-        assert [p.id for p in b.liked("alice")] == ["p-rl"] and b.reader("alice").token == token
+        assert [p.id for p in b.readers.liked("alice")] == ["p-rl"] and b.readers.get("alice").token == token
         assert b.store.fts_search('"designability"', 5)[0][0] == "p-diffusion"
         # new rows after a copy get fresh ids (the identity sequences moved past the copied ones)
-        b.set_feedback("carol", ["p-graph"], "like")
-        b.store.save_search(b.reader("carol").id, "g", "graphs", {})
-        assert b.reader("carol").id > b.reader("alice").id
+        b.readers.set_feedback("carol", ["p-graph"], "like")
+        b.store.readers.save_search(b.readers.get("carol").id, "g", "graphs", {})
+        assert b.readers.get("carol").id > b.readers.get("alice").id
         b.ingest([_jsonl(tmp_path, [dict(PAPERS[1], id="p-after", title="Written after the copy")])])
         assert b.count() == 4 + N_EXAMPLES
         with pytest.raises(PaperatlasError, match="already holds papers"):
@@ -169,8 +169,8 @@ def test_concurrent_writers_lose_nothing(url: str, tmp_path: Path) -> None:
         try:
             with Library(url, embedder="hashing") as lib:
                 for i in range(15):
-                    lib.set_feedback(name, [PAPERS[i % 3]["id"]], "like")
-                    lib.tag(name, [PAPERS[i % 3]["id"]], f"t{i}")
+                    lib.readers.set_feedback(name, [PAPERS[i % 3]["id"]], "like")
+                    lib.readers.tag(name, [PAPERS[i % 3]["id"]], f"t{i}")
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -182,9 +182,9 @@ def test_concurrent_writers_lose_nothing(url: str, tmp_path: Path) -> None:
     assert not errors
     with Library(url) as lib:
         for i in range(4):
-            r = lib.reader(f"r{i}", create=False)
-            assert len(lib.liked(r)) == 3
-            assert sum(len(v) for v in lib.store.tags(r.id).values()) == 15
+            r = lib.readers.get(f"r{i}", create=False)
+            assert len(lib.readers.liked(r)) == 3
+            assert sum(len(v) for v in lib.store.readers.tags(r.id).values()) == 15
 
 
 def test_unreachable_postgres_says_where_and_how() -> None:
@@ -238,19 +238,19 @@ def test_cli_on_both(url: str, tmp_path: Path, runner) -> None:
 def test_follow_and_fetch_position_round_trip(url: str) -> None:
     """Subscriptions and fetch positions (issue 13) on both backends."""
     with Library(url, embedder="hashing") as lib:
-        key, created = lib.follow("paperlists", ["colm", "2025"], base_url="http://127.0.0.1:9")
+        key, created = lib.sources.follow("paperlists", ["colm", "2025"], base_url="http://127.0.0.1:9")
         assert (key, created) == ("paperlists colm 2025", True)
-        assert lib.follow("paperlists", ["colm", "2025"], base_url="http://127.0.0.1:10") == (key, False)
-        lib.follow("paperlists", ["colt", "2024"])
-        (f, g) = lib.follows()
+        assert lib.sources.follow("paperlists", ["colm", "2025"], base_url="http://127.0.0.1:10") == (key, False)
+        lib.sources.follow("paperlists", ["colt", "2024"])
+        (f, g) = lib.sources.follows()
         assert f.key == key and f.args == ["colm", "2025"] and f.options == {"base_url": "http://127.0.0.1:10"}
-        lib.store.record_follow_run(key, "2 new", "")
-        lib.store.set_source_state(key, {"offset": 1000})
-        lib.store.set_source_state(key, {"offset": 2000})
+        lib.store.sources.record_follow_run(key, "2 new", "")
+        lib.store.sources.set_source_state(key, {"offset": 1000})
+        lib.store.sources.set_source_state(key, {"offset": 2000})
     with Library(url) as lib:
-        assert lib.follows()[0].last_summary == "2 new" and lib.store.source_state(key) == {"offset": 2000}
-        assert lib.unfollow("paperlists", ["colt", "2024"]) == "paperlists colt 2024"
-        assert [x.key for x in lib.follows()] == [key]
+        assert lib.sources.follows()[0].last_summary == "2 new" and lib.store.sources.source_state(key) == {"offset": 2000}
+        assert lib.sources.unfollow("paperlists", ["colt", "2024"]) == "paperlists colt 2024"
+        assert [x.key for x in lib.sources.follows()] == [key]
 
 
 def test_preprint_and_venue_version_become_one_paper(url: str) -> None:
@@ -258,10 +258,10 @@ def test_preprint_and_venue_version_become_one_paper(url: str) -> None:
     data = Path(__file__).parent / "data"
     with Library(url, embedder="hashing") as lib:
         lib.ingest([data / "arxiv_snapshot.jsonl"])
-        lib.set_feedback("me", ["1706.03762"], "like")
+        lib.readers.set_feedback("me", ["1706.03762"], "like")
         report = lib.ingest([data / "sources" / "nips2017.json"])
         assert report.merged == 1 and lib.count() == 4
-        assert lib.get("1706.03762").id == "9372" and [p.id for p in lib.liked("me")] == ["9372"]
+        assert lib.get("1706.03762").id == "9372" and [p.id for p in lib.readers.liked("me")] == ["9372"]
         assert lib.links("9372")["arxiv"] == "https://arxiv.org/abs/1706.03762"
 
 
@@ -303,12 +303,12 @@ def test_programme_events_on_both(url: str) -> None:
     srv = SourceServer({path: json.dumps(feed).encode()}).start()
     try:
         with Library(url, embedder="hashing") as lib:
-            report = lib.fetch("virtual", ["neurips", "2025"], base_url=srv.url)
+            report = lib.sources.fetch("virtual", ["neurips", "2025"], base_url=srv.url)
             assert report.new == 3 and any("3 events" in n for n in report.notes)
-            lib.set_feedback("me", ["7HVADbW8fh"], "like")
+            lib.readers.set_feedback("me", ["7HVADbW8fh"], "like")
             feed["results"][0]["room_name"] = "Hall A"
             srv.routes[path] = json.dumps(feed).encode()
-            report = lib.fetch("virtual", ["neurips", "2025"], base_url=srv.url)
+            report = lib.sources.fetch("virtual", ["neurips", "2025"], base_url=srv.url)
             assert any("1 moved" in n for n in report.notes)
         with Library(url) as lib:
             (e,) = lib.programme.events_for("7HVADbW8fh")

@@ -18,11 +18,11 @@ from click.testing import CliRunner
 from conftest import VENUE_PAPERS, need
 from paperatlas import Library, Paper
 from paperatlas.cli import cli
-from paperatlas.topics import build_topics, list_topics, related_reason, topics_status
+from paperatlas.topics import related_reason
 from paperatlas.topics.cluster import auto_kmeans, candidate_ks, kmeans, relabel, split_fine
 from paperatlas.topics.labels import label_classes, paper_phrases, phrase_matrix
 from paperatlas.topics.layout import NeighborGraph, NeighborLayout, knn, neighbor_preservation
-from paperatlas.topics.map import map_data, render_map_html
+from paperatlas.topics.map import render_map_html
 from paperatlas.topics.phrases import candidate_keys, is_label_worthy, pick_diverse, runs, surface_forms
 from paperatlas.topics.pipeline import TopicPipeline
 
@@ -69,7 +69,7 @@ def synth_lib(tmp_path_factory: pytest.TempPathFactory):
     lib = Library(tmp / "lib.db", embedder="hashing")
     lib.ingest([src])
     lib.embed()
-    model = build_topics(lib, seed=0)
+    model = lib.topics.build(seed=0)
     yield lib, model
     lib.close()
 
@@ -198,10 +198,10 @@ def test_pipeline_recovers_themes_and_is_deterministic() -> None:
 # -- the stored model, related reasons, CLI --------------------------------------------------------
 def test_build_stores_topics_and_labels_are_clean(synth_lib) -> None:
     lib, model = synth_lib
-    status = topics_status(lib)
+    status = lib.topics.status()
     assert status["built"] and not status["stale"] and status["papers"] == 120
-    coarse = list_topics(lib, "coarse")
-    fine = list_topics(lib, "fine")
+    coarse = lib.topics.at_level("coarse")
+    fine = lib.topics.at_level("fine")
     assert len(coarse) == model.meta["k"]["coarse"] >= 2 and len(fine) >= len(coarse)
     assert sum(t.size for t in coarse) == 120 == sum(t.size for t in fine)
     for t in coarse + fine:
@@ -209,16 +209,16 @@ def test_build_stores_topics_and_labels_are_clean(synth_lib) -> None:
         assert not any(b in t.label.lower() for b in BANNED), t.label
         assert t.central and all(lib.get(c) for c in t.central)
     assert {t.parent for t in fine} <= {t.topic for t in coarse}
-    placed = lib.store.paper_topics()
+    placed = lib.store.topics.paper_topics()
     assert len(placed) == 120 and all(-1 <= v["x"] <= 1 and -1 <= v["y"] <= 1 for v in placed.values())
 
 
 def test_rebuild_with_same_seed_is_identical(synth_lib) -> None:
     lib, model = synth_lib
-    before = lib.store.paper_topics()
-    labels = [t.label for t in list_topics(lib, "fine")]
-    again = build_topics(lib, seed=0)
-    assert lib.store.paper_topics() == before and [t.label for t in list_topics(lib, "fine")] == labels
+    before = lib.store.topics.paper_topics()
+    labels = [t.label for t in lib.topics.at_level("fine")]
+    again = lib.topics.build(seed=0)
+    assert lib.store.topics.paper_topics() == before and [t.label for t in lib.topics.at_level("fine")] == labels
     assert np.array_equal(again.xy, model.xy)
 
 
@@ -264,8 +264,8 @@ def test_cli_topics_without_a_build_says_how(tmp_path: Path) -> None:
 # -- the map ---------------------------------------------------------------------------------------
 def test_map_data_is_column_oriented(synth_lib) -> None:
     lib, _ = synth_lib
-    lib.set_feedback("me", ["rl/3"], "like")
-    d = map_data(lib, reader="me")
+    lib.readers.set_feedback("me", ["rl/3"], "like")
+    d = lib.topics.map_data(reader="me")
     n = len(d["ids"])
     assert n == 120
     for col in ("title", "venue", "year", "url", "authors", "x", "y", "coarse", "fine", "phrases"):
@@ -274,7 +274,7 @@ def test_map_data_is_column_oriented(synth_lib) -> None:
     assert d["saved"] == [d["ids"].index("rl/3")]
     assert all(0 <= j < len(d["vocab"]) for ph in d["phrases"] for j in ph)
     assert {t["id"] for t in d["topics"]["coarse"]} == set(d["coarse"])
-    assert len(map_data(lib, venue="SynthConf")["ids"]) == 60
+    assert len(lib.topics.map_data(venue="SynthConf")["ids"]) == 60
 
 
 def test_map_data_links_only_http_urls(synth_lib, tmp_path: Path) -> None:
@@ -284,7 +284,7 @@ def test_map_data_links_only_http_urls(synth_lib, tmp_path: Path) -> None:
     f.write_text(json.dumps({**old["rl/4"], "url": "javascript:alert(1)"}) + "\n"
                  + json.dumps({**old["rl/5"], "url": "https://example.org/rl5"}) + "\n", encoding="utf-8")
     lib.ingest([f])
-    d = map_data(lib)
+    d = lib.topics.map_data()
     url = dict(zip(d["ids"], d["url"]))
     assert url["rl/4"] == "" and url["rl/5"] == "https://example.org/rl5"
 
@@ -313,10 +313,10 @@ def test_map_html_escapes_hostile_titles(tmp_path: Path) -> None:
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     lib.ingest([src])
     lib.embed()
-    build_topics(lib, seed=0, k=3)
-    page = render_map_html(lib)
+    lib.topics.build(seed=0, k=3)
+    page = render_map_html(lib.topics.map_data())
     assert "</script><script>window.__pwned" not in page and "\\u003c/script>" in page
-    web_page = render_map_html(lib, inline=False)
+    web_page = render_map_html(lib.topics.map_data(), inline=False)
     assert 'src="/map/assets/atlas.js"' in web_page and "atlas-data" not in web_page
     lib.close()
 

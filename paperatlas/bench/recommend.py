@@ -40,20 +40,20 @@ def bench_recommend(db: str | Path, likes: int = 100, dislikes: int = 20, repeat
             n_vec = sum(lib.store.vector_models().values())
             rng = np.random.default_rng(seed)
             pick = [ids[i] for i in rng.choice(len(ids), likes + dislikes, replace=False)]
-            lib.set_feedback("bench", pick[:likes], "like")
-            lib.set_feedback("bench", pick[likes:], "dislike")
+            lib.readers.set_feedback("bench", pick[:likes], "like")
+            lib.readers.set_feedback("bench", pick[likes:], "dislike")
             t = time.perf_counter()
-            lib.recommend("bench", limit=20)
+            lib.recommend.for_reader("bench", limit=20)
             cold = time.perf_counter() - t
             out: dict[str, Any] = {"papers": len(ids), "vectors": n_vec, "likes": likes, "dislikes": dislikes,
                                    "repeats": repeats, "cold_first_call_s": round(cold, 3)}
             # free-text preferences too, so every part of the default recommender runs
-            lib.edit_profile("bench", preferences="more theory, fewer benchmark papers")
+            lib.recommend.edit_profile("bench", preferences="more theory, fewer benchmark papers")
             for method in ("default", "svm"):
                 times = []
                 for _ in range(repeats if method == "default" else max(3, repeats // 4)):
                     t = time.perf_counter()
-                    hits = lib.recommend("bench", limit=20, method=method)
+                    hits = lib.recommend.for_reader("bench", limit=20, method=method)
                     times.append(time.perf_counter() - t)
                 out[method] = {"median_ms": round(1000 * statistics.median(times), 1),
                                "min_ms": round(1000 * min(times), 1), "n": len(times), "returned": len(hits)}

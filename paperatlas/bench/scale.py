@@ -105,7 +105,7 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
                     lat = [1000 * _timed(lambda q=q: lib.search(q, mode=mode, limit=10)) for q in qs]
                     r[f"{mode}_search_ms_median"] = round(statistics.median(lat), 2)
                 ids = [p.id for p in lib.papers(limit=50)]
-                lat = [1000 * _timed(lambda pid=pid: lib.set_feedback("bench", [pid], "like")) for pid in ids]
+                lat = [1000 * _timed(lambda pid=pid: lib.readers.set_feedback("bench", [pid], "like")) for pid in ids]
                 r["like_ms_median"] = round(statistics.median(lat), 2)
                 lat = [1000 * _timed(lambda pid=pid: lib.get(pid)) for pid in ids]
                 r["get_paper_ms_median"] = round(statistics.median(lat), 3)

@@ -1,6 +1,6 @@
 """`paperatlas bench topics`: time to build topics + map layout, at the library's size and larger.
 
-* "real": `build_topics` on the --db library itself, end to end (load vectors and texts,
+* "real": `lib.topics.build` on the --db library itself, end to end (load vectors and texts,
   neighbour graph, clustering, layout, labels, store).
 * Larger sizes are synthetic, and the output says so: each paper is a real paper of the
   library drawn with replacement, its vector perturbed (v + 0.3 g / sqrt(d), renormalised,
@@ -54,27 +54,26 @@ def _baselines(vectors: np.ndarray, texts: list[str], k: int, seed: int) -> dict
 def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = True,
                  log: Any = None) -> dict[str, Any]:
     from ..library import Library
-    from ..topics.build import build_topics, library_texts, library_vectors, save_model
     from ..topics.pipeline import TopicPipeline
 
     say = log or (lambda m: None)
     rows: list[dict[str, Any]] = []
     with Library(db) as lib:
-        ids, vectors = library_vectors(lib)
-        texts = library_texts(lib, ids)
+        ids, vectors = lib.topics.vectors()
+        texts = lib.topics.texts(ids)
         for size in sizes:
             n = parse_size(size)
             row: dict[str, Any] = {"size": size, "load_before": os.getloadavg()[0]}
             cpu, wall = time.process_time(), time.perf_counter()
             if n == 0:
-                say(f"real: build_topics on {len(ids)} papers of {db}")
+                say(f"real: lib.topics.build on {len(ids)} papers of {db}")
                 with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp:
                     # build on a copy, so the benchmark never replaces the library's own topics
                     copy = Path(tmp) / "copy.db"
                     lib.store.copy_to(copy)
                     with Library(copy) as c:
                         cpu, wall = time.process_time(), time.perf_counter()
-                        model = build_topics(c, seed=seed)
+                        model = c.topics.build(seed=seed)
                 row.update(papers=len(ids), data="real")
                 x, t = vectors, texts
             else:
@@ -85,7 +84,7 @@ def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = Tru
                                                      progress=lambda s: say(f"  {s}"))
                 ts = time.perf_counter()
                 with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp, Library(Path(tmp) / "s.db") as s:
-                    save_model(s, model)
+                    s.topics.save(model)
                 model.meta["seconds"]["store"] = round(time.perf_counter() - ts, 3)
                 row.update(papers=n, data="synthetic: real papers drawn with replacement, vectors perturbed "
                                            "(v + 0.3 g / sqrt(d), renormalised), texts kept")

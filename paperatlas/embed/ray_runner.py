@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import PaperatlasError
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..core import LibraryCore
 
 Progress = Callable[[int, int], None]
 
@@ -67,7 +67,7 @@ class _Worker:
         return np.asarray(self.embedder.embed(texts, batch_size=batch_size), dtype=np.float32)
 
 
-def embed_with_ray(lib: Library, address: str = "local", workers: int | None = None, rebuild: bool = False,
+def embed_with_ray(lib: LibraryCore, address: str = "local", workers: int | None = None, rebuild: bool = False,
                    chunk: int = 256, batch_size: int = 32, progress: Progress | None = None) -> int:
     """Embed every paper missing a vector on Ray; returns how many papers got one."""
     name = lib.embedder_name

@@ -71,7 +71,7 @@ def eval_crosslingual(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequenc
         out[mode] = {f"mrr@{k}": round(sum(1 / r for r in ranks if r and r <= k) / n, 4),
                      f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 4),
                      "hit@1": round(sum(1 for r in ranks if r == 1) / n, 4)}
-    st = lib.multilingual_status()
+    st = lib.multilingual.status()
     out["_info"] = {"queries": len(pairs), "papers": st["papers"], "multilingual_embedded": st["embedded"],
                     "multilingual_routed": sum(1 for r in per_query if r["route"] == "multilingual"),
                     "semantic_weight": lib.engine.settings.crosslingual_semantic_weight,

@@ -170,14 +170,12 @@ def evaluate_acm(corpus: Corpus, tasks: Sequence[dict[str, Any]], recommenders: 
 def run_acm(data_path: str | Path, embedder: str = "minilm", recommenders: dict[str, Any] | None = None,
             progress: Progress | None = None, seeds: Sequence[int] = ACM_SEEDS,
             pool_size: int = ACM_POOL_SIZE) -> dict[str, Any]:
-    from ..recommend.features import library_corpus
-
     readers = load_acm_readers(data_path)
     pool = acm_pool(data_path, pool_size)
     with tempfile.TemporaryDirectory(prefix="paperatlas-acm-") as tmp:
         lib = library_from_records(pool, embedder, tmp, progress)
         try:
-            corpus = library_corpus(lib)
+            corpus = lib.recommend.corpus()
             tasks = acm_splits(readers, corpus, seeds, lambda d: (lib.store.resolve_id(d)))
             recs = recommenders or {name: RECOMMENDERS.create(name) for name in RECOMMENDERS.names()}
             if recommenders is None and corpus.svm_space is not None:
@@ -365,14 +363,12 @@ def _area_counts(xs: Any) -> dict[str, int]:
 def sim_corpus(papers_path: str | Path, embedder: str, workdir: str,
                progress: Progress | None = None) -> tuple[Any, Corpus, np.ndarray]:
     """(library, corpus, primary area per corpus row) of the ICLR 2024 papers."""
-    from ..recommend.features import library_corpus
-
     papers = load_venue_papers(papers_path)
     recs = [{"id": d["id"], "title": d["title"], "abstract": d["abstract"], "authors": d.get("authors", []),
              "keywords": d.get("keywords", []), "venue": d["venue"], "year": d["year"], "status": d.get("status", ""),
              "url": d.get("url", "")} for d in papers]
     lib = library_from_records(recs, embedder, workdir, progress)
-    corpus = library_corpus(lib)
+    corpus = lib.recommend.corpus()
     area_of = {d["id"]: d["primary_area"] for d in papers}
     areas = np.array([area_of.get(pid, "") for pid in corpus.ids], dtype=object)
     return lib, corpus, areas

@@ -120,10 +120,9 @@ def eval_topics(path: str | Path, seeds: Sequence[int] = (0, 1, 2), embedder: st
             t = time.perf_counter()
             lib.embed()
             embed_s = time.perf_counter() - t
-            from ..topics.build import library_texts, library_vectors
 
-            ids, vectors = library_vectors(lib)
-            texts = library_texts(lib, ids)
+            ids, vectors = lib.topics.vectors()
+            texts = lib.topics.texts(ids)
             label_of = {}
             for r in records:
                 p = lib.store.resolve_id(str(r.get("id", "")))

@@ -24,6 +24,7 @@ from .models import Answer, BatchStatus, CheatItem, Faq, Generated, Translation
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
+    from ..readers import Readers
 else:
     LibraryCore = Any
 
@@ -60,8 +61,9 @@ class Llm:
         >>> lib.llm.translate("2106.09685", "zh").title  # doctest: +SKIP
     """
 
-    def __init__(self, lib: LibraryCore) -> None:
+    def __init__(self, lib: LibraryCore, readers: Readers) -> None:
         self.lib = lib
+        self._readers = readers
         self._url: str | None = None
         self._model: str | None = None
         self._client: LlmClient | None = None
@@ -109,8 +111,8 @@ class Llm:
         cfg = self.config
         version = prompts.VERSIONS[task]
         if cfg is not None and cfg.model:
-            return self.store.get_generated(subject, task, lang, cfg.model, version, h)  # type: ignore[no-any-return]
-        return self.store.latest_generated(subject, task, lang, version, h)  # type: ignore[no-any-return]
+            return self.store.llm.get_generated(subject, task, lang, cfg.model, version, h)  # type: ignore[no-any-return]
+        return self.store.llm.latest_generated(subject, task, lang, version, h)  # type: ignore[no-any-return]
 
     def _generate(self, subject: str, task: str, lang: str, h: str, messages: list[dict[str, str]],
                   post: Callable[[str], str] = _tidy, on_text: Callable[[str], None] | None = None,
@@ -132,7 +134,7 @@ class Llm:
             return {"subject": subject, "task": task, "lang": lang, "model": model, "prompt_version": version,
                     "text_hash": h, "text": text, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                     }, False
-        return self.store.put_generated(subject, task, lang, model, version, h, text), False
+        return self.store.llm.put_generated(subject, task, lang, model, version, h, text), False
 
     def _record_time(self, model: str, task: str, seconds: float) -> None:
         """Keep the running time per request of each task and model: estimates for batches come from it."""
@@ -197,7 +199,7 @@ class Llm:
     def _stored(self, task: str, paper_ids: Sequence[str], lang: str,
                 hash_of: Callable[[Paper], str]) -> dict[str, Generated]:
         papers = self.store.get_papers(list(paper_ids))
-        rows = self.store.generated_for(list(papers), task, lang)
+        rows = self.store.llm.generated_for(list(papers), task, lang)
         out: dict[str, Generated] = {}
         version = prompts.VERSIONS[task]
         for pid, p in papers.items():
@@ -270,7 +272,7 @@ class Llm:
         """paper id -> its current translated title and abstract joined, for the keyword index."""
         out: dict[str, str] = {}
         for task in ("translate_title", "translate_abstract"):
-            for batch in self.store.iter_generated(task, lang):
+            for batch in self.store.llm.iter_generated(task, lang):
                 for r in batch:
                     out[r["subject"]] = (out.get(r["subject"], "") + " " + r["text"]).strip()
         return out
@@ -451,7 +453,7 @@ class Llm:
         lang = self._lang(lang)
         where: dict[str, dict[str, Any]] = {}
         if paper_ids is None:
-            paper_ids = [p.id for p in self.lib.liked(reader)]
+            paper_ids = [p.id for p in self._readers.liked(reader)]
             agenda = self._agenda(reader)
             for item in agenda:
                 pid = item.get("paper_id") or item.get("id")
@@ -495,7 +497,7 @@ class Llm:
     def stats(self) -> dict[str, Any]:
         """What the library holds that a model generated: texts per task, language and model."""
         rows = [{"task": t, "lang": lang, "model": m, "prompt_version": v, "texts": n}
-                for t, lang, m, v, n in self.store.generated_counts()]
+                for t, lang, m, v, n in self.store.llm.generated_counts()]
         cfg = self.config
         return {"generated": rows, "texts": sum(r["texts"] for r in rows),
                 "endpoint": cfg.url if cfg else None, "model": (cfg.model or None) if cfg else None}

@@ -120,7 +120,7 @@ def _paper_ids(lib: Any, ids: tuple[str, ...], saved: bool, all_: bool, reader: 
         return [p.id for p in lib.papers()]
     chosen = list(ids)
     if saved:
-        chosen += [p.id for p in lib.liked(reader)]
+        chosen += [p.id for p in lib.readers.liked(reader)]
     return list(dict.fromkeys(chosen))
 
 

@@ -294,8 +294,8 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         """Personal recommendations for a reader, from the papers they liked and disliked; each says why."""
 
         def run() -> list[Hit]:
-            r = library.reader(reader, create=False)
-            return library.recommend(r, limit, venue=venue, year=year)
+            r = library.readers.get(reader, create=False)
+            return library.recommend.for_reader(r, limit, venue=venue, year=year)
 
         hits = [hit_model(h) for h in call(run)]
         note = "" if hits else f"nothing to recommend: like a few papers first (tool `like`, reader {reader!r})"
@@ -307,9 +307,8 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> Annotated[CallToolResult, TopicsResult]:
         """The library's topics (built by `paperatlas topics build`), largest first, with key phrases."""
-        from ..topics.build import list_topics
 
-        ts = call(lambda: list_topics(library, level))[:limit]
+        ts = call(lambda: library.topics.at_level(level))[:limit]
         items = [TopicItem(topic=t.topic, label=t.label, size=t.size, phrases=t.phrases, central=t.central[:5],
                            parent=t.parent) for t in ts]
         text = "\n".join(f"{t.topic}. {t.label} ({t.size} papers): {', '.join(t.phrases[:6])}" for t in items)
@@ -325,7 +324,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
         def run() -> list[str]:
             real = [library.get(i).id for i in ids]  # every id checked before anything is written
-            library.set_feedback(reader, real, kind, on=not undo)
+            library.readers.set_feedback(reader, real, kind, on=not undo)
             return real
 
         done = call(run)

@@ -19,7 +19,9 @@ from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo
 from .walk import METHODS, Poster, Walk
 
 if TYPE_CHECKING:  # the capability sees the library through its core protocol only
-    from ..library import Library as LibraryCore
+    from ..core import LibraryCore
+    from ..readers import Readers
+    from ..recommend import Recommend
 
 __all__ = ["Agenda", "AgendaItem", "AgendaSession", "Clash", "Event", "Programme", "SessionInfo", "Walk"]
 
@@ -54,8 +56,10 @@ def _overlap(a: Event, b_start: str, b_end: str) -> bool:
 class Programme:
     """A conference's programme, as this library holds it."""
 
-    def __init__(self, lib: LibraryCore) -> None:
+    def __init__(self, lib: LibraryCore, readers: Readers, recommend: Recommend) -> None:
         self.lib = lib
+        self._readers = readers
+        self._recommender = recommend
 
     @property
     def store(self) -> Any:
@@ -104,20 +108,20 @@ class Programme:
     # -- events and sessions ------------------------------------------------------------
     def events_for(self, paper_id: str) -> list[Event]:
         """A paper's events in time order (none when no programme lists it)."""
-        return [Event.from_row(r) for r in self.store.events_for_papers([paper_id]).get(paper_id, [])]
+        return [Event.from_row(r) for r in self.store.programme.events_for_papers([paper_id]).get(paper_id, [])]
 
     def events_for_many(self, paper_ids: Sequence[str]) -> dict[str, list[Event]]:
-        return {pid: [Event.from_row(r) for r in rows] for pid, rows in self.store.events_for_papers(paper_ids).items()}
+        return {pid: [Event.from_row(r) for r in rows] for pid, rows in self.store.programme.events_for_papers(paper_ids).items()}
 
     def feeds(self) -> list[str]:
-        return self.store.programme_feeds()
+        return self.store.programme.programme_feeds()
 
     def sessions(self, feed: str | None = None, day: str | None = None, type: str | None = None,
                  tz: str | None = None) -> list[SessionInfo]:
         """Every session in time order (optionally of one feed, one local day, one type)."""
         zone = reader_tz(tz)
         groups: dict[str, list[dict[str, Any]]] = {}
-        for r in self.store.programme_events(feed, include_withdrawn=False):
+        for r in self.store.programme.programme_events(feed, include_withdrawn=False):
             if r["session_id"]:
                 groups.setdefault(r["session_id"], []).append(r)
         out = []
@@ -143,7 +147,7 @@ class Programme:
 
     def session(self, session_id: str) -> tuple[SessionInfo, list[Event]]:
         """A session and its events in poster-number order. Raises NotFound."""
-        rows = self.store.session_events(session_id)
+        rows = self.store.programme.session_events(session_id)
         if not rows:
             raise NotFound(gettext("no session {id!r} in the programme", id=session_id),
                            gettext("`paperatlas programme` lists the sessions"))
@@ -153,11 +157,11 @@ class Programme:
     def candidates(self, reader: str | None, recommended: int = RECOMMENDED) -> dict[str, tuple[list[str], float, bool]]:
         """paper id -> (why, score, must-see) for the reader's liked, tagged and strongly
         recommended papers that the programme lists."""
-        r = self.lib.reader(reader)
+        r = self._readers.get(reader)
         out: dict[str, tuple[list[str], float, bool]] = {}
-        for f in self.store.feedback(r.id, "like"):
+        for f in self.store.readers.feedback(r.id, "like"):
             out[f.paper_id] = (["liked"], 1.0, True)
-        for pid, tags in self.store.tags(r.id).items():
+        for pid, tags in self.store.readers.tags(r.id).items():
             why, score, _ = out.get(pid, ([], 1.0, True))
             out[pid] = ([*why, "tagged: " + ", ".join(tags)], score, True)
         if recommended > 0 and out:
@@ -168,10 +172,8 @@ class Programme:
     def _scored(self, reader: str) -> tuple[dict[str, float], Any]:
         """The reader's recommendation score of every paper, and a function explaining some of them
         (paper ids -> reasons); ({}, None) before the library has vectors to score with."""
-        from ..recommend.api import scored_for
-
         try:
-            corpus, scored, _ = scored_for(self.lib, self.lib.reader(reader))
+            corpus, scored, _ = self._recommender.scored_for(self._readers.get(reader))
         except PaperatlasError:
             return {}, None
         if not len(corpus.ids):
@@ -185,12 +187,12 @@ class Programme:
 
     def _recommend(self, reader: str, limit: int, exclude: set[str]) -> list[tuple[str, float, str]]:
         """(paper id, score, why) of the reader's top recommendations among the programme's papers."""
-        listed = {r["paper_id"] for r in self.store.programme_events(None, include_withdrawn=False) if r["paper_id"]}
+        listed = {r["paper_id"] for r in self.store.programme.programme_events(None, include_withdrawn=False) if r["paper_id"]}
         scores, explain = self._scored(reader)
         if not listed or not scores or explain is None:
             return []
-        r = self.lib.reader(reader)
-        judged = {f.paper_id for f in self.store.feedback(r.id)}
+        r = self._readers.get(reader)
+        judged = {f.paper_id for f in self.store.readers.feedback(r.id)}
         top = sorted((pid for pid in listed - exclude - judged if pid in scores), key=lambda pid: -scores[pid])[:limit]
         return [(pid, scores[pid], why) for pid, why in zip(top, explain(top))]
 
@@ -205,9 +207,9 @@ class Programme:
             ['7HVADbW8fh', '1tzlbKySxX']
         """
         zone = reader_tz(tz)
-        name = self.lib.reader(reader).name
+        name = self._readers.get(reader).name
         chosen = self.candidates(name, recommended)
-        events = self.store.events_for_papers(list(chosen))
+        events = self.store.programme.events_for_papers(list(chosen))
         papers = self.store.get_papers(list(chosen))
         by_session: dict[str, list[AgendaItem]] = {}
         rows_of: dict[str, list[dict[str, Any]]] = {}
@@ -257,13 +259,13 @@ class Programme:
         """The agenda as an RFC 5545 calendar (see programme/ics.py)."""
         from .ics import to_ics
 
-        return to_ics(self.agenda(reader, **filters), self.store.event_change_counts(), base_url)
+        return to_ics(self.agenda(reader, **filters), self.store.programme.event_change_counts(), base_url)
 
     def interest(self, reader: str | None, paper_ids: Sequence[str]) -> dict[str, tuple[float, bool]]:
         """paper id -> (interest in [0, 1], must-see) for the reader: must-sees are the liked and tagged
         papers; interest is the recommender's score scaled so the session's median is 0 and its best 1."""
-        r = self.lib.reader(reader)
-        must = {f.paper_id for f in self.store.feedback(r.id, "like")} | set(self.store.tags(r.id))
+        r = self._readers.get(reader)
+        must = {f.paper_id for f in self.store.readers.feedback(r.id, "like")} | set(self.store.readers.tags(r.id))
         wanted = set(paper_ids)
         every, _ = self._scored(r.name)
         scores = {pid: every[pid] for pid in wanted if pid in every}
@@ -310,7 +312,7 @@ class Programme:
         """Moved, re-timed and withdrawn events since `since` (ISO), of the papers on the reader's
         agenda when a reader is given."""
         ids = list(self.candidates(reader, 0)) if reader else None
-        return self.store.programme_changes(since, ids)
+        return self.store.programme.programme_changes(since, ids)
 
 
 def _utc_key(iso: str) -> str:

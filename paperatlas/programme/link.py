@@ -49,7 +49,7 @@ def paper_group(ev: FeedEvent) -> str:
 
 def plan(store: Any, feed_name: str, venue: str, year: int, parsed: Feed) -> FeedPlan:
     p = FeedPlan(feed_name, venue, year, parsed.events, notes=list(parsed.notes))
-    forums = store.forum_links()
+    forums = store.programme.forum_links()
     keys = {ev.event_id: title_key(clean_text(ev.name)) for ev in parsed.events}
     titles = store.title_matches(list(keys.values()))
     rows: dict[str, dict[str, Any]] = {}
@@ -126,7 +126,7 @@ def commit(store: Any, p: FeedPlan, state: tuple[str, str] | None = None) -> dic
         if real:
             paper_of[eid] = real
     rows = [event_row(p.feed, ev, paper_of.get(ev.event_id, "")) for ev in p.events]
-    before = {e["event_id"]: e for e in store.programme_events(p.feed)}
+    before = {e["event_id"]: e for e in store.programme.programme_events(p.feed)}
     first_read = not before
     changes: list[dict[str, Any]] = []
     for r in rows:
@@ -164,7 +164,7 @@ def commit(store: Any, p: FeedPlan, state: tuple[str, str] | None = None) -> dic
         if x != paper.extra:
             paper.extra = x
             extras.append((pid, x, paper.content_hash()))
-    store.write_programme(p.feed, rows, gone, extras, changes, state)
+    store.programme.write_programme(p.feed, rows, gone, extras, changes, state)
     unlinked = sum(1 for r in rows if not r["paper_id"])
     return {"events": len(rows), "linked_by_forum": p.by_forum, "linked_by_title": p.by_title,
             "brought_in": len(rows) - p.by_forum - p.by_title - unlinked, "unlinked": unlinked,

@@ -47,8 +47,8 @@ def readers(ctx: click.Context, as_json: bool) -> None:
         return
     lib = get_library(ctx)
     rows = []
-    for r in lib.readers():
-        fb = lib.store.feedback(r.id)
+    for r in lib.readers.all():
+        fb = lib.store.readers.feedback(r.id)
         rows.append({**r.public(), "likes": sum(f.kind == "like" for f in fb),
                      "dislikes": sum(f.kind == "dislike" for f in fb)})
     if as_json:
@@ -72,9 +72,9 @@ def readers_add(ctx: click.Context, name: str) -> None:
         paperatlas readers add alice
     """
     lib = get_library(ctx)
-    if lib.store.get_reader(name.strip()) is not None:
+    if lib.store.readers.get_reader(name.strip()) is not None:
         raise Fail(f"reader {name!r} exists already\nFix: pick another name, or use it as is with --reader {name}")
-    r = lib.reader(name)
+    r = lib.readers.get(name)
     click.echo(f"added reader {r.name}; API token: {r.token}")
 
 
@@ -92,8 +92,8 @@ def readers_token(ctx: click.Context, name: str, reset: bool) -> None:
         paperatlas readers token alice
     """
     lib = get_library(ctx)
-    r = lib.reader(name, create=False)
-    click.echo(lib.store.reset_token(r.id) if reset else r.token)
+    r = lib.readers.get(name, create=False)
+    click.echo(lib.store.readers.reset_token(r.id) if reset else r.token)
 
 
 def _feedback(kind: str, label: str) -> Any:
@@ -104,8 +104,8 @@ def _feedback(kind: str, label: str) -> Any:
     @handle_errors
     def cmd(ctx: click.Context, paper_ids: tuple[str, ...], reader: str | None, undo: bool) -> None:
         lib = get_library(ctx)
-        lib.set_feedback(reader, list(paper_ids), kind, not undo)
-        click.echo(f"{'cleared' if undo else 'marked'} {len(paper_ids)} as {label} for {lib.reader(reader).name}")
+        lib.readers.set_feedback(reader, list(paper_ids), kind, not undo)
+        click.echo(f"{'cleared' if undo else 'marked'} {len(paper_ids)} as {label} for {lib.readers.get(reader).name}")
 
     return cmd
 
@@ -173,12 +173,12 @@ def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | 
     lib = get_library(ctx)
     if paper_ids:
         tag, ids = _tag_arguments(lib, tag, paper_ids)
-        lib.tag(reader, ids, tag, remove)
-        r = lib.reader(reader)
+        lib.readers.tag(reader, ids, tag, remove)
+        r = lib.readers.get(reader)
         click.echo(f"{'untagged' if remove else 'tagged'} {len(ids)} papers {tag!r} for {r.name}")
         return
-    r = lib.reader(reader)
-    ids = [pid for pid, tags in lib.store.tags(r.id).items() if tag in tags]
+    r = lib.readers.get(reader)
+    ids = [pid for pid, tags in lib.store.readers.tags(r.id).items() if tag in tags]
     papers = lib.get_many(ids)
     if as_json:
         echo_json([{"id": p.id, "title": p.title} for p in papers])
@@ -206,11 +206,11 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
     """
     lib = get_library(ctx)
     if text:
-        lib.note(reader, paper_id, text)
+        lib.readers.note(reader, paper_id, text)
         click.echo("saved")
         return
-    r = lib.reader(reader)
-    click.echo(lib.store.notes(r.id).get(lib.get(paper_id).id, ""))
+    r = lib.readers.get(reader)
+    click.echo(lib.store.readers.notes(r.id).get(lib.get(paper_id).id, ""))
 
 
 @click.command("import-reader")
@@ -241,7 +241,7 @@ def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, a
         raise Fail(f"no file {file}" + (" (a folder)" if Path(file).exists() else "")
                    + "\nFix: give a Zotero export (CSL JSON, RIS, BibTeX, Zotero RDF), a list, or zotero:users/ID")
     lib = get_library(ctx)
-    report = lib.import_reader(reader, file, None if fmt == "auto" else fmt)
+    report = lib.readers.import_file(reader, file, None if fmt == "auto" else fmt)
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -276,7 +276,7 @@ def recommend(ctx: click.Context, reader: str | None, method: str, limit: int, o
         paperatlas recommend --reader alice --limit 5 --json
     """
     lib = get_library(ctx)
-    hits = lib.recommend(reader, limit, method, offset, venue, year, since=since)
+    hits = lib.recommend.for_reader(reader, limit, method, offset, venue, year, since=since)
     hint = ("drop --venue / --year / --since / --offset to look at the whole library" if venue or year or since or offset
             else f"like a few papers first: `paperatlas like ID{reader_flag(reader)}`, "
                  f"or `paperatlas triage{reader_flag(reader)}`")
@@ -321,13 +321,13 @@ def profile(ctx: click.Context, reader: str | None, as_json: bool) -> None:
     ctx.ensure_object(dict)["reader"] = reader
     if ctx.invoked_subcommand:
         return
-    p = get_library(ctx).profile(reader)
+    p = get_library(ctx).recommend.profile(reader)
     echo_json(p) if as_json else _print_profile(p, reader)
 
 
 def _edit(ctx: click.Context, reader: str | None, as_json: bool, **edits: Any) -> None:
     reader = reader or ctx.obj.get("reader")
-    p = get_library(ctx).edit_profile(reader, **edits)
+    p = get_library(ctx).recommend.edit_profile(reader, **edits)
     echo_json(p) if as_json else _print_profile(p, reader)
 
 
@@ -416,7 +416,7 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
     if ctx.invoked_subcommand:
         return
     lib = get_library(ctx)
-    pair = lib.triage_pair(reader)
+    pair = lib.recommend.triage_pair(reader)
     if pair is None and lib.count() < 2:  # "every paper has been judged" would be false on an empty library
         nothing_found(ctx, f"the library has {lib.count()} paper(s): triage needs at least two",
                       "add papers first: `paperatlas ingest FILE`", reader=reader)
@@ -450,7 +450,7 @@ def triage_choose(ctx: click.Context, winner: str, loser: str, reader: str | Non
         paperatlas triage choose iclr2024/aaa neurips2023/bbb
     """
     lib = get_library(ctx)
-    lib.triage_choose(reader or ctx.obj.get("reader"), winner, loser)
+    lib.recommend.triage_choose(reader or ctx.obj.get("reader"), winner, loser)
     click.echo("recorded")
 
 
@@ -467,7 +467,7 @@ def triage_neither(ctx: click.Context, a: str, b: str, reader: str | None) -> No
 
         paperatlas triage neither iclr2024/aaa neurips2023/bbb
     """
-    get_library(ctx).triage_neither(reader or ctx.obj.get("reader"), a, b)
+    get_library(ctx).recommend.triage_neither(reader or ctx.obj.get("reader"), a, b)
     click.echo("recorded")
 
 
@@ -487,7 +487,7 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
 
         paperatlas group --readers alice,bob,carol --n 10
     """
-    res = get_library(ctx).group_list(names.split(","), n, method)
+    res = get_library(ctx).recommend.group_list(names.split(","), n, method)
     if as_json:
         echo_json({**res, "papers": hit_rows(res["papers"])})
     if not res["papers"]:
@@ -542,12 +542,12 @@ def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int
     lib = get_library(ctx)
     with language(lang):
         if not email:
-            write_output(lib.digest(reader, since, limit, fmt), output)
+            write_output(lib.recommend.digest(reader, since, limit, fmt), output)
             return
         from ..mail import SmtpSettings, digest_message, send
 
-        text = lib.digest(reader, since, limit, "markdown")
-        html = lib.digest(reader, since, limit, "html")
+        text = lib.recommend.digest(reader, since, limit, "markdown")
+        html = lib.recommend.digest(reader, since, limit, "html")
     subject = text.splitlines()[0].lstrip("# ").strip() if text.strip() else "paperatlas digest"
     settings = SmtpSettings(smtp_host, smtp_port, smtp_user, smtp_password, smtp_starttls, sender,
                             cafile=smtp_cafile)

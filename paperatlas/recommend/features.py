@@ -1,6 +1,6 @@
 """Candidate features: the arxiv-sanity-lite TF-IDF matrix plus the library's embeddings.
 
-Built once per library version and kept on the Library; the fitted TF-IDF part (~5 s
+Built once per library version and kept by `lib.recommend` (Recommend.corpus); the fitted TF-IDF part (~5 s
 at 8k papers) is also saved beside the library (`<db>.index/recommend-tfidf/`), so a
 new process (a CLI call, a server worker) loads it in ~0.1 s.
 """
@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shutil
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -220,26 +219,3 @@ def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.nda
                           [p.year for p in papers], cache)
     corpus.titles = [p.title for p in papers]  # derived titles are shown, just not vectorised twice
     return corpus
-
-
-_lock = threading.Lock()
-
-
-def library_corpus(lib: Any) -> Corpus:
-    """The Corpus of a Library, cached on it until papers or vectors change."""
-    emb_id = lib.embedder.id
-    version = (lib.store.data_version(), emb_id, lib.store.vector_count(emb_id))
-    cached = getattr(lib, "_recommend_corpus", None)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    with _lock:
-        cached = getattr(lib, "_recommend_corpus", None)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        papers = lib.papers()
-        index = lib.engine.vector_index()
-        vectors = (index.ids, index.matrix) if index is not None else None
-        cache = TfidfCache(lib.engine.index_folder("recommend-tfidf"))
-        corpus = corpus_from_papers(papers, vectors, lib.engine.query_vector if vectors else None, cache)
-        lib._recommend_corpus = (version, corpus)
-        return corpus

@@ -1,6 +1,6 @@
 """Reference-manager files in and out: Zotero's CSL-JSON, RIS, BibTeX/BibLaTeX and Zotero RDF.
 
-`readers.read_entries(path)` turns an export into Entries that `recommend.importer.match` finds
+`readers.read_entries(path)` turns an export into Entries that `readers.importer.match` finds
 in the library; `writers` renders papers as RIS and CSL-JSON for Zotero to import.
 """
 

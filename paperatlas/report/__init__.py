@@ -24,7 +24,7 @@ from .facets import FacetIndex, check_type
 from .figures import ConferenceReport, ThemeInput, build_report, extractive_description
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from ..core import LibraryCore
 
 __all__ = ["ConferenceReport", "FacetIndex", "Report", "parse_years"]
 
@@ -52,7 +52,7 @@ def parse_years(text: str | Sequence[int] | None) -> list[int]:
 class Report:
     """The report capability of a library: its figures, and the institution / country / type filters."""
 
-    def __init__(self, lib: Library) -> None:
+    def __init__(self, lib: LibraryCore) -> None:
         self.lib = lib
         self._lock = threading.Lock()
         self._facets: tuple[Any, FacetIndex] | None = None
@@ -63,7 +63,7 @@ class Report:
         version = self.lib.store.data_version()
         with self._lock:
             if self._facets is None or self._facets[0] != version:
-                self._facets = (version, FacetIndex(self.lib.store.iter_facts()))
+                self._facets = (version, FacetIndex(self.lib.store.report.iter_facts()))
             return self._facets[1]
 
     def filter_ids(self, institution: str | None = None, country: str | None = None,
@@ -78,7 +78,7 @@ class Report:
     def papers_in(self, venue: str | None = None, years: Sequence[int] = ()) -> list[PaperFacts]:
         v = (venue or "").strip().lower()
         ys = set(years)
-        return [f for f in self.lib.store.iter_facts()
+        return [f for f in self.lib.store.report.iter_facts()
                 if (not v or f.venue.lower() == v) and (not ys or f.year in ys)]
 
     def build(self, venue: str | None = None, years: Sequence[int] | str | None = None,
@@ -94,12 +94,12 @@ class Report:
             raise PaperatlasError(gettext("no papers for {what}", what=what),
                                   gettext("`paperatlas stats` lists the venues and years this library holds"))
         store = self.lib.store
-        if not store.topics_meta():
+        if not store.topics.topics_meta():
             raise PaperatlasError(gettext("this library has no topics yet, so the report has no themes"),
                                   gettext("run `paperatlas embed`, then `paperatlas topics build`"))
-        themes = [ThemeInput(r["topic"], r["label"], list(r["phrases"])) for r in store.list_topics("coarse")]
-        stored_central = {r["topic"]: list(r["central"]) for r in store.list_topics("coarse")}
-        placed = store.paper_topics([p.id for p in papers])
+        themes = [ThemeInput(r["topic"], r["label"], list(r["phrases"])) for r in store.topics.list_topics("coarse")]
+        stored_central = {r["topic"]: list(r["central"]) for r in store.topics.list_topics("coarse")}
+        placed = store.topics.paper_topics([p.id for p in papers])
         assignment = {pid: int(v["coarse"]) for pid, v in placed.items()}
         vectors = self.lib.vectors([pid for pid in assignment])
 
@@ -124,7 +124,7 @@ class Report:
         spelled = Counter(p.venue for p in papers).most_common(1)[0][0] if venue else ""
         scope = {"venue": spelled, "years": ys}
         rep = build_report(scope, papers, assignment, themes, central, description if describe else None)
-        meta = store.topics_meta() or {}
+        meta = store.topics.topics_meta() or {}
         rep.scope["topics_built_at"] = meta.get("built_at", "")
         if meta.get("data_version") != list(store.data_version()):
             rep.notes.append("papers changed since the topics were built: `paperatlas topics build` refreshes them")

@@ -111,7 +111,7 @@ class SearchEngine:
         key = what + model
         if key not in st.versions:
             if what == "translations":  # machine translations are keyword-searchable too
-                fn = getattr(self.store, "translations_version", None)
+                fn = getattr(getattr(self.store, "llm", None), "translations_version", None)
                 st.versions[key] = fn() if fn else (0, "")
             else:
                 st.versions[key] = (self.store.data_version() if what == "data" else self.store.vector_count(model))
@@ -165,7 +165,7 @@ class SearchEngine:
     def _keyword_texts(self) -> Any:
         """The store's texts in batches, each abstract followed by the paper's current translations
         (a Chinese query finds a paper by the words of its Chinese title and abstract)."""
-        translated = getattr(self.store, "translated_texts", None)
+        translated = getattr(getattr(self.store, "llm", None), "translated_texts", None)
         for batch in self.store.iter_texts():
             extra = translated({i: (t, a) for i, t, _, a in batch}) if translated else {}
             yield [(i, t, d, f"{a} {extra[i]}" if i in extra else a) for i, t, d, a in batch] if extra else batch

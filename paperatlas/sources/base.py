@@ -132,7 +132,7 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
     bind = getattr(source, "bind", None)
     if bind is not None:  # a source that links what it fetches to the papers already there
         bind(store)
-    state = store.source_state(source.key)
+    state = store.sources.source_state(source.key)
     report = FetchReport(source=source.key, resumed=bool(state) and not state.get("complete", False))
     start = time.monotonic()
     done = 0

@@ -87,7 +87,7 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
     options = {k: v for k, v in (("all", all_), ("since", since)) if v}
     create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
     lib = get_library(ctx, create=True)
-    report = lib.fetch(source, args, base_url, client_factory=_client(timeout, retries, delay, deadline),
+    report = lib.sources.fetch(source, args, base_url, client_factory=_client(timeout, retries, delay, deadline),
                        max_pages=max_pages, **options)
     if not as_json:
         click.echo(report.summary())
@@ -123,7 +123,7 @@ def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], al
         lib = get_library(ctx)
         rows = [{"key": f.key, "source": f.source, "args": f.args, "options": f.options,
                  "last_run_at": f.last_run_at, "last_summary": f.last_summary, "last_error": f.last_error}
-                for f in lib.follows()]
+                for f in lib.sources.follows()]
         if as_json:
             echo_json(rows)
         elif not rows:
@@ -133,7 +133,7 @@ def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], al
             click.echo(f"{r['key']}\t{r['last_run_at'] or '-'}\t{last}")
         return
     lib = get_library(ctx, create=True)
-    key, created = lib.follow(source, list(args), base_url, all=all_, since=since)
+    key, created = lib.sources.follow(source, list(args), base_url, all=all_, since=since)
     msg = f"following {key}" if created else f"already following {key} (options updated)"
     echo_json({"key": key, "created": created}) if as_json else click.echo(
         msg + "; `paperatlas update` fetches it")
@@ -151,7 +151,7 @@ def unfollow_cmd(ctx: click.Context, source: str, args: tuple[str, ...]) -> None
 
         paperatlas unfollow arxiv cs.LG
     """
-    key = get_library(ctx).unfollow(source, list(args))
+    key = get_library(ctx).sources.unfollow(source, list(args))
     click.echo(f"no longer following {key}")
 
 
@@ -179,10 +179,10 @@ def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | 
         paperatlas update --quiet --no-embed   # in cron: 0 * * * *
     """
     lib = get_library(ctx)
-    if not lib.follows():
+    if not lib.sources.follows():
         raise Fail("not following anything: nothing to update\n"
                    "Fix: subscribe first, e.g. `paperatlas follow arxiv cs.LG` or `paperatlas follow paperlists iclr 2025`")
-    results = lib.update(_client(timeout, retries, delay, deadline), max_pages=max_pages)
+    results = lib.sources.update(_client(timeout, retries, delay, deadline), max_pages=max_pages)
     failed = [r for r in results if r.error]
     new = sum(r.report.new for r in results if r.report)
     updated = sum(r.report.updated for r in results if r.report)

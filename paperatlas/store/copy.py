@@ -21,7 +21,7 @@ _OWN = {"schema_migrations", "pa_changes"}
 
 def copy_library(src: SQLiteStore, dst: SQLiteStore, progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
     """Copy every table of `src` into the empty library `dst`; returns rows copied per table."""
-    if dst.count_papers() or dst.list_readers():
+    if dst.count_papers() or dst.readers.list_readers():
         raise PaperatlasError(f"{_where(dst)} already holds papers or readers",
                               "copy into a new, empty library (a new file path or an empty database)")
     if src.schema_version != dst.schema_version:

@@ -1,6 +1,6 @@
 """PostgresStore: the same library in a PostgreSQL database, for several hosts sharing one library.
 
-The SQL of SQLiteStore (and its personal/topic mixins) is written once, in SQLite's dialect; this
+The SQL of SQLiteStore (and of its parts: readers, topics, sources) is written once, in SQLite's dialect; this
 module runs it on PostgreSQL through a thin connection wrapper that rewrites the few constructs the
 two dialects spell differently (`?` placeholders, INSERT OR REPLACE/IGNORE, strftime, BLOB, rowid
 tables). What has no PostgreSQL counterpart is replaced, not emulated:
@@ -233,6 +233,7 @@ class PostgresStore(SQLiteStore):
         self._writer_depth = 0
         self._keys: dict[str, list[tuple[str, ...]]] = {}
         self._migrate()
+        self._attach_parts()
 
     # -- connections -----------------------------------------------------------------
     @property

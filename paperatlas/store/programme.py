@@ -26,24 +26,27 @@ def _event(row: Sequence[Any]) -> dict[str, Any]:
 
 
 class ProgrammeStore:
-    """Mixin of SQLiteStore (and so of PostgresStore)."""
+    """The programme's tables (events, feeds, changes), a part of the store (`store.programme`) sharing its connection."""
 
-    def forum_links(self: _HasConn) -> dict[str, str]:
+    def __init__(self, db: _HasConn) -> None:
+        self._db = db
+
+    def forum_links(self) -> dict[str, str]:
         """OpenReview forum id -> paper id, for every paper that names its forum: by its id (the
         forum itself, or `venue/forum`), by `extra.openreview_id`, or by an alias."""
         out: dict[str, str] = {}
-        for pid, extra in self.conn.execute("SELECT id, extra FROM papers"):
+        for pid, extra in self._db.conn.execute("SELECT id, extra FROM papers"):
             tail = pid.rsplit("/", 1)[-1]
             out.setdefault(tail, pid)
             if "openreview_id" in extra:
                 forum = json.loads(extra).get("openreview_id")
                 if isinstance(forum, str) and forum:
                     out[forum] = pid
-        for alias, pid in self.conn.execute("SELECT alias, paper_id FROM aliases"):
+        for alias, pid in self._db.conn.execute("SELECT alias, paper_id FROM aliases"):
             out.setdefault(alias.rsplit("/", 1)[-1], pid)
         return out
 
-    def programme_events(self: _HasConn, feed: str | None = None, include_withdrawn: bool = True) -> list[dict[str, Any]]:
+    def programme_events(self, feed: str | None = None, include_withdrawn: bool = True) -> list[dict[str, Any]]:
         """Every event (of one feed), in time then poster order."""
         where, params = [], []
         if feed is not None:
@@ -53,9 +56,9 @@ class ProgrammeStore:
             where.append("withdrawn = 0")
         sql = f"SELECT {_COLS} FROM programme_events" + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY start_utc, session_id, poster_number, event_id"
-        return [_event(r) for r in self.conn.execute(sql, params)]
+        return [_event(r) for r in self._db.conn.execute(sql, params)]
 
-    def events_for_papers(self: _HasConn, paper_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    def events_for_papers(self, paper_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
         """paper id -> its (not withdrawn) events in time order."""
         ids = list(dict.fromkeys(paper_ids))
         out: dict[str, list[dict[str, Any]]] = {}
@@ -63,26 +66,26 @@ class ProgrammeStore:
             chunk = ids[i : i + 900]
             q = (f"SELECT {_COLS} FROM programme_events WHERE withdrawn = 0 AND paper_id IN"
                  f" ({','.join('?' * len(chunk))}) ORDER BY start_utc, event_id")
-            for r in self.conn.execute(q, chunk):
+            for r in self._db.conn.execute(q, chunk):
                 e = _event(r)
                 out.setdefault(e["paper_id"], []).append(e)
         return out
 
-    def session_events(self: _HasConn, session_id: str) -> list[dict[str, Any]]:
+    def session_events(self, session_id: str) -> list[dict[str, Any]]:
         q = (f"SELECT {_COLS} FROM programme_events WHERE session_id = ? AND withdrawn = 0"
              " ORDER BY poster_number, start_utc, event_id")
-        return [_event(r) for r in self.conn.execute(q, (session_id,))]
+        return [_event(r) for r in self._db.conn.execute(q, (session_id,))]
 
-    def programme_feeds(self: _HasConn) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT DISTINCT feed FROM programme_events ORDER BY feed")]
+    def programme_feeds(self) -> list[str]:
+        return [r[0] for r in self._db.conn.execute("SELECT DISTINCT feed FROM programme_events ORDER BY feed")]
 
-    def write_programme(self: _HasConn, feed: str, events: Sequence[dict[str, Any]], withdrawn: Sequence[str],
+    def write_programme(self, feed: str, events: Sequence[dict[str, Any]], withdrawn: Sequence[str],
                         extras: Sequence[tuple[str, dict[str, Any], str]], changes: Sequence[dict[str, Any]],
                         state: tuple[str, str] | None = None) -> None:
         """One read of a feed in one transaction: its events (replaced by event id), the events it no
         longer lists marked withdrawn, the linked papers' new `extra` (with their content hash), what
         changed, and with `state` the fetch's position, so a kill leaves either all of it or none."""
-        with self.transaction() as c:
+        with self._db.transaction() as c:
             if events:
                 marks = ",".join("?" * len(EVENT_COLUMNS))
                 c.executemany(
@@ -106,18 +109,18 @@ class ProgrammeStore:
                 c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
                           " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", state)
 
-    def programme_changes(self: _HasConn, since: str = "", paper_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def programme_changes(self, since: str = "", paper_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """What changed in the programme (moved, re-timed, withdrawn, added events), oldest first."""
         q = "SELECT id, feed, event_id, paper_id, kind, before, after, at FROM programme_changes WHERE at >= ?"
         rows = [{"id": r[0], "feed": r[1], "event_id": r[2], "paper_id": r[3], "kind": r[4],
                  "before": json.loads(r[5]), "after": json.loads(r[6]), "at": r[7]}
-                for r in self.conn.execute(q + " ORDER BY id", (since,))]
+                for r in self._db.conn.execute(q + " ORDER BY id", (since,))]
         if paper_ids is not None:
             wanted = set(paper_ids)
             rows = [r for r in rows if r["paper_id"] in wanted]
         return rows
 
-    def event_change_counts(self: _HasConn) -> dict[tuple[str, str], int]:
+    def event_change_counts(self) -> dict[tuple[str, str], int]:
         """(feed, event id) -> how many times it changed (the .ics SEQUENCE)."""
-        return {(f, e): n for f, e, n in self.conn.execute(
+        return {(f, e): n for f, e, n in self._db.conn.execute(
             "SELECT feed, event_id, count(*) FROM programme_changes WHERE kind != 'added' GROUP BY feed, event_id")}

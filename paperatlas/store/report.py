@@ -25,9 +25,14 @@ class PaperFacts(NamedTuple):
 
 
 class ReportStore:
-    def iter_facts(self: _HasConn, batch: int = 20_000) -> Iterator[PaperFacts]:
+    """What the conference report reads, a part of the store (`store.report`) sharing its connection."""
+
+    def __init__(self, db: _HasConn) -> None:
+        self._db = db
+
+    def iter_facts(self, batch: int = 20_000) -> Iterator[PaperFacts]:
         """Every paper's venue, year, status, authors and extra fields, in rowid order."""
-        cur = self.conn.execute("SELECT id, title, venue, year, status, authors, extra FROM papers"
+        cur = self._db.conn.execute("SELECT id, title, venue, year, status, authors, extra FROM papers"
                                 " ORDER BY rowid")
         while rows := cur.fetchmany(batch):
             for pid, title, venue, year, status, authors, extra in rows:

@@ -1,4 +1,4 @@
-"""Fetch positions and subscriptions (issue 13): the SQL behind `fetch`, `follow`, `unfollow`, `update`.
+"""Fetch positions and subscriptions: the SQL behind `fetch`, `follow`, `unfollow`, `update`.
 
 Written in SQLite's dialect like the rest of the store; PostgresStore runs it through its translator.
 """
@@ -34,20 +34,23 @@ def _follow(row: tuple[Any, ...]) -> Follow:
 
 
 class SourceStore:
-    """Mixin of SQLiteStore (and so of PostgresStore)."""
+    """Fetch positions and subscriptions, a part of the store (`store.sources`) sharing its connection."""
 
-    def source_state(self: _HasConn, key: str) -> dict[str, Any]:
-        row = self.conn.execute("SELECT state FROM source_state WHERE key=?", (key,)).fetchone()
+    def __init__(self, db: _HasConn) -> None:
+        self._db = db
+
+    def source_state(self, key: str) -> dict[str, Any]:
+        row = self._db.conn.execute("SELECT state FROM source_state WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else {}
 
-    def set_source_state(self: _HasConn, key: str, state: dict[str, Any]) -> None:
-        with self.transaction() as c:
+    def set_source_state(self, key: str, state: dict[str, Any]) -> None:
+        with self._db.transaction() as c:
             c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
                       " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", (key, json.dumps(state)))
 
-    def add_follow(self: _HasConn, key: str, source: str, args: list[str], options: dict[str, Any]) -> bool:
+    def add_follow(self, key: str, source: str, args: list[str], options: dict[str, Any]) -> bool:
         """Save a subscription; False when it already existed (its options are then replaced)."""
-        with self.transaction() as c:
+        with self._db.transaction() as c:
             existed = c.execute("SELECT 1 FROM follows WHERE key=?", (key,)).fetchone() is not None
             if existed:
                 c.execute("UPDATE follows SET options=? WHERE key=?", (json.dumps(options), key))
@@ -56,21 +59,21 @@ class SourceStore:
                           (key, source, json.dumps(args), json.dumps(options)))
         return not existed
 
-    def remove_follow(self: _HasConn, key: str) -> bool:
-        with self.transaction() as c:
+    def remove_follow(self, key: str) -> bool:
+        with self._db.transaction() as c:
             return c.execute("DELETE FROM follows WHERE key=?", (key,)).rowcount > 0
 
-    def follows(self: _HasConn) -> list[Follow]:
-        return [_follow(r) for r in self.conn.execute(f"SELECT {_FOLLOW_COLS} FROM follows ORDER BY created_at, key")]
+    def follows(self) -> list[Follow]:
+        return [_follow(r) for r in self._db.conn.execute(f"SELECT {_FOLLOW_COLS} FROM follows ORDER BY created_at, key")]
 
-    def source_state_updated_at(self: _HasConn, key: str) -> str:
+    def source_state_updated_at(self, key: str) -> str:
         """When a fetch of `key` last stored its position ("" if it was never fetched)."""
-        row = self.conn.execute("SELECT updated_at FROM source_state WHERE key=?", (key,)).fetchone()
+        row = self._db.conn.execute("SELECT updated_at FROM source_state WHERE key=?", (key,)).fetchone()
         return str(row[0] or "") if row else ""
 
-    def record_follow_run(self: _HasConn, key: str, summary: str, error: str, at: str = "") -> None:
+    def record_follow_run(self, key: str, summary: str, error: str, at: str = "") -> None:
         """The outcome of the latest fetch of a followed source (at `at`, an ISO time; default now)."""
-        with self.transaction() as c:
+        with self._db.transaction() as c:
             if at:
                 c.execute("UPDATE follows SET last_run_at=?, last_summary=?, last_error=? WHERE key=?",
                           (at, summary, error, key))

@@ -89,8 +89,13 @@ def _paper_params(p: Paper) -> tuple[Any, ...]:
     )
 
 
-class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, ReportStore, LlmStore):
-    """The library file. Thread-safe: one connection per thread."""
+class SQLiteStore:
+    """The library file. Thread-safe: one connection per thread.
+
+    The papers, their vectors and the library's settings are here; each capability's own tables
+    are a part held as an attribute (`readers`, `topics`, `sources`, `programme`, `report`, `llm`), built
+    over this store's connection and transactions, so a part works unchanged in the PostgreSQL
+    store, which subclasses this one and translates its SQL."""
 
     backend = "sqlite"
 
@@ -108,6 +113,15 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, Report
                     "create the folder or pass another --db path",
                 )
         self._migrate()
+        self._attach_parts()
+
+    def _attach_parts(self) -> None:
+        self.readers = PersonalStore(self)
+        self.topics = TopicStore(self)
+        self.sources = SourceStore(self)
+        self.programme = ProgrammeStore(self)
+        self.report = ReportStore(self)
+        self.llm = LlmStore(self)
 
     # -- connections ---------------------------------------------------------------
     @property
@@ -552,6 +566,19 @@ class SQLiteStore(PersonalStore, TopicStore, SourceStore, ProgrammeStore, Report
             if model is None:
                 return c.execute("DELETE FROM vectors").rowcount
             return c.execute("DELETE FROM vectors WHERE model=?", (model,)).rowcount
+
+    # -- when papers arrived (digests) ---------------------------------------------------
+    def papers_added_since(self, since: str) -> set[str]:
+        """Ids of papers first added at or after `since` (an ISO date or timestamp)."""
+        return {r[0] for r in self.conn.execute("SELECT id FROM papers WHERE added_at >= ?", (since,))}
+
+    def papers_added_at(self, paper_ids: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i in range(0, len(paper_ids), 900):
+            chunk = paper_ids[i : i + 900]
+            q = f"SELECT id, added_at FROM papers WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update(dict(self.conn.execute(q, chunk)))
+        return out
 
     def copy_to(self, path: str | Path) -> None:
         """A consistent copy of the whole library file (SQLite's online backup), e.g. for benchmarks."""

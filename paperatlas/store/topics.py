@@ -23,12 +23,15 @@ PaperTopicRow = tuple[str, int, int, float, float, list[str]]
 
 
 class TopicStore:
-    """Mixin: needs `conn` and `transaction()` from SQLiteStore."""
+    """The topic tables, a part of the store (`store.topics`) sharing its connection."""
 
-    def replace_topics(self: _HasConn, topics: Sequence[TopicRow], papers: Sequence[PaperTopicRow],
+    def __init__(self, db: _HasConn) -> None:
+        self._db = db
+
+    def replace_topics(self, topics: Sequence[TopicRow], papers: Sequence[PaperTopicRow],
                        phrase_df: Sequence[tuple[str, int]], meta: dict[str, Any]) -> None:
         """Swap in a whole new topic model in one transaction (readers see old or new, never half)."""
-        with self.transaction() as c:
+        with self._db.transaction() as c:
             c.execute("DELETE FROM topics")
             c.execute("DELETE FROM paper_topics")
             c.execute("DELETE FROM phrase_df")
@@ -45,11 +48,11 @@ class TopicStore:
             c.executemany("INSERT INTO phrase_df(phrase, df) VALUES (?, ?)", phrase_df)
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('topics', ?)", (json.dumps(meta),))
 
-    def topics_meta(self: _HasConn) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key='topics'").fetchone()
+    def topics_meta(self) -> dict[str, Any] | None:
+        row = self._db.conn.execute("SELECT value FROM meta WHERE key='topics'").fetchone()
         return json.loads(row[0]) if row else None
 
-    def list_topics(self: _HasConn, level: str | None = None) -> list[dict[str, Any]]:
+    def list_topics(self, level: str | None = None) -> list[dict[str, Any]]:
         q = "SELECT level, topic, parent, size, label, phrases, central, x, y FROM topics"
         params: list[Any] = []
         if level:
@@ -59,10 +62,10 @@ class TopicStore:
         return [
             {"level": lv, "topic": t, "parent": p, "size": s, "label": lab, "phrases": json.loads(ph),
              "central": json.loads(cen), "x": x, "y": y}
-            for lv, t, p, s, lab, ph, cen, x, y in self.conn.execute(q, params)
+            for lv, t, p, s, lab, ph, cen, x, y in self._db.conn.execute(q, params)
         ]
 
-    def paper_topics(self: _HasConn, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    def paper_topics(self, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         """paper id -> {coarse, fine, x, y, phrases}; all papers when ids is None."""
         cols = "paper_id, coarse, fine, x, y, phrases"
         out: dict[str, dict[str, Any]] = {}
@@ -72,24 +75,24 @@ class TopicStore:
                 out[pid] = {"coarse": co, "fine": fi, "x": x, "y": y, "phrases": json.loads(ph)}
 
         if ids is None:
-            add(self.conn.execute(f"SELECT {cols} FROM paper_topics"))
+            add(self._db.conn.execute(f"SELECT {cols} FROM paper_topics"))
             return out
         ids = list(ids)
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            add(self.conn.execute(f"SELECT {cols} FROM paper_topics WHERE paper_id IN ({','.join('?' * len(chunk))})",
+            add(self._db.conn.execute(f"SELECT {cols} FROM paper_topics WHERE paper_id IN ({','.join('?' * len(chunk))})",
                                   chunk))
         return out
 
-    def phrase_dfs(self: _HasConn, phrases: Sequence[str]) -> dict[str, int]:
+    def phrase_dfs(self, phrases: Sequence[str]) -> dict[str, int]:
         """Document frequency of each phrase key that the last topic build counted."""
         out: dict[str, int] = {}
         phrases = list(dict.fromkeys(phrases))
         for i in range(0, len(phrases), 900):
             chunk = phrases[i : i + 900]
-            out.update(self.conn.execute(
+            out.update(self._db.conn.execute(
                 f"SELECT phrase, df FROM phrase_df WHERE phrase IN ({','.join('?' * len(chunk))})", chunk))
         return out
 
-    def topic_paper_count(self: _HasConn) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM paper_topics").fetchone()[0])
+    def topic_paper_count(self) -> int:
+        return int(self._db.conn.execute("SELECT count(*) FROM paper_topics").fetchone()[0])

@@ -9,7 +9,6 @@ import click
 
 from ..cli_common import echo_json, get_library, handle_errors, nothing_found, out
 from ..i18n import LANGUAGES, language
-from .build import build_topics, list_topics, topics_status
 from .layout import REDUCERS
 from .pipeline import LEVELS
 
@@ -30,8 +29,8 @@ def topics(ctx: click.Context, level: str, as_json: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     lib = get_library(ctx)
-    status = topics_status(lib)
-    rows = list_topics(lib, level)
+    status = lib.topics.status()
+    rows = lib.topics.at_level(level)
     if as_json:
         echo_json({"level": level, "stale": status.get("stale", False), "built_at": status.get("built_at"),
                    "papers": status.get("papers"), "topics": [t.to_dict() for t in rows]})
@@ -72,7 +71,7 @@ def build(ctx: click.Context, seed: int, layout: str, k: int | None, as_json: bo
         if not as_json:
             click.echo(f"{step}...", err=True)
 
-    model = build_topics(lib, seed=seed, layout=layout, k=k, progress=say)
+    model = lib.topics.build(seed=seed, layout=layout, k=k, progress=say)
     summary: dict[str, Any] = {"papers": len(model.ids), "k": model.meta["k"], "seconds": model.meta["seconds"],
                                "total_s": round(time.perf_counter() - t, 2)}
     if as_json:
@@ -105,13 +104,12 @@ def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | 
     """
     from pathlib import Path
 
-    from .map import write_map
 
     lib = get_library(ctx)
-    status = topics_status(lib)
+    status = lib.topics.status()
     if rebuild and (not status["built"] or status.get("stale")):
-        build_topics(lib)
+        lib.topics.build()
     with language(lang):
-        n = write_map(lib, out_path, title or f"{Path(lib.path).stem} · paperatlas map", reader)
+        n = lib.topics.write_map(out_path, title or f"{Path(lib.path).stem} · paperatlas map", reader)
     size = Path(out_path).stat().st_size
     click.echo(f"wrote {n} papers to {out_path} ({size / 1e6:.1f} MB)", err=True)

@@ -1,6 +1,6 @@
 """The interactive paper map: a JSON payload and one HTML page that draws it.
 
-`render_map_html(library)` returns a single self-contained page (the vendored
+`render_map_html(lib.topics.map_data())` returns a single self-contained page (the vendored
 regl-scatterplot bundle, the map code, the styles and the data all inline) that opens
 offline from disk, like Mini-Conf's static site. The web app serves the same page with
 `inline=False`: the assets come from `asset_base` and the data from `data_url`.
@@ -11,19 +11,13 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from .. import i18n
-from ..errors import PaperatlasError
 from ..i18n import N_, gettext
-from ..safety import safe_url
-from .build import list_topics
-
-if TYPE_CHECKING:
-    from ..library import Library
 
 STATIC = Path(__file__).resolve().parent / "static"
 # name -> (file under static/, content type); what the web app may serve from here
@@ -65,78 +59,20 @@ def asset(name: str) -> tuple[bytes, str]:
     return (STATIC / rel).read_bytes(), ctype
 
 
-def map_data(library: Library, reader: str | None = None, venue: str | None = None,
-             year: int | None = None) -> dict[str, Any]:
-    """Everything the map draws, column-oriented: one entry per paper in each list.
-
-    Keys: ids, title, venue (index into `venues`), year, url, authors (first three),
-    x, y (in [-1, 1]), coarse, fine (topic numbers), phrases (per paper: indices into
-    `vocab`), topics {"coarse": [...], "fine": [...]} (label, phrases, size, x, y,
-    parent, central as paper indices), saved (indices of the reader's liked papers), meta.
-
-    Raises PaperatlasError when the library has no topics yet.
-    """
-    meta = library.store.topics_meta()
-    if not meta:
-        raise PaperatlasError("this library has no topics yet, so there is no map",
-                              "run `paperatlas topics build` (after `paperatlas embed`)")
-    placed = library.store.paper_topics()
-    allowed = library.store.filter_ids(venue, year, None)
-    papers = library.store.get_papers([pid for pid in placed if allowed is None or pid in allowed])
-    order = sorted(papers, key=lambda pid: (placed[pid]["coarse"], placed[pid]["fine"], pid))
-    venues: dict[str, int] = {}
-    vocab: dict[str, int] = {}
-    pos = {pid: i for i, pid in enumerate(order)}
-    cols: dict[str, list[Any]] = {k: [] for k in
-                                  ("ids", "title", "venue", "year", "url", "authors", "x", "y", "coarse", "fine",
-                                   "phrases")}
-    for pid in order:
-        p, t = papers[pid], placed[pid]
-        cols["ids"].append(pid)
-        cols["title"].append(p.title)
-        cols["venue"].append(venues.setdefault(p.venue or "", len(venues)))
-        cols["year"].append(p.year or 0)
-        cols["url"].append(safe_url(p.url))  # the map links it: http(s) only
-        cols["authors"].append(", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3 else ""))
-        cols["x"].append(round(float(t["x"]), 4))
-        cols["y"].append(round(float(t["y"]), 4))
-        cols["coarse"].append(int(t["coarse"]))
-        cols["fine"].append(int(t["fine"]))
-        cols["phrases"].append([vocab.setdefault(ph, len(vocab)) for ph in t["phrases"]])
-    topics: dict[str, list[dict[str, Any]]] = {}
-    for level in ("coarse", "fine"):
-        topics[level] = [
-            {"id": t.topic, "label": t.label, "phrases": t.phrases, "size": t.size, "x": round(t.x, 4),
-             "y": round(t.y, 4), "parent": t.parent, "central": [pos[c] for c in t.central if c in pos]}
-            for t in sorted(list_topics(library, level), key=lambda t: t.topic)
-        ]
-    saved: list[int] = []
-    if reader:
-        saved = [pos[p.id] for p in library.liked(reader) if p.id in pos]
-    return {
-        **cols,
-        "venues": list(venues),
-        "vocab": list(vocab),
-        "topics": topics,
-        "saved": saved,
-        "meta": {k: meta.get(k) for k in ("papers", "k", "layout", "built_at", "seed", "embedder")},
-    }
-
-
 def _script_json(data: Any) -> str:
     """JSON that is safe inside a <script> element (no "</script>", no "<!--")."""
     s = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return s.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_map_html(library: Library | None = None, data: dict[str, Any] | None = None, title: str = "paperatlas map",
+def render_map_html(data: dict[str, Any] | None = None, title: str = "paperatlas map",
                     inline: bool = True, asset_base: str = "/map/assets/", data_url: str = "/map.json",
-                    paper_url: str = "", search_url: str = "", reader: str | None = None, home_url: str = "",
+                    paper_url: str = "", search_url: str = "", home_url: str = "",
                     nav: list[tuple[str, str]] | None = None, current: str = "") -> str:
     """The map page.
 
     Args:
-        library: the library to draw (or pass `data` from `map_data`).
+        data: what to draw (`lib.topics.map_data()`); needed by inline pages only.
         title: the page title.
         inline: True: one self-contained file (assets and data inline, works offline from
             disk); False: a page that loads the assets from `asset_base` and the data from
@@ -144,20 +80,17 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
         paper_url: link for a clicked paper, "{id}" replaced by its id (default: its own url).
         search_url: a search API ("/search.json") whose hits the search box highlights; by
             default the box matches titles, authors and key phrases in the page itself.
-        reader: include this reader's saved papers (inline pages only).
         home_url: make the title a link to this page (the web app's home).
         nav: the site's navigation as (label, href) pairs, drawn above the map (the web app);
             `current` is the href marked as the current page.
 
     Example:
-        >>> Path("atlas.html").write_text(render_map_html(lib), encoding="utf-8")  # doctest: +SKIP
+        >>> Path("atlas.html").write_text(render_map_html(lib.topics.map_data()), encoding="utf-8")  # doctest: +SKIP
     """
     attrs = {"data-paper-url": paper_url, "data-search-url": search_url}
     if inline:
         if data is None:
-            if library is None:
-                raise ValueError("pass a library or data")
-            data = map_data(library, reader=reader)
+            raise ValueError("an inline map needs its data: pass lib.topics.map_data()")
         css = (STATIC / "atlas.css").read_text(encoding="utf-8")
         vendor = (STATIC / "vendor" / "regl-scatterplot.min.js").read_text(encoding="utf-8")
         app = (STATIC / "atlas.js").read_text(encoding="utf-8")
@@ -184,10 +117,3 @@ def render_map_html(library: Library | None = None, data: dict[str, Any] | None 
 def _no_close(js: str) -> str:
     """Inline JS must not contain "</script" (it would end the element early)."""
     return js.replace("</script", "<\\/script")
-
-
-def write_map(library: Library, out: str | Path, title: str = "paperatlas map", reader: str | None = None) -> int:
-    """Write the self-contained map to `out`; returns the number of papers drawn."""
-    data = map_data(library, reader=reader)
-    Path(out).write_text(render_map_html(data=data, title=title, reader=reader), encoding="utf-8")
-    return len(data["ids"])

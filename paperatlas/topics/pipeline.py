@@ -2,7 +2,7 @@
 
 The parts are swappable (a layout from REDUCERS, a clusterer from CLUSTERERS); the
 pipeline is a pure function of (ids, vectors, texts, seed), so tests and evaluations run
-it without a library, and `build_topics` runs it on a library and stores the result.
+it without a library, and `lib.topics.build` runs it on a library and stores the result.
 """
 
 from __future__ import annotations

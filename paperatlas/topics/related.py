@@ -64,16 +64,16 @@ def add_reasons(store: Any, paper: Paper, hits: Sequence[Hit]) -> list[Hit]:
     hits = list(hits)
     if not hits:
         return hits
-    meta = store.topics_meta() if hasattr(store, "topics_meta") else None
+    meta = store.topics.topics_meta() if hasattr(store, "topics_meta") else None
     df: dict[str, int] | None = None
     n_docs = 0
     topics: dict[str, dict[str, Any]] = {}
     labels: dict[int, str] = {}
     if meta:
-        df = store.phrase_dfs(list(candidate_keys(paper.text)))
+        df = store.topics.phrase_dfs(list(candidate_keys(paper.text)))
         n_docs = int(meta.get("papers", 0))
-        topics = store.paper_topics([paper.id] + [h.paper.id for h in hits])
-        labels = {t["topic"]: t["label"] for t in store.list_topics("fine")}
+        topics = store.topics.paper_topics([paper.id] + [h.paper.id for h in hits])
+        labels = {t["topic"]: t["label"] for t in store.topics.list_topics("fine")}
     mine = topics.get(paper.id)
     for h in hits:
         if h.reason:

@@ -427,10 +427,8 @@ def warm(library: Library) -> None:
 
 
 def _warm_recommend(library: Library) -> None:
-    from ..recommend.features import library_corpus
-
     try:
-        library_corpus(library)
+        library.recommend.corpus()
     except Exception:  # noqa: BLE001 - warming is an optimisation; a real request reports errors
         pass
 

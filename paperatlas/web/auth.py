@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
+import weakref
 from collections.abc import Iterable
 
 from starlette.requests import Request
@@ -31,9 +32,17 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 SESSION_MAX_AGE = 400 * 86400  # browsers cap cookie lifetimes at 400 days
 
 
+# per open library: asked once, and on a read-only server (where a library without a secret
+# cannot store one) the same in-memory secret for the life of the process
+_SECRETS: weakref.WeakKeyDictionary[Library, bytes] = weakref.WeakKeyDictionary()
+
+
 def library_secret(library: Library) -> bytes:
     """The library's signing secret, made once and kept in the library (shared by every host of it)."""
-    return library.session_secret().encode()
+    secret = _SECRETS.get(library)
+    if secret is None:
+        secret = _SECRETS.setdefault(library, library.secret(SECRET_KEY).encode())
+    return secret
 
 
 def _fingerprint(r: Reader) -> str:
@@ -63,7 +72,7 @@ def session_reader(library: Library, value: str) -> Reader | None:
     body = f"{parts[0]}.{parts[1]}"
     if not _same(_sign(library_secret(library), body), parts[2]):
         return None
-    r = library.store.get_reader(int(parts[0]))
+    r = library.store.readers.get_reader(int(parts[0]))
     if r is None or not _same(_fingerprint(r), parts[1]):
         return None  # the reader is gone or their token was reset since
     return r
@@ -80,17 +89,17 @@ def check_feed_key(library: Library, kind: str, r: Reader, key: str, ident: str 
 
 def owner_reader(library: Library) -> Reader | None:
     """The reader a local owner acts as: "me", else the only reader (None when there is none yet)."""
-    me = library.store.get_reader(OWNER)
+    me = library.store.readers.get_reader(OWNER)
     if me is not None:
         return me
-    readers = library.readers()
+    readers = library.readers.all()
     return readers[0] if len(readers) == 1 else None
 
 
 def first_owner_name(library: Library) -> str | None:
     """With no owner reader yet: the name the owner's first write creates, "me", unless other
     readers exist (then the owner signs in like anyone)."""
-    return OWNER if not library.readers() else None
+    return OWNER if not library.readers.all() else None
 
 
 def client_is_loopback(request: Request) -> bool:

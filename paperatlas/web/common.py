@@ -221,7 +221,7 @@ def bearer_reader(request: Request) -> Reader | None:
     if not auth.lower().startswith("bearer "):
         return None
     token = auth[7:].strip()
-    r = lib(request).store.reader_by_token(token) if token else None
+    r = lib(request).store.readers.reader_by_token(token) if token else None
     if r is None:
         raise HTTPError(401, gettext("unknown API token"),
                         gettext("use a reader's token: it is shown on that reader's Saved page (/saved)"))
@@ -281,7 +281,7 @@ def current_reader(request: Request, create: bool = False) -> Reader | None:
         return r
     name = auth.first_owner_name(lib(request)) if is_owner_request(request) else None
     if name is not None:
-        request.scope["pa.owner"] = lib(request).reader(name)
+        request.scope["pa.owner"] = lib(request).readers.get(name)
         return request.scope["pa.owner"]  # type: ignore[no-any-return]
     raise HTTPError(401, gettext("sign in first: changes are saved for a reader"),
                     gettext("sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
@@ -374,7 +374,7 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         request=request,
         reader=reader_name(request),
         signed_in=signed_in_reader(request) is not None,
-        readers=[r.name for r in w.library.readers()] if not w.read_only else [],
+        readers=[r.name for r in w.library.readers.all()] if not w.read_only else [],
         read_only=w.read_only,
         csrf=csrf_token(request),
         nav=w.nav,

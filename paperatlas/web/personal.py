@@ -72,7 +72,7 @@ def _judgements(request: Request, r: Reader, ids: list[str]) -> tuple[set[str], 
     """(liked, disliked) among `ids`, for the stars and "not interested" buttons."""
     if not r.id or not ids:
         return set(), set()
-    fb = lib(request).store.feedback_for_papers(r.id, ids)
+    fb = lib(request).store.readers.feedback_for_papers(r.id, ids)
     return ({pid for pid, k in fb.items() if "like" in k}, {pid for pid, k in fb.items() if "dislike" in k})
 
 
@@ -90,8 +90,8 @@ def _counts(request: Request, r: Reader) -> dict[str, int]:
     if not r.id:
         return {"likes": 0, "dislikes": 0, "choices": 0}
     store = lib(request).store
-    fb = store.feedback(r.id)
-    winners = [w for w, _, _ in store.choices(r.id)]
+    fb = store.readers.feedback(r.id)
+    winners = [w for w, _, _ in store.readers.choices(r.id)]
     neither = winners.count(NEITHER)  # one "neither" answer is stored as two rows
     return {"likes": sum(f.kind == "like" for f in fb), "dislikes": sum(f.kind == "dislike" for f in fb),
             "choices": len(winners) - neither + (neither + 1) // 2}
@@ -107,7 +107,7 @@ def _shared_reason(hits: list[Hit]) -> str:
 def _recs(request: Request, r: Reader, limit: int, method: str = DEFAULT_RECOMMENDER, offset: int = 0,
           **filters: Any) -> list[Hit]:
     # a PaperatlasError here becomes a 400 page / JSON error through the app's handler
-    return lib(request).recommend(r, limit, method, offset, **filters)
+    return lib(request).recommend.for_reader(r, limit, method, offset, **filters)
 
 
 def _lang_suffix(first: bool = True) -> str:
@@ -195,7 +195,7 @@ def _preview(request: Request, r: Reader) -> list[Hit]:
 
 def profile(request: Request) -> Response:
     r = _viewer(request)
-    prof = lib(request).profile(r)
+    prof = lib(request).recommend.profile(r)
     prof["reader"] = r.name  # the stand-in reader's name, not "me", when none exists yet
     if wants_json(request):
         return json_response(prof)
@@ -217,8 +217,8 @@ async def edit_profile(request: Request) -> Response:
     if not any(k in edits for k in EDITS):
         raise HTTPError(400, gettext("no edit given"), gettext("send one of: {edits}", edits=", ".join(EDITS)))
     r = _writer(request)
-    prof = lib(request).edit_profile(r, **edits)
-    top = _preview(request, lib(request).reader(r.name))  # re-read: `r` holds the profile before the edit
+    prof = lib(request).recommend.edit_profile(r, **edits)
+    top = _preview(request, lib(request).readers.get(r.name))  # re-read: `r` holds the profile before the edit
     return done(request, {**prof, "recommendations": [_hit_json(h) for h in top]}, "/profile")
 
 
@@ -237,7 +237,7 @@ CHOOSE_PARAMS = [
 
 
 def _pair(request: Request, r: Reader, venue: str | None, year: int | None) -> tuple[Paper, Paper] | None:
-    return lib(request).triage_pair(r, venue, year)
+    return lib(request).recommend.triage_pair(r, venue, year)
 
 
 def triage(request: Request) -> Response:
@@ -260,11 +260,11 @@ async def triage_choose(request: Request) -> Response:
     L = lib(request)
     r = _writer(request)
     if action == "skip":
-        L.set_feedback(r, [winner, loser], "seen", True)
+        L.readers.set_feedback(r, [winner, loser], "seen", True)
     elif action == "neither":
-        L.triage_neither(r, winner, loser)
+        L.recommend.triage_neither(r, winner, loser)
     else:
-        L.triage_choose(r, winner, loser)
+        L.recommend.triage_choose(r, winner, loser)
     counts = _counts(request, r)
     if wants_json(request):
         pair = _pair(request, r, None, None)
@@ -299,7 +299,7 @@ def group(request: Request) -> Response:
     error: PaperatlasError | None = None
     if members or wants_json(request):
         try:
-            result = L.group_list(members, a["n"], a["method"], a["venue"], a["year"])
+            result = L.recommend.group_list(members, a["n"], a["method"], a["venue"], a["year"])
         except PaperatlasError as e:
             if wants_json(request):
                 raise  # 404 for an unknown reader, else 400, by the app's error handler
@@ -320,7 +320,7 @@ def group(request: Request) -> Response:
     liked, disliked = _judgements(request, r, [h.paper.id for h in result["papers"]] if result else [])
     return render(request, "group.html", a=a, members=members, result=result, error=error, other=other,
                   hits=result["papers"] if result else [],
-                  summary=summary, all_readers=[x.name for x in L.readers()], liked=liked, disliked=disliked)
+                  summary=summary, all_readers=[x.name for x in L.readers.all()], liked=liked, disliked=disliked)
 
 
 def _summary(stats: list[dict[str, Any]]) -> dict[str, float]:
@@ -352,7 +352,7 @@ DIGEST_FILES = {"markdown": "text/markdown; charset=utf-8", "html": "text/html; 
 def _searches(request: Request, r: Reader) -> list[dict[str, Any]]:
     if not r.id:
         return []
-    return [{**s, "feed": _search_feed_url(request, r, s["id"])} for s in lib(request).store.saved_searches(r.id)]
+    return [{**s, "feed": _search_feed_url(request, r, s["id"])} for s in lib(request).store.readers.saved_searches(r.id)]
 
 
 def digest(request: Request) -> Response:
@@ -362,12 +362,12 @@ def digest(request: Request) -> Response:
     L = lib(request)
     feed = _feed_url(request, r)
     if a["format"]:
-        body = L.digest(r, since, a["limit"], a["format"],
+        body = L.recommend.digest(r, since, a["limit"], a["format"],
                         link=str(request.base_url).rstrip("/") + (feed or "/digest"))
         ext = "md" if a["format"] == "markdown" else a["format"]
         return Response(body, media_type=DIGEST_FILES[a["format"]],
                         headers={"content-disposition": f'inline; filename="digest.{ext}"'})
-    hits = L.recommend(r, a["limit"], since=since)
+    hits = L.recommend.for_reader(r, a["limit"], since=since)
     searches = _searches(request, r)
     if wants_json(request):
         return json_response({"reader": r.name, "since": since, "feed": feed, "count": len(hits),
@@ -386,7 +386,7 @@ async def mark_seen(request: Request) -> Response:
     if len(ids) > 1000:
         raise HTTPError(400, gettext("at most 1000 ids at once"), gettext("send fewer"))
     r = _writer(request)
-    lib(request).set_feedback(r, ids, "seen", True)
+    lib(request).readers.set_feedback(r, ids, "seen", True)
     return done(request, {"reader": r.name, "seen": len(ids)}, "/digest")
 
 
@@ -402,11 +402,11 @@ def reader_feed(request: Request) -> Response:
     a = query(request, FEED_PARAMS)
     L = lib(request)
     name = request.path_params["name"]
-    r = L.store.get_reader(name)  # a feed URL never creates a reader
+    r = L.store.readers.get_reader(name)  # a feed URL never creates a reader
     # one answer for "no such reader" and "wrong key": a feed URL reveals nothing without its key
     if r is None or not auth.check_feed_key(L, "reader", r, a["key"] or ""):
         raise NotFound(gettext("no feed for reader {name!r} with this key", name=name), gettext(NO_FEED))
-    return Response(L.digest(r, None, a["limit"], "atom", link=str(request.url)), media_type=ATOM)
+    return Response(L.recommend.digest(r, None, a["limit"], "atom", link=str(request.url)), media_type=ATOM)
 
 
 def search_feed(request: Request) -> Response:
@@ -414,10 +414,10 @@ def search_feed(request: Request) -> Response:
     L = lib(request)
     sid = request.path_params["search_id"]
     # the feed URL carries only the id, so find its owner (readers are few; no SQL here)
-    owner = next((r for r in L.readers() if any(s["id"] == sid for s in L.store.saved_searches(r.id))), None)
+    owner = next((r for r in L.readers.all() if any(s["id"] == sid for s in L.store.readers.saved_searches(r.id))), None)
     if owner is None or not auth.check_feed_key(L, "search", owner, a["key"] or "", sid):
         raise NotFound(gettext("no saved search {id} with this key", id=sid), gettext(NO_FEED))
-    return Response(L.saved_search_feed(owner, sid, a["limit"], link=str(request.url)), media_type=ATOM)
+    return Response(L.recommend.saved_search_feed(owner, sid, a["limit"], link=str(request.url)), media_type=ATOM)
 
 
 SAVE_PARAMS = [
@@ -440,11 +440,11 @@ async def save_search(request: Request) -> Response:
     r = _writer(request)
     store = lib(request).store
     # saving the same search again keeps its id, so a feed reader's subscription stays valid
-    same = next((s for s in store.saved_searches(r.id) if s["name"] == name), None)
+    same = next((s for s in store.readers.saved_searches(r.id) if s["name"] == name), None)
     if same is not None and same["query"] == a["q"] and same["params"] == params:
         sid = same["id"]
     else:
-        sid = store.save_search(r.id, name, a["q"], params)
+        sid = store.readers.save_search(r.id, name, a["q"], params)
     out = {"id": sid, "name": name, "query": a["q"], "params": params, "feed": _search_feed_url(request, r, sid)}
     if wants_json(request):
         return json_response(out)
@@ -454,7 +454,7 @@ async def save_search(request: Request) -> Response:
 async def delete_search(request: Request) -> Response:
     await check_write(request)
     r = _writer(request)
-    lib(request).store.delete_saved_search(r.id, request.path_params["search_id"])
+    lib(request).store.readers.delete_saved_search(r.id, request.path_params["search_id"])
     return done(request, {"deleted": request.path_params["search_id"]}, "/digest#searches")
 
 

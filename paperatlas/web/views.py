@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import json
 import sys
+import threading
 import time
 from typing import Any
 
@@ -13,6 +14,7 @@ from starlette.responses import RedirectResponse, Response
 
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError, StoreUnavailable
+from ..library import Library
 from ..links import paper_links
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Hits, Paper
@@ -112,7 +114,7 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
     r = current_reader(request)
     if r is None or not ids:
         return set()
-    fb = lib(request).store.feedback_for_papers(r.id, ids)
+    fb = lib(request).store.readers.feedback_for_papers(r.id, ids)
     return {pid for pid, kinds in fb.items() if "like" in kinds}
 
 
@@ -184,6 +186,25 @@ def _say_build_progress(every: float = 30.0) -> Any:
     return progress
 
 
+def _build_in_background(library: Library) -> threading.Thread | None:
+    """Build the multilingual index in a server thread, unless a build already runs (None then); the
+    build's progress shows in `library.multilingual.status()`, and on the server's stderr."""
+    if not library.multilingual.claim():  # two first Chinese queries at once start one build
+        return None
+    progress = _say_build_progress()
+
+    def work() -> None:
+        try:
+            library.multilingual.build(progress=progress)
+        except Exception as e:  # noqa: BLE001 - the server keeps serving; say why
+            library.multilingual.release()
+            _say_build_stopped(e)
+
+    t = threading.Thread(target=work, name="embed-multilingual", daemon=True)
+    t.start()
+    return t
+
+
 def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
     """For a Chinese (CJK) query while the multilingual index is missing or partial: its state, with
     progress and ETA. `serve` starts building it in the background on the first such query."""
@@ -191,15 +212,15 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
         return None
     library = lib(request)
     try:
-        st = library.multilingual_status()
+        st = library.multilingual.status()
         if st["embedded"] >= st["papers"]:
             return None
         if web(request).build_multilingual and not st["building"]:
-            if library.embed_multilingual_in_background(_say_build_stopped, _say_build_progress()) is not None:
+            if _build_in_background(library) is not None:
                 print("paperatlas: a query in Chinese: building the multilingual index in the background "
                       f"({st['papers'] - st['embedded']} papers; progress: any Chinese search, page or .json)",
                       file=sys.stderr)
-                st = library.multilingual_status()
+                st = library.multilingual.status()
     except PaperatlasError:
         return None
     return st
@@ -227,7 +248,7 @@ def author(request: Request) -> Response:
     name = " ".join(request.path_params["name"].split())
     if not name:
         raise HTTPError(404, "no author named", "open an author from a paper page, e.g. /author/Percy%20Liang")
-    prof = lib(request).author(name)  # NotFound -> 404 with a fix
+    prof = lib(request).authors.get(name)  # NotFound -> 404 with a fix
     for c in prof["coauthors"]:
         c["page"] = author_url(c["name"])
     if wants_json(request):
@@ -305,9 +326,9 @@ def paper(request: Request) -> Response:
     except PaperatlasError as e:
         related_error = e.message
     r = current_reader(request)
-    fb = L.store.feedback_for_papers(r.id, [p.id]).get(p.id, set()) if r else set()
+    fb = L.store.readers.feedback_for_papers(r.id, [p.id]).get(p.id, set()) if r else set()
     starred, dismissed = "like" in fb, "dislike" in fb
-    tags = L.store.tags(r.id, p.id).get(p.id, []) if r else []
+    tags = L.store.readers.tags(r.id, p.id).get(p.id, []) if r else []
     bib = paper_bibtex(p)
     links = paper_links(p, L.store.aliases_of(p.id))
     if wants_json(request):
@@ -341,7 +362,7 @@ async def set_feedback(request: Request, params: list[Param], kind: str, field: 
     p = L.get(request.path_params["paper_id"])
     r = current_reader(request, create=True)
     assert r is not None
-    L.set_feedback(r, [p.id], kind, on)
+    L.readers.set_feedback(r, [p.id], kind, on)
     return done(request, {"id": p.id, field: on, "reader": r.name}, paper_url(p.id))
 
 
@@ -365,10 +386,10 @@ async def tag(request: Request) -> Response:
     r = current_reader(request, create=True)
     assert r is not None
     if action == "add":
-        L.store.add_tag(r.id, p.id, t)
+        L.store.readers.add_tag(r.id, p.id, t)
     else:
-        L.store.remove_tag(r.id, p.id, t)
-    tags = L.store.tags(r.id, p.id).get(p.id, [])
+        L.store.readers.remove_tag(r.id, p.id, t)
+    tags = L.store.readers.tags(r.id, p.id).get(p.id, [])
     return done(request, {"id": p.id, "tags": tags}, paper_url(p.id))
 
 
@@ -395,7 +416,7 @@ async def feedback(request: Request) -> Response:
     kind = FEEDBACK_PARAMS[1].parse(data.get("kind"))
     on = FEEDBACK_PARAMS[2].parse(data.get("on"))
     r = current_reader(request, create=True)
-    lib(request).set_feedback(r, ids, kind, on)
+    lib(request).readers.set_feedback(r, ids, kind, on)
     return json_response({"reader": r.name if r else None, "kind": kind, "on": on, "ids": ids})
 
 
@@ -419,14 +440,14 @@ async def sign_in(request: Request) -> Response:
     data = await check_write(request)
     L = lib(request)
     try:
-        name = L.check_reader_name(SIGNIN_PARAMS[0].parse(data.get("name")))
+        name = L.readers.check_name(SIGNIN_PARAMS[0].parse(data.get("name")))
     except PaperatlasError as e:
         raise HTTPError(400, e.message, e.fix) from None
     token = SIGNIN_PARAMS[1].parse(data.get("token")) or ""
-    r = L.store.get_reader(name)
+    r = L.store.readers.get_reader(name)
     created = False
     if r is None:
-        r, created = L.reader(name), True
+        r, created = L.readers.get(name), True
     elif not (token and hmac.compare_digest(r.token.encode(), token.strip().encode())):
         local_owner = owner(request)
         if local_owner is None or local_owner.id != r.id:
@@ -469,8 +490,8 @@ def _saved(request: Request, tag_filter: str | None) -> tuple[list[Paper], dict[
     if r is None:
         return [], {}
     L = lib(request)
-    papers = L.liked(r)
-    tags = L.store.tags(r.id)
+    papers = L.readers.liked(r)
+    tags = L.store.readers.tags(r.id)
     if tag_filter:
         papers = [p for p in papers if tag_filter in tags.get(p.id, [])]
     return papers, tags
@@ -532,7 +553,7 @@ def stats(request: Request) -> Response:
         s["embedding"].update({k: v for k, v in L.embedding_status().items() if k != "model"})
     except PaperatlasError:
         pass
-    s["readers"] = len(L.readers())
+    s["readers"] = len(L.readers.all())
     s["read_only"] = web(request).read_only
     if wants_json(request):
         return json_response(s)

@@ -1,15 +1,19 @@
-"""SourcesMixin: the fetch / follow / update methods of Library (issue 13)."""
+"""Sources as `lib.sources`: fetch a venue's papers from the web into the library, follow sources and
+update them all."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, PaperatlasError
 from ..store.sources import Follow
 from .base import FetchReport, create_source, fetch
 from .http import HttpClient
+
+if TYPE_CHECKING:
+    from ..core import LibraryCore
 
 ClientFactory = Callable[[float], HttpClient]  # polite delay of the source -> client
 
@@ -27,29 +31,30 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if v not in (None, False, "")}
 
 
-class SourcesMixin:
-    """Fetching venues from the web into the library, and staying current."""
+class Sources:
+    """Fetching venues from the web into the library, and staying current.
 
-    store: Any
+    Example:
+        >>> lib.sources.fetch("paperlists", ["colm", "2025"]).summary()  # doctest: +SKIP
+        '418 new, 0 updated, 0 unchanged from paperlists colm 2025 (1 page, 1 request, 2.1 s)'
+    """
+
+    def __init__(self, lib: LibraryCore) -> None:
+        self._store = lib.store
 
     def fetch(self, source: str, args: Sequence[str], base_url: str | None = None,
               client: HttpClient | None = None, progress: Callable[[int, int | None], None] | None = None,
               max_pages: int | None = None, client_factory: ClientFactory | None = None,
               **options: Any) -> FetchReport:
         """Fetch a source's papers into the library: only new or changed papers are written, one
-        transaction per batch, and a killed fetch resumes where it stopped.
-
-        Example:
-            >>> lib.fetch("paperlists", ["colm", "2025"]).summary()  # doctest: +SKIP
-            '418 new, 0 updated, 0 unchanged from paperlists colm 2025 (1 page, 1 request, 2.1 s)'
-        """
+        transaction per batch, and a killed fetch resumes where it stopped."""
         src = create_source(source, args, base_url, **_options(options))
         if client is None and client_factory is not None:
             client = client_factory(src.polite_delay)
-        report = fetch(self.store, src, client, progress, max_pages=max_pages)
-        if any(f.key == src.key for f in self.store.follows()):
+        report = fetch(self._store, src, client, progress, max_pages=max_pages)
+        if any(f.key == src.key for f in self._store.sources.follows()):
             # a one-off fetch of a followed source is that subscription's latest run too
-            self.store.record_follow_run(src.key, report.summary(), "")
+            self._store.sources.record_follow_run(src.key, report.summary(), "")
         return report
 
     def follow(self, source: str, args: Sequence[str], base_url: str | None = None, **options: Any) -> tuple[str, bool]:
@@ -58,12 +63,12 @@ class SourcesMixin:
         src = create_source(source, args, base_url, **opts)  # checks the arguments now, not at the next update
         if base_url:
             opts["base_url"] = base_url
-        created = self.store.add_follow(src.key, source, list(args), opts)
-        fetched_at = self.store.source_state_updated_at(src.key) if created else ""
+        created = self._store.sources.add_follow(src.key, source, list(args), opts)
+        fetched_at = self._store.sources.source_state_updated_at(src.key) if created else ""
         if fetched_at:  # fetched before it was followed: that fetch is its latest run, not "never"
-            complete = self.store.source_state(src.key).get("complete", True)
+            complete = self._store.sources.source_state(src.key).get("complete", True)
             # English, as the summaries `update` stores are
-            self.store.record_follow_run(src.key, "fetched before following" if complete
+            self._store.sources.record_follow_run(src.key, "fetched before following" if complete
                                          else "fetched before following (stopped part-way; `paperatlas update` "
                                               "resumes it)", "", at=fetched_at)
         return src.key, created
@@ -71,34 +76,20 @@ class SourcesMixin:
     def unfollow(self, source: str, args: Sequence[str]) -> str:
         """Remove a subscription (the papers it brought stay). Returns its key; NotFound if none."""
         key = " ".join([source, *args])
-        for f in self.store.follows():
+        for f in self._store.sources.follows():
             if f.key == key or (f.source == source and f.args == list(args)):
-                self.store.remove_follow(f.key)
+                self._store.sources.remove_follow(f.key)
                 return f.key
         raise NotFound(f"not following {key!r}", "`paperatlas follow` with no arguments lists the subscriptions")
 
-    def links(self, paper_id: str) -> dict[str, str]:
-        """Where to read a paper: its own page and PDF, and its arXiv preprint when the library
-        knows it under that id too (the venue version is the one shown)."""
-        import re
-
-        p = self.get(paper_id)  # type: ignore[attr-defined]
-        out = {"page": p.url} if p.url else {}
-        if p.extra.get("pdf"):
-            out["pdf"] = str(p.extra["pdf"])
-        for alias in self.store.aliases_of(p.id):
-            if re.fullmatch(r"\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}", alias):
-                out.setdefault("arxiv", f"https://arxiv.org/abs/{alias}")
-        return out
-
     def follows(self) -> list[Follow]:
-        return self.store.follows()
+        return self._store.sources.follows()
 
     def update(self, client_factory: ClientFactory | None = None,
                progress: Callable[[Follow], None] | None = None, max_pages: int | None = None) -> list[UpdateResult]:
         """Fetch every followed source. One failing source does not stop the others."""
         results: list[UpdateResult] = []
-        for f in self.store.follows():
+        for f in self._store.sources.follows():
             if progress:
                 progress(f)
             opts = dict(f.options)
@@ -106,11 +97,11 @@ class SourcesMixin:
             try:
                 src = create_source(f.source, f.args, base, **opts)
                 client = client_factory(src.polite_delay) if client_factory else None
-                report = fetch(self.store, src, client, max_pages=max_pages)
+                report = fetch(self._store, src, client, max_pages=max_pages)
             except PaperatlasError as e:
-                self.store.record_follow_run(f.key, "", e.message)
+                self._store.sources.record_follow_run(f.key, "", e.message)
                 results.append(UpdateResult(f, None, str(e)))
                 continue
-            self.store.record_follow_run(f.key, report.summary(), "")
+            self._store.sources.record_follow_run(f.key, report.summary(), "")
             results.append(UpdateResult(f, report))
         return results

@@ -1,0 +1,62 @@
+"""LibraryCore: what a capability object may use of the library it is attached to.
+
+Every capability (readers, recommend, sources, topics, authors, multilingual, ...) is a class in its
+own package, constructed with the library: `Recommend(lib)`. It is typed against this Protocol rather
+than against `Library`, so a capability never imports `library.py` (which imports every capability)
+and stays testable over anything that offers these few members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .models import Hit, Hits, Paper
+
+if TYPE_CHECKING:
+    from .embed.base import Embedder
+    from .search.engine import SearchEngine
+    from .store.sqlite import SQLiteStore
+    from .store.vector_cache import VectorCache
+
+
+class LibraryCore(Protocol):
+    """The paper library itself: its store, its embeddings and its search."""
+
+    path: str
+    store: SQLiteStore
+    engine: SearchEngine
+    vector_cache: VectorCache
+    on_wait: Callable[[str], None] | None
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def embedder_name(self) -> str: ...
+
+    def embed_todo(self, rebuild: bool = False) -> list[tuple[str, str, str]]: ...
+
+    def remember_embedder(self) -> None: ...
+
+    def get(self, paper_id: str) -> Paper: ...
+
+    def get_many(self, ids: Sequence[str]) -> list[Paper]: ...
+
+    def papers(self, venue: str | None = None, year: int | None = None, status: str | None = None,
+               limit: int | None = None, offset: int = 0, order: str = "rowid",
+               descending: bool = False) -> list[Paper]: ...
+
+    def count(self, venue: str | None = None, year: int | None = None, status: str | None = None) -> int: ...
+
+    def search(self, query: str, mode: str = "hybrid", limit: int = 20, offset: int = 0,
+               venue: str | None = None, year: int | None = None, status: str | None = None,
+               exclude: Sequence[str] = (), author: str | None = None) -> Hits: ...
+
+    def similar(self, paper_id: str, limit: int = 10, venue: str | None = None,
+                year: int | None = None) -> list[Hit]: ...
+
+    def vectors(self, paper_ids: Sequence[str] | None = None) -> dict[str, Any]: ...

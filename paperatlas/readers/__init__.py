@@ -1,0 +1,7 @@
+"""Readers: the people who read a library, their feedback, tags, notes and saved searches, and the
+import of a reader's own reference library (Zotero, BibTeX, RIS...)."""
+
+from .capability import MAX_TAG, ReaderArg, Readers, check_name, check_tag
+from .importer import ImportReport
+
+__all__ = ["MAX_TAG", "ImportReport", "ReaderArg", "Readers", "check_name", "check_tag"]
