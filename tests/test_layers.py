@@ -93,6 +93,13 @@ def layer(name: str) -> str:
 
 
 ORDER = {"base": 0, "capability": 1, "library": 2, "surface": 3}
+# Known arrows against the grain, each with its way out; the list may only shrink.
+# The Zotero web-API reader uses the fetchers' HTTP client (caps, deadline, redirect rule) and their page
+# limit; both belong in a base module of their own, which the fetchers would then import too.
+EXCEPTIONS = {
+    ("paperatlas.refs.zotero_api", "paperatlas.sources.http"),
+    ("paperatlas.refs.zotero_api", "paperatlas.sources.base"),
+}
 
 
 @functools.cache
@@ -113,7 +120,7 @@ def test_the_contract_reads_real_imports() -> None:
 def test_nothing_imports_upward() -> None:
     """A module imports only its own layer or the layers below it."""
     up = [f"{a} ({layer(a)}) imports {b} ({layer(b)})" for a, b in edges()
-          if ORDER[layer(b)] > ORDER[layer(a)] and a != "paperatlas"]
+          if ORDER[layer(b)] > ORDER[layer(a)] and a != "paperatlas" and (a, b) not in EXCEPTIONS]
     assert not up, "\n".join(up)
 
 
@@ -151,6 +158,11 @@ def test_no_circles_between_rooms() -> None:
     for r in sorted(graph):
         if r not in seen:
             visit(r)
+
+
+def test_the_exceptions_are_still_needed() -> None:
+    """An exception whose arrow is gone is removed from the list (so the list only shrinks)."""
+    assert EXCEPTIONS <= set(edges()), EXCEPTIONS - set(edges())
 
 
 def test_library_has_no_base_class_and_no_mixins() -> None:
