@@ -74,8 +74,6 @@ def imports_of(name: str, path: Path, types: bool = True) -> set[str]:
 
 
 def room(name: str) -> str:
-    if name.endswith(".cli") or name.split(".")[1:2] == ["cli_common"]:
-        return "cli"  # a command module belongs to the command line, wherever it is filed
     parts = name.split(".")
     return parts[1] if len(parts) > 1 else "paperatlas"
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import DATA
 
 from paperatlas.cli import cli
-from paperatlas.cli_common import EXIT_BAD_INPUT, EXIT_WARNINGS
+from paperatlas.cli.common import EXIT_BAD_INPUT, EXIT_WARNINGS
 from paperatlas.eval.pastes import eval_pastes, totals
 from paperatlas.ingest.formats import parse_list_header
 from paperatlas.ingest.textlist import is_author_line, location_of, presentation_of, read_blocks

@@ -172,7 +172,7 @@ async def _load(port: int, name: str, paths: list[str], clients: int, seconds: f
 def _in_process(db: str, queries: list[str], mode: str, per_page: int, seconds: float) -> Result:
     """The same searches through Library.search, one after another, no HTTP."""
     from ..library import Library
-    from ..web.cli import tune_for_serving
+    from ..web.serve import tune_for_serving
 
     tune_for_serving()  # the server's settings, so the two measure the same search
     res = Result("Library.search in-process (1 thread)", 1, seconds)

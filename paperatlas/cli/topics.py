@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from ..cli_common import echo_json, get_library, handle_errors, nothing_found, out
+from .common import echo_json, get_library, handle_errors, nothing_found, out
 from ..i18n import LANGUAGES, language
-from .layout import REDUCERS
-from .pipeline import LEVELS
+from ..topics.layout import REDUCERS
+from ..topics.pipeline import LEVELS
 
 
 @click.group("topics", invoke_without_command=True)
@@ -113,3 +113,6 @@ def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | 
         n = lib.topics.write_map(out_path, title or f"{Path(lib.path).stem} · paperatlas map", reader)
     size = Path(out_path).stat().st_size
     click.echo(f"wrote {n} papers to {out_path} ({size / 1e6:.1f} MB)", err=True)
+
+
+COMMANDS = [topics, map_cmd]

@@ -1,13 +1,13 @@
 """`paperatlas programme / session / agenda / walk`: the conference programme on the command line.
 
-The programme itself comes in with `paperatlas fetch virtual CONF YEAR` (sources/cli.py).
+The programme itself comes in with `paperatlas fetch virtual CONF YEAR` (cli/sources.py).
 """
 
 from __future__ import annotations
 
 import click
 
-from ..cli_common import echo_json, get_library, handle_errors, json_option, out
+from .common import echo_json, get_library, handle_errors, json_option, out
 
 _day = click.option("--day", metavar="YYYY-MM-DD", help="Only this day (the conference's local date).")
 _tz = click.option("--tz", metavar="AREA/CITY", help="Show times in this timezone (default: the conference's).")
@@ -173,8 +173,3 @@ def walk_cmd(ctx: click.Context, session_id: str, reader: str, minutes: float, p
 
 
 COMMANDS = [programme_cmd, session_cmd, agenda_cmd, walk_cmd]
-
-
-def register(cli: click.Group) -> None:
-    for c in COMMANDS:
-        cli.add_command(c)

@@ -1,9 +1,4 @@
-"""The `paperatlas` command: each command parses input, calls Library, prints the result.
-
-Exit codes: 0 success, 1 error (e.g. no such paper), 2 usage error, 3 bad input data
-(nothing was stored), 4 nothing found (an empty search or list, so scripts can test it),
-5 stored with warnings (`ingest`: some papers may be read wrong; each `warning:` line names one).
-"""
+"""The library's own commands: ingest, stats, list, show, export, embed, copy, search, similar, serve."""
 
 from __future__ import annotations
 
@@ -14,11 +9,8 @@ from typing import Any
 import click
 from rich.table import Table
 
-from . import __version__
-from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for scripts and tests)
+from .common import (
     EXIT_BAD_INPUT,
-    EXIT_EMPTY,
-    EXIT_ERROR,
     EXIT_WARNINGS,
     Fail,
     echo_json,
@@ -39,37 +31,16 @@ from .cli_common import (  # noqa: F401  (EXIT_* and Fail are re-exported for sc
     show_hits,
     write_output,
 )
-from .export import EXPORT_FORMATS, export
-from .ingest.formats import FORMAT_NAMES
-from .links import paper_links
-from .report.cli import facet_options
-from .library import MAX_RESULTS, Library
-from .search.cjk import has_cjk
-from .store import is_postgres_url
+from ..export import EXPORT_FORMATS, export
+from ..ingest.formats import FORMAT_NAMES
+from ..links import paper_links
+from .report import facet_options
+from ..library import MAX_RESULTS, Library
+from ..search.cjk import has_cjk
+from ..store import is_postgres_url
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="paperatlas")
-@click.option(
-    "--db",
-    envvar="PAPERATLAS_DB",
-    default=None,
-    metavar="PATH|URL",
-    help="Library file (default ./paperatlas.db, or $PAPERATLAS_DB), or a postgresql://USER@HOST:PORT/DB URL "
-         "for a library shared by several hosts.",
-)
-@click.pass_context
-def cli(ctx: click.Context, db: str | None) -> None:
-    """paperatlas: turn conference paper lists into a searchable, personal research atlas.
-
-    Example:
-
-        paperatlas ingest examples/*.txt && paperatlas search "user simulators"
-    """
-    ctx.ensure_object(dict)["db"] = db
-
-
-@cli.command()
+@click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["auto", *FORMAT_NAMES]), default="auto", help="Force a format.")
 @click.option("--venue", help="Set the venue of every paper (overrides the file).")
@@ -176,7 +147,7 @@ def _ingest_preview(ctx: click.Context, files: list[str], fmt: str | None, venue
         ctx.exit(EXIT_WARNINGS)
 
 
-@cli.command()
+@click.command()
 @json_option
 @click.pass_context
 @handle_errors
@@ -202,7 +173,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         out.print(f"vectors: {n} by {model}")
 
 
-@cli.command("list")
+@click.command("list")
 @click.option("--venue", help="Only this venue (case-insensitive).")
 @click.option("--year", type=int, help="Only this year.")
 @click.option("--status", help="Only this status, e.g. Oral.")
@@ -249,7 +220,7 @@ def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
     if total == 0:
-        from .store import redact
+        from ..store import redact
 
         where = redact(lib.path)  # a PostgreSQL URL may hold its password
         return f"{where} holds no papers yet: add a list with `paperatlas --db {where} ingest FILE...`"
@@ -271,7 +242,7 @@ def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str
     return ""
 
 
-@cli.command()
+@click.command()
 @click.argument("paper_id")
 @json_option
 @click.pass_context
@@ -312,7 +283,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     out.print(p.abstract, markup=False)
 
 
-@cli.command("export")
+@click.command("export")
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True)
 @click.option("--venue", help="Only this venue.")
 @click.option("--year", type=int, help="Only this year.")
@@ -363,11 +334,7 @@ def export_(
     write_output(export(papers, fmt), output, f"{len(papers)} papers")
 
 
-def main() -> None:
-    cli(prog_name="paperatlas")
-
-
-@cli.command()
+@click.command()
 @click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
 @click.option("--embedder", help="Embedding model (default: the library's, else minilm).")
 @click.option("--ray", "ray_address", metavar="local|auto|ray://HOST:PORT",
@@ -402,7 +369,7 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
     where = f" on Ray ({ray_address})" if ray_address else ""
     with progress_bar(f"embedding with {lib.embedder.id}{where}") as update:
         if ray_address:
-            from .embed.ray_runner import embed_with_ray
+            from ..embed.ray_runner import embed_with_ray
 
             n = embed_with_ray(lib, ray_address, workers, rebuild=rebuild, progress=update)
         else:
@@ -415,7 +382,7 @@ def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: 
         embed_multilingual(lib)
 
 
-@cli.command("copy")
+@click.command("copy")
 @click.argument("src")
 @click.argument("dst")
 @handle_errors
@@ -429,8 +396,8 @@ def copy_(src: str, dst: str) -> None:
 
         paperatlas copy paperatlas.db postgresql://atlas@db.example.org/atlas
     """
-    from .store import redact
-    from .store.copy import copy_library
+    from ..store import redact
+    from ..store.copy import copy_library
 
     if not is_postgres_url(src) and not Path(src).exists():
         raise Fail(f"no library at {src}", "check the path of the library to copy from")
@@ -440,7 +407,7 @@ def copy_(src: str, dst: str) -> None:
                f"{counts.get('readers', 0)} readers from {redact(src)} to {redact(dst)}")
 
 
-@cli.command()
+@click.command()
 @click.argument("query", required=False)
 @click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
 @click.option("--limit", type=click.IntRange(0, MAX_RESULTS), default=10, show_default=True,
@@ -522,7 +489,7 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)
 
 
-@cli.command()
+@click.command()
 @click.argument("paper_id")
 @click.option("--limit", type=click.IntRange(0, MAX_RESULTS), default=10, show_default=True,
               help=f"At most this many papers (up to {MAX_RESULTS}).")
@@ -541,7 +508,7 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
               "related papers need embeddings: `paperatlas embed`" if not lib.store.vector_models() else "")
 
 
-@cli.command()
+@click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback only by default).")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on (0 = any free port).")
 @click.option("--read-only", is_flag=True, help="Refuse every change (stars, tags, readers) with 403.")
@@ -564,40 +531,9 @@ def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: s
 
         paperatlas serve --get "/search.json?q=user+simulators"
     """
-    from .web.cli import run_serve
+    from ..web.serve import run_serve
 
     ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers, allowed_hosts))
 
 
-def _register_subcommands() -> None:
-    """Command groups that live beside the code they drive."""
-    from .bench.cli import bench
-    from .eval.cli import eval_
-
-    cli.add_command(bench)
-    cli.add_command(eval_)
-    from .recommend.cli import register as register_recommend
-
-    register_recommend(cli)
-    from .topics.cli import map_cmd, topics
-
-    cli.add_command(topics)
-    cli.add_command(map_cmd)
-    from .mcp.cli import mcp_cmd
-
-    cli.add_command(mcp_cmd)
-    from .report.cli import register as register_report
-    from .sources.cli import register as register_sources
-
-    register_report(cli)
-
-    register_sources(cli)
-    from .programme.cli import register as register_programme
-
-    register_programme(cli)
-    from .llm.cli import register as register_llm
-
-    register_llm(cli)
-
-
-_register_subcommands()
+COMMANDS = [ingest, stats, list_, show, export_, embed, copy_, search, similar, serve]

@@ -1,6 +1,6 @@
 """Helpers every command module shares: exit codes, consoles, error handling, output.
 
-Command modules (cli.py, recommend/cli.py, topics/cli.py, ...) import from here, never from each other.
+Command modules (library.py, recommend.py, topics.py, ...) take their shared helpers from here.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .errors import IngestError, PaperatlasError
-from .library import Library, default_db_path
-from .store import is_postgres_url
-from .models import Paper
+from ..errors import IngestError, PaperatlasError
+from ..library import Library, default_db_path
+from ..store import is_postgres_url
+from ..models import Paper
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
 # stored, but the reader warned that some papers may be read wrong (each `warning:` line names one)
@@ -183,7 +183,7 @@ def embed_multilingual(lib: Library, quiet: bool = False) -> int:
 
 def say_crosslingual(lib: Library, query: str, mode: str) -> None:
     """On stderr: a Chinese (CJK) query in a library without the multilingual index, and how to build it."""
-    from .search.cjk import has_cjk
+    from ..search.cjk import has_cjk
 
     if mode == "keyword" or not has_cjk(query):
         return

@@ -15,31 +15,34 @@ def eval_() -> None:
     """
 
 
-from .beir import beir_cmd, paraphrase_cmd  # noqa: E402
+from ..eval.beir import beir_cmd, paraphrase_cmd  # noqa: E402
 
 eval_.add_command(beir_cmd)
 eval_.add_command(paraphrase_cmd)
 
-from .recommend import recommend_cmd  # noqa: E402
+from ..eval.recommend import recommend_cmd  # noqa: E402
 
 eval_.add_command(recommend_cmd)
 
-from .topics import topics_cmd  # noqa: E402
+from ..eval.topics import topics_cmd  # noqa: E402
 
 eval_.add_command(topics_cmd)
 
-from .crosslingual import crosslingual_cmd  # noqa: E402
+from ..eval.crosslingual import crosslingual_cmd  # noqa: E402
 
 eval_.add_command(crosslingual_cmd)
 
-from .floor import floor_cmd  # noqa: E402
+from ..eval.floor import floor_cmd  # noqa: E402
 
 eval_.add_command(floor_cmd)
 
-from .tldr import tldr_cmd  # noqa: E402
+from ..eval.tldr import tldr_cmd  # noqa: E402
 
 eval_.add_command(tldr_cmd)
 
-from .pastes import pastes_cmd  # noqa: E402
+from ..eval.pastes import pastes_cmd  # noqa: E402
 
 eval_.add_command(pastes_cmd)
+
+
+COMMANDS = [eval_]

@@ -9,9 +9,9 @@ from typing import Any
 
 import click
 
-from ..cli_common import Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
-from .client import KEY_ENV, MODEL_ENV, URL_ENV
-from .models import BatchStatus
+from .common import Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
+from ..llm.client import KEY_ENV, MODEL_ENV, URL_ENV
+from ..llm.models import BatchStatus
 
 _LANG = click.Choice(["en", "zh"])
 
@@ -270,8 +270,3 @@ def cheatsheet(ctx: click.Context, reader: str | None, lang: str, no_generate: b
 
 
 COMMANDS = [tldr, faq, translate, ask, cheatsheet]
-
-
-def register(cli: click.Group) -> None:
-    for c in COMMANDS:
-        cli.add_command(c)

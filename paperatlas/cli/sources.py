@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from ..cli_common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
-from .base import SOURCES
-from .http import HttpClient
+from .common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
+from ..sources.base import SOURCES
+from ..sources.http import HttpClient
 
 _run_options = [
     click.option("--deadline", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
@@ -82,7 +82,7 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
         paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01
         paperatlas fetch paperlists iclr 2025 --no-embed
     """
-    from .base import create_source
+    from ..sources.base import create_source
 
     options = {k: v for k, v in (("all", all_), ("since", since)) if v}
     create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
@@ -208,8 +208,3 @@ def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | 
 
 
 COMMANDS = [fetch_cmd, follow_cmd, unfollow_cmd, update_cmd]
-
-
-def register(group: click.Group) -> None:
-    for c in COMMANDS:
-        group.add_command(c)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..cli_common import (
+from .common import (
     Fail,
     echo_json,
     get_library,
@@ -24,9 +24,9 @@ from ..cli_common import (
 )
 from ..i18n import LANGUAGES, language
 from ..refs import FORMATS as REF_FORMATS
-from .base import RECOMMENDERS
-from .digest import FORMATS
-from .groups import METHODS
+from ..recommend.base import RECOMMENDERS
+from ..recommend.digest import FORMATS
+from ..recommend.groups import METHODS
 
 reader_option = click.option("--reader", "-r", default=None, metavar="NAME",
                              help="Reader name (default: me, or $PAPERATLAS_READER).", envvar="PAPERATLAS_READER")
@@ -556,8 +556,3 @@ def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int
 
 
 COMMANDS = [readers, like, dislike, tag, note, import_reader, recommend, profile, triage, group, digest]
-
-
-def register(cli: click.Group) -> None:
-    for c in COMMANDS:
-        cli.add_command(c)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..cli_common import Fail, get_library, handle_errors
+from .common import Fail, get_library, handle_errors
 
 
 @click.command("mcp")
@@ -30,7 +30,7 @@ def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool) ->
     if host != "127.0.0.1" and port is None:
         raise Fail("--host is for --http", "add --http PORT, or drop --host to serve on stdio")
     lib = get_library(ctx)
-    from .server import create_server
+    from ..mcp.server import create_server
 
     server = create_server(lib, read_only=read_only)
     if port is None:
@@ -52,3 +52,6 @@ def _loopback(host: str) -> bool:
         return host.strip("[]").lower() == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+COMMANDS = [mcp_cmd]

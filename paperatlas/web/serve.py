@@ -75,7 +75,7 @@ def _worker(host: str, port: int, ready: Any) -> None:
     sock = _listen(host, port, reuse_port=True)
     sock.listen(2048)  # connections queue from now on, while the library loads
     ready.set()
-    config = uvicorn.Config("paperatlas.web.cli:app_from_env", factory=True, **_uvicorn_options())
+    config = uvicorn.Config("paperatlas.web.serve:app_from_env", factory=True, **_uvicorn_options())
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -264,7 +264,7 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     if workers > 1:
         from uvicorn.supervisors import Multiprocess
 
-        config = uvicorn.Config("paperatlas.web.cli:app_from_env", factory=True, workers=workers,
+        config = uvicorn.Config("paperatlas.web.serve:app_from_env", factory=True, workers=workers,
                                 **_uvicorn_options())
         try:
             Multiprocess(config, sockets=[sock]).run()

@@ -24,7 +24,7 @@ def bench() -> None:
 
 def _sizes(text: str) -> list[str]:
     """--sizes "real,100k,1m" -> the sizes, each checked before any slow work starts."""
-    from .search import parse_size
+    from ..bench.search import parse_size
 
     wanted = [s.strip() for s in text.split(",") if s.strip()]
     for s in wanted:
@@ -45,7 +45,7 @@ def bench_ingest_cmd(file: str, repeats: int) -> None:
 
         paperatlas bench ingest papers.jsonl.gz --repeats 5
     """
-    from .ingest import bench_ingest
+    from ..bench.ingest import bench_ingest
 
     click.echo(json.dumps(bench_ingest(Path(file), repeats), indent=2))
 
@@ -69,7 +69,7 @@ def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_pa
 
         paperatlas bench http --db venue-copy.db --clients 8 --seconds 10
     """
-    from .http import bench_http
+    from ..bench.http import bench_http
 
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -91,7 +91,7 @@ def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_pa
                "throughput is bounded by about cores * 1000 / (server_cpu_ms + client_cpu_ms) requests/s.")
 
 
-from .recommend import bench_recommend_cmd  # noqa: E402
+from ..bench.recommend import bench_recommend_cmd  # noqa: E402
 
 bench.add_command(bench_recommend_cmd)
 
@@ -113,7 +113,7 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 
         paperatlas bench search --db venue.db --sizes 8k,100k
     """
-    from .search import bench_search, table
+    from ..bench.search import bench_search, table
 
     wanted = _sizes(sizes)
     res = bench_search(Path(db_path), wanted, Path(workdir), n_queries, embed_papers,
@@ -137,7 +137,7 @@ def bench_topics_cmd(db_path: str, sizes: str, seed: int, no_baseline: bool, as_
 
         paperatlas bench topics --db venue.db --sizes real,100k
     """
-    from .topics import bench_topics, table
+    from ..bench.topics import bench_topics, table
 
     wanted = _sizes(sizes)
     res = bench_topics(Path(db_path), wanted, seed, not no_baseline, log=lambda m: click.echo(m, err=True))
@@ -156,7 +156,7 @@ def bench_ray_cmd(file: str, papers: int, workers: str, nodes: str) -> None:
 
         paperatlas bench ray papers.jsonl.gz --papers 300 --workers 1,2
     """
-    from .scale import bench_ray
+    from ..bench.scale import bench_ray
 
     ws = [int(w) for w in workers.split(",") if w.strip()]
     ns = [int(n) for n in nodes.split(",") if n.strip()]
@@ -174,7 +174,7 @@ def bench_store_cmd(file: str, pg_url: str, papers: int) -> None:
 
         paperatlas bench store papers.jsonl.gz --pg postgresql://me@127.0.0.1:5432/bench
     """
-    from .scale import bench_store
+    from ..bench.scale import bench_store
 
     click.echo(json.dumps(bench_store(Path(file), pg_url, papers), indent=2))
 
@@ -193,11 +193,11 @@ def bench_first_search_cmd(file: str, query: str, limit: int | None, raw_sample:
 
         nice -n 10 paperatlas bench first-search ../shared/data/ml_venue_papers/papers.jsonl.gz
     """
-    from .first_search import main
+    from ..bench.first_search import main
 
     click.echo(main(file, query=query, limit=limit, raw_sample=raw_sample, embedder=embedder))
 
-from .crosslingual import bench_crosslingual_cmd  # noqa: E402
+from ..bench.crosslingual import bench_crosslingual_cmd  # noqa: E402
 
 bench.add_command(bench_crosslingual_cmd)
 
@@ -214,7 +214,7 @@ def bench_agenda_cmd(file: str, events: int, likes: int, repeats: int) -> None:
 
         paperatlas bench agenda ../shared/data/ml_venue_papers/papers.jsonl.gz --events 5000
     """
-    from .programme import bench_agenda
+    from ..bench.programme import bench_agenda
 
     click.echo(json.dumps(bench_agenda(Path(file), events, likes, repeats), indent=2))
 
@@ -231,11 +231,14 @@ def bench_walk_cmd(db_path: str, sessions: int, readers: int, per_poster: float)
 
         paperatlas bench walk --db neurips2023.db --readers 30
     """
-    from .programme import bench_walk
+    from ..bench.programme import bench_walk
 
     click.echo(json.dumps(bench_walk(db_path, sessions, readers, per_poster=per_poster), indent=2))
 
 
-from .llm import bench_llm_cmd  # noqa: E402
+from ..bench.llm import bench_llm_cmd  # noqa: E402
 
 bench.add_command(bench_llm_cmd)
+
+
+COMMANDS = [bench]

@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from ..cli_common import echo_json, get_library, handle_errors, write_output
+from .common import echo_json, get_library, handle_errors, write_output
 from ..i18n import LANGUAGES, language
 from ..ingest.fields import PRESENTATIONS
-from . import parse_years
+from ..report import parse_years
 
 FORMATS = ("markdown", "html", "json")
 
@@ -65,7 +65,7 @@ def report_cmd(ctx: click.Context, venue: str | None, years: str | None, fmt: st
         else:
             echo_json(rep.to_dict())
         return
-    from .render import render_html, render_markdown
+    from ..report.render import render_html, render_markdown
 
     with language(lang):
         text = render_html(rep, lang) if fmt == "html" else render_markdown(rep, lang)
@@ -75,8 +75,3 @@ def report_cmd(ctx: click.Context, venue: str | None, years: str | None, fmt: st
 
 
 COMMANDS = [report_cmd]
-
-
-def register(group: click.Group) -> None:
-    for c in COMMANDS:
-        group.add_command(c)
