@@ -24,6 +24,7 @@ from .report import Report
 from .search.engine import SearchEngine, SearchSettings
 from .sources import Sources
 from .store import is_postgres_url, open_store, redact
+from .store.sqlite import SORTABLE  # noqa: F401  (the orders `papers` takes, for the surfaces)
 from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
 
@@ -253,6 +254,24 @@ class Library:
     def ping(self) -> None:
         """Raises StoreUnavailable (PaperatlasError) unless the library's database answers now."""
         self.store.ping()
+
+    def has(self, paper_id: str) -> bool:
+        """Whether the library holds a paper with this id (or alias)."""
+        return self.store.get_paper(paper_id) is not None
+
+    def version(self) -> tuple[Any, ...]:
+        """Changes whenever a paper is added, changed or removed: a key for caches of what papers say."""
+        return tuple(self.store.data_version())
+
+    def facet_counts(self) -> list[tuple[str, int | None, str, int]]:
+        """(venue, year, status, papers) for every combination the library holds."""
+        return self.store.facet_counts()
+
+    def copy_to(self, other: Library) -> dict[str, int]:
+        """Copy everything (papers, vectors, readers...) into an empty library; returns counts per kind."""
+        from .store.copy import copy_library
+
+        return copy_library(self.store, other.store)
 
     def stats(self) -> dict[str, Any]:
         """Counts per venue / year / status, vector models and the file size."""

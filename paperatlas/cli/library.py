@@ -33,7 +33,6 @@ from .common import (
 )
 from ..export import EXPORT_FORMATS, export
 from ..ingest.formats import FORMAT_NAMES
-from ..links import paper_links
 from .report import facet_options
 from ..library import MAX_RESULTS, Library
 from ..search.cjk import has_cjk
@@ -258,7 +257,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     p = lib.get(paper_id)
     links = lib.links(p.id)
     if as_json:
-        echo_json({**public(p), "aliases": lib.store.aliases_of(p.id), "links": links,
+        echo_json({**public(p), "aliases": lib.aliases(p.id), "links": links,
                    "events": [e.to_dict() for e in lib.programme.events_for(p.id)]})
         return
     out.print(f"[bold]{p.title}[/bold]" + (" [dim](title derived from the abstract)[/dim]" if p.title_derived else ""))
@@ -273,7 +272,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
                                       e.poster_position) if x)
         out.print(where, markup=False)
     out.print(f"[dim]{p.id}[/dim]")
-    for label, u in paper_links(p, lib.store.aliases_of(p.id)):
+    for label, u in lib.reading_links(p.id):
         out.print(f"{label}: {u}", markup=False)
     out.print()
     tldr = str(p.extra.get("tldr") or "").strip()
@@ -397,12 +396,11 @@ def copy_(src: str, dst: str) -> None:
         paperatlas copy paperatlas.db postgresql://atlas@db.example.org/atlas
     """
     from ..store import redact
-    from ..store.copy import copy_library
 
     if not is_postgres_url(src) and not Path(src).exists():
         raise Fail(f"no library at {src}", "check the path of the library to copy from")
     with Library(src) as a, Library(dst) as b:
-        counts = copy_library(a.store, b.store)
+        counts = a.copy_to(b)
     click.echo(f"copied {counts.get('papers', 0)} papers, {counts.get('vectors', 0)} vectors and "
                f"{counts.get('readers', 0)} readers from {redact(src)} to {redact(dst)}")
 
@@ -505,7 +503,7 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
     """
     lib = get_library(ctx)
     show_hits(ctx, lib.similar(paper_id, limit), as_json, f"no papers near {paper_id!r}",
-              "related papers need embeddings: `paperatlas embed`" if not lib.store.vector_models() else "")
+              "related papers need embeddings: `paperatlas embed`" if not lib.stats()["vectors"] else "")
 
 
 @click.command()

@@ -48,7 +48,7 @@ def readers(ctx: click.Context, as_json: bool) -> None:
     lib = get_library(ctx)
     rows = []
     for r in lib.readers.all():
-        fb = lib.store.readers.feedback(r.id)
+        fb = lib.readers.feedback(r)
         rows.append({**r.public(), "likes": sum(f.kind == "like" for f in fb),
                      "dislikes": sum(f.kind == "dislike" for f in fb)})
     if as_json:
@@ -72,7 +72,7 @@ def readers_add(ctx: click.Context, name: str) -> None:
         paperatlas readers add alice
     """
     lib = get_library(ctx)
-    if lib.store.readers.get_reader(name.strip()) is not None:
+    if lib.readers.find(name.strip()) is not None:
         raise Fail(f"reader {name!r} exists already\nFix: pick another name, or use it as is with --reader {name}")
     r = lib.readers.get(name)
     click.echo(f"added reader {r.name}; API token: {r.token}")
@@ -93,7 +93,7 @@ def readers_token(ctx: click.Context, name: str, reset: bool) -> None:
     """
     lib = get_library(ctx)
     r = lib.readers.get(name, create=False)
-    click.echo(lib.store.readers.reset_token(r.id) if reset else r.token)
+    click.echo(lib.readers.reset_token(r) if reset else r.token)
 
 
 def _feedback(kind: str, label: str) -> Any:
@@ -127,7 +127,7 @@ dislike.help = """Mark papers "not interested": similar papers move down.
 
 
 def _is_paper(lib: Any, pid: str) -> bool:
-    return lib.store.get_paper(pid) is not None
+    return bool(lib.has(pid))
 
 
 def _tag_arguments(lib: Any, tag: str, paper_ids: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -178,7 +178,7 @@ def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | 
         click.echo(f"{'untagged' if remove else 'tagged'} {len(ids)} papers {tag!r} for {r.name}")
         return
     r = lib.readers.get(reader)
-    ids = [pid for pid, tags in lib.store.readers.tags(r.id).items() if tag in tags]
+    ids = [pid for pid, tags in lib.readers.tags(r).items() if tag in tags]
     papers = lib.get_many(ids)
     if as_json:
         echo_json([{"id": p.id, "title": p.title} for p in papers])
@@ -210,7 +210,7 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
         click.echo("saved")
         return
     r = lib.readers.get(reader)
-    click.echo(lib.store.readers.notes(r.id).get(lib.get(paper_id).id, ""))
+    click.echo(lib.readers.notes(r).get(lib.get(paper_id).id, ""))
 
 
 @click.command("import-reader")

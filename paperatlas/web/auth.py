@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from starlette.requests import Request
 
 from ..library import Library
-from ..store.personal import Reader
+from ..readers import Reader
 
 SESSION_COOKIE = "pa_session"
 SECRET_KEY = "web_session_secret"  # meta key of the per-library signing secret
@@ -72,7 +72,7 @@ def session_reader(library: Library, value: str) -> Reader | None:
     body = f"{parts[0]}.{parts[1]}"
     if not _same(_sign(library_secret(library), body), parts[2]):
         return None
-    r = library.store.readers.get_reader(int(parts[0]))
+    r = library.readers.find(int(parts[0]))
     if r is None or not _same(_fingerprint(r), parts[1]):
         return None  # the reader is gone or their token was reset since
     return r
@@ -89,7 +89,7 @@ def check_feed_key(library: Library, kind: str, r: Reader, key: str, ident: str 
 
 def owner_reader(library: Library) -> Reader | None:
     """The reader a local owner acts as: "me", else the only reader (None when there is none yet)."""
-    me = library.store.readers.get_reader(OWNER)
+    me = library.readers.find(OWNER)
     if me is not None:
         return me
     readers = library.readers.all()

@@ -23,9 +23,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import i18n
 from ..i18n import N_, gettext
-from ..errors import NotFound, PaperatlasError
+from ..errors import PaperatlasError
 from ..library import Library
-from ..store.personal import Reader
+from ..readers import Reader
 from . import auth
 
 CSRF_COOKIE = "pa_csrf"
@@ -221,7 +221,7 @@ def bearer_reader(request: Request) -> Reader | None:
     if not auth.lower().startswith("bearer "):
         return None
     token = auth[7:].strip()
-    r = lib(request).store.readers.reader_by_token(token) if token else None
+    r = lib(request).readers.by_token(token) if token else None
     if r is None:
         raise HTTPError(401, gettext("unknown API token"),
                         gettext("use a reader's token: it is shown on that reader's Saved page (/saved)"))

@@ -28,17 +28,16 @@ MAP_PARAMS = [
 def _payload(request: Request, venue: str | None, year: int | None) -> dict[str, Any]:
     """map_data, cached until the topics are rebuilt or the papers change."""
     library = lib(request)
-    meta = library.store.topics.topics_meta() or {}
-    key = ("map", meta.get("built_at"), tuple(library.store.data_version()), venue, year)
+    key = ("map", library.topics.version(), venue, year)
     cache = web(request).cache
     if cache.get("map_key") != key:
         cache["map_data"] = library.topics.map_data(venue=venue, year=year)
         cache["map_key"] = key
     data = dict(cache["map_data"])
-    reader = library.store.readers.get_reader(reader_name(request))
+    reader = library.readers.find(reader_name(request))
     if reader is not None:
         pos = {pid: i for i, pid in enumerate(data["ids"])}
-        data["saved"] = [pos[f.paper_id] for f in library.store.readers.feedback(reader.id, "like") if f.paper_id in pos]
+        data["saved"] = [pos[f.paper_id] for f in library.readers.feedback(reader, "like") if f.paper_id in pos]
     return data
 
 
@@ -46,7 +45,7 @@ def map_page(request: Request) -> Response:
     a = query(request, MAP_PARAMS)
     if wants_json(request):  # no topics yet: map_data raises, the app answers 400 with the fix
         return json_response(_payload(request, a["venue"], a["year"]))
-    if not (lib(request).store.topics.topics_meta() or {}):
+    if not lib(request).topics.status()["built"]:
         raise HTTPError(404, gettext("this library has no topics yet, so there is no map"),
                         gettext("run `paperatlas topics build`, then reload"))
     qs = request.url.query

@@ -23,7 +23,7 @@ from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
 from ..recommend.groups import METHODS as GROUP_METHODS
 from ..recommend.triage import NEITHER
-from ..store.personal import Reader
+from ..readers import Reader
 from . import auth
 from .common import (
     FILTER_PARAMS,
@@ -72,7 +72,7 @@ def _judgements(request: Request, r: Reader, ids: list[str]) -> tuple[set[str], 
     """(liked, disliked) among `ids`, for the stars and "not interested" buttons."""
     if not r.id or not ids:
         return set(), set()
-    fb = lib(request).store.readers.feedback_for_papers(r.id, ids)
+    fb = lib(request).readers.feedback_for(r, ids)
     return ({pid for pid, k in fb.items() if "like" in k}, {pid for pid, k in fb.items() if "dislike" in k})
 
 
@@ -89,9 +89,9 @@ def _paper_json(p: Paper) -> dict[str, Any]:
 def _counts(request: Request, r: Reader) -> dict[str, int]:
     if not r.id:
         return {"likes": 0, "dislikes": 0, "choices": 0}
-    store = lib(request).store
-    fb = store.readers.feedback(r.id)
-    winners = [w for w, _, _ in store.readers.choices(r.id)]
+    readers = lib(request).readers
+    fb = readers.feedback(r)
+    winners = [w for w, _, _ in readers.choices(r)]
     neither = winners.count(NEITHER)  # one "neither" answer is stored as two rows
     return {"likes": sum(f.kind == "like" for f in fb), "dislikes": sum(f.kind == "dislike" for f in fb),
             "choices": len(winners) - neither + (neither + 1) // 2}
@@ -352,7 +352,7 @@ DIGEST_FILES = {"markdown": "text/markdown; charset=utf-8", "html": "text/html; 
 def _searches(request: Request, r: Reader) -> list[dict[str, Any]]:
     if not r.id:
         return []
-    return [{**s, "feed": _search_feed_url(request, r, s["id"])} for s in lib(request).store.readers.saved_searches(r.id)]
+    return [{**s, "feed": _search_feed_url(request, r, s["id"])} for s in lib(request).readers.saved_searches(r)]
 
 
 def digest(request: Request) -> Response:
@@ -402,7 +402,7 @@ def reader_feed(request: Request) -> Response:
     a = query(request, FEED_PARAMS)
     L = lib(request)
     name = request.path_params["name"]
-    r = L.store.readers.get_reader(name)  # a feed URL never creates a reader
+    r = L.readers.find(name)  # a feed URL never creates a reader
     # one answer for "no such reader" and "wrong key": a feed URL reveals nothing without its key
     if r is None or not auth.check_feed_key(L, "reader", r, a["key"] or ""):
         raise NotFound(gettext("no feed for reader {name!r} with this key", name=name), gettext(NO_FEED))
@@ -413,8 +413,7 @@ def search_feed(request: Request) -> Response:
     a = query(request, FEED_PARAMS)
     L = lib(request)
     sid = request.path_params["search_id"]
-    # the feed URL carries only the id, so find its owner (readers are few; no SQL here)
-    owner = next((r for r in L.readers.all() if any(s["id"] == sid for s in L.store.readers.saved_searches(r.id))), None)
+    owner = L.readers.saved_search_owner(sid)  # the feed URL carries only the search's id
     if owner is None or not auth.check_feed_key(L, "search", owner, a["key"] or "", sid):
         raise NotFound(gettext("no saved search {id} with this key", id=sid), gettext(NO_FEED))
     return Response(L.recommend.saved_search_feed(owner, sid, a["limit"], link=str(request.url)), media_type=ATOM)
@@ -438,13 +437,7 @@ async def save_search(request: Request) -> Response:
     name = a["name"] or " · ".join([a["q"], *(str(params[k]) for k in ("venue", "year", "status") if k in params)]
                                    + ([params["mode"]] if params.get("mode") != "hybrid" else []))
     r = _writer(request)
-    store = lib(request).store
-    # saving the same search again keeps its id, so a feed reader's subscription stays valid
-    same = next((s for s in store.readers.saved_searches(r.id) if s["name"] == name), None)
-    if same is not None and same["query"] == a["q"] and same["params"] == params:
-        sid = same["id"]
-    else:
-        sid = store.readers.save_search(r.id, name, a["q"], params)
+    sid = lib(request).readers.save_search(r, name, a["q"], params)  # the same search again keeps its id
     out = {"id": sid, "name": name, "query": a["q"], "params": params, "feed": _search_feed_url(request, r, sid)}
     if wants_json(request):
         return json_response(out)
@@ -454,7 +447,7 @@ async def save_search(request: Request) -> Response:
 async def delete_search(request: Request) -> Response:
     await check_write(request)
     r = _writer(request)
-    lib(request).store.readers.delete_saved_search(r.id, request.path_params["search_id"])
+    lib(request).readers.delete_saved_search(r, request.path_params["search_id"])
     return done(request, {"deleted": request.path_params["search_id"]}, "/digest#searches")
 
 

@@ -14,14 +14,13 @@ from starlette.responses import RedirectResponse, Response
 
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError, StoreUnavailable
-from ..library import Library
+from ..library import SORTABLE, Library
 from ..links import paper_links
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Hits, Paper
 from ..search.cjk import has_cjk
 from ..search.engine import MODES
-from ..store.personal import FEEDBACK_KINDS, Reader
-from ..store.sqlite import SORTABLE
+from ..readers import FEEDBACK_KINDS, MAX_TAG, Reader
 from . import auth
 from .common import (
     FILTER_PARAMS,
@@ -88,11 +87,11 @@ def hit_json(h: Hit) -> dict[str, Any]:
 def _facets(request: Request) -> dict[str, Any]:
     """Venues, years, statuses and per venue-year counts; cached until the papers change."""
     w = web(request)
-    version = w.library.store.data_version()
+    version = w.library.version()
     cached = w.cache.get("facets")
     if cached and cached[0] == version:
         return cached[1]  # type: ignore[no-any-return]
-    rows = w.library.store.facet_counts()
+    rows = w.library.facet_counts()
     groups: dict[tuple[str, int | None], dict[str, Any]] = {}
     for venue, year, status, n in rows:
         g = groups.setdefault((venue, year), {"venue": venue, "year": year, "papers": 0, "status": {},
@@ -114,7 +113,7 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
     r = current_reader(request)
     if r is None or not ids:
         return set()
-    fb = lib(request).store.readers.feedback_for_papers(r.id, ids)
+    fb = lib(request).readers.feedback_for(r, ids)
     return {pid for pid, kinds in fb.items() if "like" in kinds}
 
 
@@ -326,15 +325,16 @@ def paper(request: Request) -> Response:
     except PaperatlasError as e:
         related_error = e.message
     r = current_reader(request)
-    fb = L.store.readers.feedback_for_papers(r.id, [p.id]).get(p.id, set()) if r else set()
+    fb = L.readers.feedback_for(r, [p.id]).get(p.id, set())
     starred, dismissed = "like" in fb, "dislike" in fb
-    tags = L.store.readers.tags(r.id, p.id).get(p.id, []) if r else []
+    tags = L.readers.tags(r, p.id).get(p.id, [])
     bib = paper_bibtex(p)
-    links = paper_links(p, L.store.aliases_of(p.id))
+    aliases = L.aliases(p.id)
+    links = paper_links(p, aliases)
     if wants_json(request):
         return json_response({
             **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
-            "tags": tags, "aliases": L.store.aliases_of(p.id), "links": L.links(p.id),
+            "tags": tags, "aliases": aliases, "links": L.links(p.id),
             "read_links": [{"label": label, "url": u} for label, u in links],
             "related": [{"id": h.paper.id, "title": h.paper.title, "title_derived": h.paper.title_derived,
                          "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
@@ -372,7 +372,7 @@ async def star(request: Request) -> Response:
 
 TAG_PARAMS = [
     Param("paper_id", str, None, "the paper id", where="path"),
-    Param("tag", str, None, "the tag (1-40 characters)", required=True, max_length=40, where="form"),
+    Param("tag", str, None, f"the tag (1-{MAX_TAG} characters)", required=True, max_length=MAX_TAG, where="form"),
     Param("action", str, "add", "add or remove", choices=("add", "remove"), where="form"),
 ]
 
@@ -385,11 +385,8 @@ async def tag(request: Request) -> Response:
     p = L.get(request.path_params["paper_id"])
     r = current_reader(request, create=True)
     assert r is not None
-    if action == "add":
-        L.store.readers.add_tag(r.id, p.id, t)
-    else:
-        L.store.readers.remove_tag(r.id, p.id, t)
-    tags = L.store.readers.tags(r.id, p.id).get(p.id, [])
+    L.readers.tag(r, [p.id], t, remove=action == "remove")
+    tags = L.readers.tags(r, p.id).get(p.id, [])
     return done(request, {"id": p.id, "tags": tags}, paper_url(p.id))
 
 
@@ -444,7 +441,7 @@ async def sign_in(request: Request) -> Response:
     except PaperatlasError as e:
         raise HTTPError(400, e.message, e.fix) from None
     token = SIGNIN_PARAMS[1].parse(data.get("token")) or ""
-    r = L.store.readers.get_reader(name)
+    r = L.readers.find(name)
     created = False
     if r is None:
         r, created = L.readers.get(name), True
@@ -491,7 +488,7 @@ def _saved(request: Request, tag_filter: str | None) -> tuple[list[Paper], dict[
         return [], {}
     L = lib(request)
     papers = L.readers.liked(r)
-    tags = L.store.readers.tags(r.id)
+    tags = L.readers.tags(r)
     if tag_filter:
         papers = [p for p in papers if tag_filter in tags.get(p.id, [])]
     return papers, tags
