@@ -1,4 +1,4 @@
-"""Send a digest by email through an SMTP server (issue 13): stdlib smtplib, STARTTLS when asked.
+"""Send a digest by email through an SMTP server: stdlib smtplib, STARTTLS when asked.
 
 Settings come from flags or the environment (PAPERATLAS_SMTP_HOST, _PORT, _USER, _PASSWORD, _FROM,
 _STARTTLS), so a cron line carries no password.

@@ -4,12 +4,35 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+import typing
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
 # one encoder, not json.dumps(..., sort_keys=True, ...) which builds a new one per call
 _canonical_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+
+
+PRIVATE_FIELDS = ("raw",)  # kept in the library, never shown: the record exactly as it came in
+FIELD_DOCS = {  # what a field means, for the API schemas (OpenAPI, MCP) that are read from the shapes
+    "title_derived": "the title was made from the abstract",
+    "source": "the file the paper was ingested from",
+    "extra": "other fields the list carried (doi, arxiv, presentation, affiliations...; docs/fields.md)",
+}
+
+
+def _schema_of(tp: Any) -> dict[str, Any]:
+    """JSON schema of a field type (the few kinds the shapes use)."""
+    args = typing.get_args(tp)
+    origin = typing.get_origin(tp)
+    if type(None) in args:  # X | None
+        inner = _schema_of(next(a for a in args if a is not type(None)))
+        return {**inner, "type": [inner["type"], "null"]}
+    if origin is list:
+        return {"type": "array", "items": _schema_of(args[0]) if args else {}}
+    if origin is dict or tp is dict:
+        return {"type": "object"}
+    return {"type": {str: "string", bool: "boolean", int: "integer", float: "number"}.get(tp, "object")}
 
 
 @dataclass
@@ -39,6 +62,24 @@ class Paper:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def public(self) -> dict[str, Any]:
+        """The paper as every surface shows it (CLI --json, the web's .json, MCP): all but `raw`."""
+        d = asdict(self)
+        d.pop("raw", None)
+        return d
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON schema of `public()`, read from the fields themselves (so a new field shows everywhere)."""
+        hints = typing.get_type_hints(cls)
+        props = {}
+        for f in fields(cls):
+            if f.name in PRIVATE_FIELDS:
+                continue
+            props[f.name] = {**_schema_of(hints[f.name]), **({"description": FIELD_DOCS[f.name]}
+                                                             if f.name in FIELD_DOCS else {})}
+        return {"type": "object", "properties": props}
+
     def content_hash(self) -> str:
         """Hash of everything a re-ingest could change (not the source file name)."""
         # a tuple of the fields, not asdict(): this runs for every record of every ingest
@@ -66,14 +107,25 @@ class Hit:
     reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        d = self.paper.to_dict()
-        d.pop("raw", None)
+        d = self.paper.public()
         d.update(score=round(float(self.score), 6), ranks=self.ranks)
         if self.snippet:
             d["snippet"] = self.snippet
         if self.reason:
             d["reason"] = self.reason
         return d
+
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON schema of `to_dict()`: the paper's fields and the hit's own."""
+        return {"type": "object", "properties": {
+            **Paper.json_schema()["properties"],
+            "score": {"type": "number"},
+            "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
+            "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
+            "reason": {"type": "string", "description": "why it is listed (recommendations, related papers)"},
+        }}
 
 
 class Hits(list):  # type: ignore[type-arg]

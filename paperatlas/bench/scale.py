@@ -1,4 +1,4 @@
-"""Benchmarks of issue 15, each against its baseline in the same run:
+"""Benchmarks of scale, each against its baseline in the same run:
 
 - `bench ray`: papers/s of embedding on 1..N local Ray workers against the raw model in this
   process (one thread and N threads), and what that means for 2.7M abstracts on N nodes;

@@ -233,12 +233,6 @@ def paper_table(papers: list[Paper], title: str = "") -> Table:
     return t
 
 
-def public(p: Paper) -> dict[str, Any]:
-    d = p.to_dict()
-    d.pop("raw", None)
-    return d
-
-
 def write_output(text: str, output: str | None, what: str = "") -> None:
     """Write `text` to the file `output`, or to stdout when there is none."""
     if output:

@@ -25,7 +25,6 @@ from .common import (
     paper_table,
     print_hits,
     progress_bar,
-    public,
     say_crosslingual,
     say_waiting,
     show_hits,
@@ -198,7 +197,7 @@ def list_(
     facets = {"institution": institution, "country": country, "type": type_}
     papers = lib.papers(venue, year, status, limit or None, offset, **facets)
     if as_json:
-        echo_json([public(p) for p in papers])
+        echo_json([p.public() for p in papers])
     elif papers:
         out.print(paper_table(papers, _shown(lib.count(venue, year, status, **facets), offset, len(papers))))
     if not papers:
@@ -257,7 +256,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     p = lib.get(paper_id)
     links = lib.links(p.id)
     if as_json:
-        echo_json({**public(p), "aliases": lib.aliases(p.id), "links": links,
+        echo_json({**p.public(), "aliases": lib.aliases(p.id), "links": links,
                    "events": [e.to_dict() for e in lib.programme.events_for(p.id)]})
         return
     out.print(f"[bold]{p.title}[/bold]" + (" [dim](title derived from the abstract)[/dim]" if p.title_derived else ""))

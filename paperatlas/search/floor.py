@@ -1,7 +1,7 @@
 """The relevance floor: a query with no real match gets no hits, not the nearest junk.
 
 Semantic search always has a nearest paper, and min-max fusion always scores the best hit 1.0,
-so "asdkjhqwe" or "banana bread" used to answer with twenty confident-looking papers. Two
+so without a floor "asdkjhqwe" or "banana bread" would answer with twenty confident-looking papers. Two
 absolute signals tell a real match from none:
 
 - the best cosine between the query and any candidate (the embedding model's own scale), and

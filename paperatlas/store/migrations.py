@@ -192,7 +192,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     (
         "sources",
         """
-        -- where each fetch stands (issue 13): the page to resume from after a kill, the last complete
+        -- where each fetch stands: the page to resume from after a kill, the last complete
         -- run; written in the same transaction as the batch of papers it follows
         CREATE TABLE source_state (
             key TEXT PRIMARY KEY,
@@ -216,7 +216,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         "papers_title_key",
         # an arXiv preprint and its conference version share a title but rarely an abstract: the
         # normalised title (filled as papers are written; '' for derived or very short titles)
-        # finds the pairs that become one paper with both ids (issue 13)
+        # finds the pairs that become one paper with both ids
         """
         ALTER TABLE papers ADD COLUMN title_key TEXT NOT NULL DEFAULT '';
         CREATE INDEX papers_title_key ON papers(title_key);

@@ -1,4 +1,4 @@
-"""Personal pages (issue 6): For you, the editable profile, "A or B?" triage, reading groups,
+"""Personal pages: For you, the editable profile, "A or B?" triage, reading groups,
 the digest, Atom feeds and saved searches, and "not interested" on any paper.
 
 Every page reads through the Library's recommendation methods (paperatlas/recommend);
@@ -42,7 +42,7 @@ from .common import (
     render,
     wants_json,
 )
-from .views import HIT_SCHEMA, PAPER_SCHEMA, public, set_feedback
+from .views import HIT_SCHEMA, PAPER_SCHEMA, hit_json, set_feedback
 
 NAV = [(N_("For you"), "/foryou"), (N_("Triage"), "/triage"), (N_("Profile"), "/profile"),
        (N_("Group"), "/group"), (N_("Digest"), "/digest")]
@@ -76,14 +76,8 @@ def _judgements(request: Request, r: Reader, ids: list[str]) -> tuple[set[str], 
     return ({pid for pid, k in fb.items() if "like" in k}, {pid for pid, k in fb.items() if "dislike" in k})
 
 
-def _hit_json(h: Hit) -> dict[str, Any]:
-    d = h.to_dict()
-    d["page"] = paper_url(h.paper.id)
-    return d
-
-
 def _paper_json(p: Paper) -> dict[str, Any]:
-    return {**public(p), "page": paper_url(p.id)}
+    return {**p.public(), "page": paper_url(p.id)}
 
 
 def _counts(request: Request, r: Reader) -> dict[str, int]:
@@ -153,7 +147,7 @@ def foryou(request: Request) -> Response:
         return json_response({"reader": r.name, "method": a["method"], "methods": list(METHODS),
                               "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
                               "page": a["page"], "per_page": per_page, "has_more": has_more, **counts,
-                              "hits": [_hit_json(h) for h in hits]})
+                              "hits": [hit_json(h) for h in hits]})
     liked, disliked = _judgements(request, r, [h.paper.id for h in hits])
     ctx = dict(a=a, hits=hits, has_more=has_more, offset=offset, liked=liked, disliked=disliked,
                shared=_shared_reason(hits), counts=counts, methods=METHODS, pager=True)
@@ -219,7 +213,7 @@ async def edit_profile(request: Request) -> Response:
     r = _writer(request)
     prof = lib(request).recommend.edit_profile(r, **edits)
     top = _preview(request, lib(request).readers.get(r.name))  # re-read: `r` holds the profile before the edit
-    return done(request, {**prof, "recommendations": [_hit_json(h) for h in top]}, "/profile")
+    return done(request, {**prof, "recommendations": [hit_json(h) for h in top]}, "/profile")
 
 
 # -- triage ----------------------------------------------------------------------------------
@@ -308,7 +302,7 @@ def group(request: Request) -> Response:
         assert result is not None
         return json_response({"readers": members, "n": a["n"], "method": result["method"],
                               "members": result["members"], "compare": result["compare"],
-                              "papers": [_hit_json(h) for h in result["papers"]]})
+                              "papers": [hit_json(h) for h in result["papers"]]})
     other = "sum" if a["method"] == "nash" else "nash"
     summary = None
     if result:
@@ -371,7 +365,7 @@ def digest(request: Request) -> Response:
     searches = _searches(request, r)
     if wants_json(request):
         return json_response({"reader": r.name, "since": since, "feed": feed, "count": len(hits),
-                              "hits": [_hit_json(h) for h in hits], "saved_searches": searches})
+                              "hits": [hit_json(h) for h in hits], "saved_searches": searches})
     return render(request, "digest.html", a=a, since=since, hits=hits, feed=feed, searches=searches,
                   shared=_shared_reason(hits), liked=set(), disliked=set())
 

@@ -49,39 +49,20 @@ NAV = [(N_("Search"), "/search"), (N_("Browse"), "/browse"), (N_("Saved"), "/sav
 # search modes as the search form shows them (`_(m)` in search.html)
 MODE_LABELS = (N_("hybrid"), N_("keyword"), N_("semantic"))
 
-PAPER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"}, "title": {"type": "string"},
-        "title_derived": {"type": "boolean", "description": "the title was made from the abstract"},
-        "abstract": {"type": "string"}, "authors": {"type": "array", "items": {"type": "string"}},
-        "venue": {"type": "string"}, "year": {"type": ["integer", "null"]}, "status": {"type": "string"},
-        "track": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}},
-        "url": {"type": "string"}, "source": {"type": "string"}, "extra": {"type": "object"},
-    },
-}
-HIT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        **PAPER_SCHEMA["properties"],
-        "score": {"type": "number"},
-        "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
-        "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
-        "page": {"type": "string", "description": "path of the paper page"},
-    },
-}
-
-
-def public(p: Paper) -> dict[str, Any]:
-    d = p.to_dict()
-    d.pop("raw", None)
-    return d
+# the API's schemas come from the shapes themselves (models.py), with what the web adds
+PAPER_SCHEMA: dict[str, Any] = Paper.json_schema()
+HIT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    **Hit.json_schema()["properties"], "page": {"type": "string", "description": "path of the paper page"}}}
 
 
 def hit_json(h: Hit) -> dict[str, Any]:
-    d = h.to_dict()
-    d["page"] = paper_url(h.paper.id)
-    return d
+    """A hit as the web's JSON gives it: the one serialiser (Hit.to_dict) plus the paper page's path."""
+    return {**h.to_dict(), "page": paper_url(h.paper.id)}
+
+
+def _brief(d: dict[str, Any]) -> dict[str, Any]:
+    """A related paper as the paper page's JSON lists it: a few keys of the hit's one serialisation."""
+    return {k: d[k] for k in ("id", "title", "title_derived", "venue", "year", "score")}
 
 
 def _facets(request: Request) -> dict[str, Any]:
@@ -252,7 +233,7 @@ def author(request: Request) -> Response:
         c["page"] = author_url(c["name"])
     if wants_json(request):
         return json_response({**prof, "count": len(prof["papers"]), "page": author_url(prof["name"]),
-                              "papers": [{**public(p), "page": paper_url(p.id)} for p in prof["papers"]]})
+                              "papers": [{**p.public(), "page": paper_url(p.id)} for p in prof["papers"]]})
     return render(request, "author.html", asked=name, prof=prof,
                   liked=_liked(request, [p.id for p in prof["papers"]]))
 
@@ -295,7 +276,7 @@ def browse(request: Request) -> Response:
         return json_response({
             "venue": a["venue"], "year": a["year"], "status": a["status"], "total": total, "matching": shown,
             "status_counts": status_counts, "sort": a["sort"], "order": a["order"], "page": a["page"],
-            "per_page": a["per_page"], "papers": [{**public(p), "page": paper_url(p.id)} for p in papers],
+            "per_page": a["per_page"], "papers": [{**p.public(), "page": paper_url(p.id)} for p in papers],
         })
     pages = max(1, -(-shown // a["per_page"]))
     return render(request, "browse.html", a=a, facets=facets, papers=papers, total=total, shown=shown,
@@ -333,12 +314,11 @@ def paper(request: Request) -> Response:
     links = paper_links(p, aliases)
     if wants_json(request):
         return json_response({
-            **public(p), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
+            **p.public(), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
             "tags": tags, "aliases": aliases, "links": L.links(p.id),
             "read_links": [{"label": label, "url": u} for label, u in links],
-            "related": [{"id": h.paper.id, "title": h.paper.title, "title_derived": h.paper.title_derived,
-                         "venue": h.paper.venue, "year": h.paper.year, "score": round(h.score, 6),
-                         "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)} for h in related],
+            "related": [{**_brief(h.to_dict()), "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)}
+                        for h in related],
         })
     from .llm_views import paper_context
 
@@ -500,7 +480,7 @@ def saved(request: Request) -> Response:
     if wants_json(request):
         return json_response({"reader": current_reader(request).name if current_reader(request) else None,
                               "tag": a["tag"], "count": len(papers),
-                              "papers": [{**public(p), "tags": tags.get(p.id, []), "page": paper_url(p.id)}
+                              "papers": [{**p.public(), "tags": tags.get(p.id, []), "page": paper_url(p.id)}
                                          for p in papers]})
     all_tags = sorted({t for pid, ts in tags.items() for t in ts})
     r = current_reader(request)
