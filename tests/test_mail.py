@@ -23,7 +23,7 @@ from sourceserver import SourceServer
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 from aiosmtpd.smtp import AuthResult, LoginPassword  # noqa: E402
-from ports import free_port
+from ports import free_port  # noqa: E402
 
 COLM = (Path(__file__).parent / "data" / "pasted" / "colm2025.json").read_bytes()
 

@@ -154,7 +154,9 @@ def walk_cmd(ctx: click.Context, session_id: str, reader: str, minutes: float, p
         paperatlas walk neurips-2025-san-diego-poster-session-6 --done 7HVADbW8fh --minutes 60
     """
     lib = get_library(ctx)
-    ids = lambda s: [x.strip() for x in s.split(",") if x.strip()]
+    def ids(s: str) -> list[str]:
+        return [x.strip() for x in s.split(",") if x.strip()]
+
     w = lib.programme.walk(session_id, reader, minutes, per_poster, walk_per_100, ids(done), ids(skip), method)
     if as_json:
         echo_json(w.to_dict())
