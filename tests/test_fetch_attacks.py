@@ -285,6 +285,7 @@ def test_acl_xml_nested_deep_is_refused_in_linear_time(tmp_path: Path) -> None:
             with pytest.raises(FetchError, match="nests elements more than 64 deep"):
                 lib.sources.fetch("acl", ["2024.acl"], base_url=s.url, client=_client(max_bytes=1 << 23))
             assert time.monotonic() - start < 15 and lib.count() == 0
+            assert len(s.seen) == 1  # refused once: the same bytes would nest as deep again
     finally:
         s.stop()
 
@@ -296,7 +297,7 @@ def test_openreview_json_nested_deep_is_a_clear_error(tmp_path: Path) -> None:
         with Library(tmp_path / "lib.db", embedder="hashing") as lib:
             with pytest.raises(FetchError, match="JSON nested too deep to read") as e:
                 lib.sources.fetch("openreview", [VENUE], base_url=s.url, client=_client(max_bytes=1 << 23))
-            assert "/notes" in str(e.value) and lib.count() == 0
+            assert "/notes" in str(e.value) and lib.count() == 0 and len(s.seen) == 1
     finally:
         s.stop()
 

@@ -92,6 +92,10 @@ def limit(name: str) -> int:
     return int(env) if env.isdigit() and int(env) > 0 else LIMITS[name]
 
 
+class NestedTooDeep(ValueError):
+    """A document nests deeper than its bound: the same bytes fail the same way every time."""
+
+
 def parse_xml(data: bytes | str, what: str = "the XML") -> ET.Element:
     """The root of an XML document, refused (ValueError) once it nests deeper than
     PAPERATLAS_MAX_XML_DEPTH: readers that walk every element's subtree take time that grows with
@@ -105,7 +109,7 @@ def parse_xml(data: bytes | str, what: str = "the XML") -> ET.Element:
             if root is None:
                 root = el
             if depth > max_depth:
-                raise ValueError(f"{what} nests elements more than {max_depth} deep (raise PAPERATLAS_MAX_XML_DEPTH "
+                raise NestedTooDeep(f"{what} nests elements more than {max_depth} deep (raise PAPERATLAS_MAX_XML_DEPTH "
                                  "if that is real)")
         else:
             depth -= 1

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Protocol
 from xml.etree import ElementTree as ET
 
 from ..errors import PaperatlasError
-from ..ingest.formats import Format
+from ..ingest.formats import Format, NestedTooDeep
 from ..models import IngestReport
 from ..registry import Registry
 from .http import FetchError, HttpClient, Response
@@ -218,6 +218,8 @@ def get_parsed(client: HttpClient, url: str, parse: Callable[[Response], Any], w
             return resp, parse(resp)
         except (ValueError, ET.ParseError, KeyError, TypeError) as e:
             last = e
+            if isinstance(e, NestedTooDeep):  # not a transient proxy page: fetching again changes nothing
+                break
             if attempt + 1 < tries:
                 client.stats["retries"] += 1
                 client.sleep(min(client.max_wait, client.backoff * (2 ** attempt)))
@@ -235,4 +237,4 @@ def parse_json(resp: Response) -> Any:
     except json.JSONDecodeError as e:
         raise ValueError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except RecursionError:  # the decoder recurses once per level: 100,000 nested brackets end here
-        raise ValueError("JSON nested too deep to read") from None
+        raise NestedTooDeep("JSON nested too deep to read") from None
