@@ -80,7 +80,7 @@ class Recommend:
             self._corpus = (version, corpus)
             return corpus
 
-    def signals(self, r: Reader) -> Signals:
+    def _signals(self, r: Reader) -> Signals:
         fb = self._store.readers.feedback(r.id)
         return Signals(
             likes=[f.paper_id for f in fb if f.kind == "like"],
@@ -90,14 +90,14 @@ class Recommend:
             profile=r.profile if r.profile.get("interests") is not None else None,
         )
 
-    def judged(self, r: Reader) -> set[str]:
+    def _judged(self, r: Reader) -> set[str]:
         """Papers the reader has liked, dismissed, marked seen or met in triage."""
         out = {f.paper_id for f in self._store.readers.feedback(r.id)}
         for w, lo, _ in self._store.readers.choices(r.id):
             out.update(x for x in (w, lo) if x != triage.NEITHER)
         return out
 
-    def current_profile(self, r: Reader, corpus: Corpus, sig: Signals) -> dict[str, Any]:
+    def _current_profile(self, r: Reader, corpus: Corpus, sig: Signals) -> dict[str, Any]:
         """The reader's profile, brought up to date with their likes (and saved when it changed)."""
         prof, changed = interests.sync(sig.profile, corpus, sig.likes)
         if changed:
@@ -107,9 +107,10 @@ class Recommend:
         return prof
 
     def scored_for(self, r: Reader, method: str = DEFAULT_RECOMMENDER) -> tuple[Corpus, Scored, Signals]:
+        """The corpus, the recommender's scores of every paper for `r`, and what `r` told us."""
         corpus = self.corpus()
-        sig = self.signals(r)
-        sig.profile = self.current_profile(r, corpus, sig)
+        sig = self._signals(r)
+        sig.profile = self._current_profile(r, corpus, sig)
         rec = RECOMMENDERS.create(method)
         return corpus, rec.fit(corpus, sig), sig
 
@@ -139,7 +140,7 @@ class Recommend:
         corpus, scored, _ = self.scored_for(r, method)
         only = self._store.papers_added_since(since) if since else None
         allowed = self._allowed(corpus, venue, year, status, only)
-        excl = None if include_judged else mask(len(corpus), corpus.rows(sorted(self.judged(r))))
+        excl = None if include_judged else mask(len(corpus), corpus.rows(sorted(self._judged(r))))
         rows = rank(scored, offset + limit, excl, allowed)[offset:]
         reasons = scored.explain(rows)
         papers = self._store.get_papers([corpus.ids[i] for i in rows])
@@ -153,8 +154,8 @@ class Recommend:
         free-text preferences and feedback counts."""
         r = self._readers.get(reader)
         corpus = self.corpus()
-        sig = self.signals(r)
-        prof = self.current_profile(r, corpus, sig)
+        sig = self._signals(r)
+        prof = self._current_profile(r, corpus, sig)
         out = []
         for it in prof.get("interests", []):
             rows = corpus.rows(it.get("papers", []))
@@ -187,7 +188,7 @@ class Recommend:
         """
         r = self._readers.get(reader)
         corpus = self.corpus()
-        prof = self.current_profile(r, corpus, self.signals(r))
+        prof = self._current_profile(r, corpus, self._signals(r))
         try:
             if remove:
                 prof = interests.set_removed(prof, remove, True)
@@ -218,13 +219,13 @@ class Recommend:
         Deterministic for a given history, so a page reload shows the same pair."""
         r = self._readers.get(reader)
         corpus = self.corpus()
-        sig = self.signals(r)
-        cand = ~mask(len(corpus), corpus.rows(sorted(self.judged(r))))
+        sig = self._signals(r)
+        cand = ~mask(len(corpus), corpus.rows(sorted(self._judged(r))))
         allowed = self._allowed(corpus, venue, year, None)
         if allowed is not None:
             cand &= allowed
         if sig.likes or sig.dislikes or sig.preferences.strip():
-            sig.profile = self.current_profile(r, corpus, sig)
+            sig.profile = self._current_profile(r, corpus, sig)
         rng = np.random.default_rng([r.id, len(sig.choices)])
         pair = triage.next_pair(corpus, sig, cand, rng)
         if pair is None:
@@ -268,7 +269,7 @@ class Recommend:
         pts = []
         for r in rs:
             _, scored, _ = self.scored_for(r)
-            excl = mask(len(corpus), corpus.rows(sorted(self.judged(r))))
+            excl = mask(len(corpus), corpus.rows(sorted(self._judged(r))))
             if allowed is not None:
                 excl |= ~allowed
             pts.append(groups_mod.borda(scored.scores, excl, depth))
@@ -335,7 +336,7 @@ class Recommend:
         if ss is None:
             raise NotFound(f"no saved search {name_or_id!r} for {r.name}", "save the search first")
         params = {k: v for k, v in ss["params"].items() if k in ("mode", "venue", "year", "status")}
-        hits = self._lib.search(ss["query"], limit=limit, exclude=sorted(self.judged(r)), **params)
+        hits = self._lib.search(ss["query"], limit=limit, exclude=sorted(self._judged(r)), **params)
         updated = self._store.papers_added_at([h.paper.id for h in hits])
         return digest_mod.atom(hits, f"paperatlas: {ss['name']} ({r.name})",
                                f"urn:paperatlas:search:{r.name}:{ss['id']}", updated, link)

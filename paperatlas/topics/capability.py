@@ -109,14 +109,6 @@ class Topics:
         meta = self._store.topics.topics_meta() or {}
         return (meta.get("built_at"), tuple(self._store.data_version()))
 
-    def of_papers(self, ids: Sequence[str]) -> dict[str, str]:
-        """paper id -> the label of its coarse topic (papers on the map only)."""
-        placed = self._store.topics.paper_topics(list(ids)) if ids else {}
-        if not placed:
-            return {}
-        labels = {t["topic"]: t["label"] for t in self._store.topics.list_topics("coarse")}
-        return {pid: labels[info["coarse"]] for pid, info in placed.items() if info.get("coarse") in labels}
-
     # -- the map --------------------------------------------------------------------------------
     def map_data(self, reader: str | None = None, venue: str | None = None,
                  year: int | None = None) -> dict[str, Any]:
