@@ -13,11 +13,14 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ingest.clean import normalize_key
 from ..refs import ids as idmod
 from ..refs.readers import Entry, read_entries as _read
+
+if TYPE_CHECKING:
+    from ..core import LibraryCore
 
 FUZZY_MIN = 0.9
 __all__ = ["Entry", "ImportReport", "match", "read_entries"]
@@ -52,7 +55,7 @@ def url_key(url: str) -> str:
 class _Index:
     """DOI, arXiv id, URL and title keys of the library's papers, built once, on first need."""
 
-    def __init__(self, lib: Any) -> None:
+    def __init__(self, lib: LibraryCore) -> None:
         self.doi: dict[str, str] = {}
         self.arxiv: dict[str, str] = {}
         self.url: dict[str, str] = {}
@@ -73,8 +76,8 @@ class _Index:
             self.title.setdefault(k, pid)
 
 
-def match(lib: Any, entries: list[Entry]) -> ImportReport:
-    """Match entries to papers of `lib` (a Library)."""
+def match(lib: LibraryCore, entries: list[Entry]) -> ImportReport:
+    """Match entries to papers of `lib`."""
     report = ImportReport()
     index: _Index | None = None
     for e in entries:
@@ -97,7 +100,7 @@ def match(lib: Any, entries: list[Entry]) -> ImportReport:
     return report
 
 
-def _fuzzy(lib: Any, title: str, key: str) -> tuple[str, str] | None:
+def _fuzzy(lib: LibraryCore, title: str, key: str) -> tuple[str, str] | None:
     if len(key) < 12:  # too short to tell papers apart by spelling
         return None
     best, best_r = None, 0.0
