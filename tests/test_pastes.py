@@ -214,3 +214,12 @@ def test_clean_title_keeps_math_and_dashes_and_strip_braces_spares_math() -> Non
     assert strip_braces(clean_title(r"{$(ε, u)$-Adaptive} the {ELBO} and $\mathcal{O}(n)$")) == \
         r"$(ε, u)$-Adaptive the ELBO and $\mathcal{O}(n)$"
     assert clean_title("A plain title") == "A plain title"
+
+
+def test_et_al_is_not_an_author() -> None:
+    from paperatlas.ingest.textlist import split_author_line
+
+    assert is_author_line("Kaiming He, Xiangyu Zhang, Shaoqing Ren, et al.")
+    assert split_author_line("Kaiming He, Xiangyu Zhang, Shaoqing Ren, et al.")[0] == [
+        "Kaiming He", "Xiangyu Zhang", "Shaoqing Ren"]
+    assert split_author_line("Hao Zhang1,2, Qi Liu3*, Wei Chen1†")[0] == ["Hao Zhang", "Qi Liu", "Wei Chen"]

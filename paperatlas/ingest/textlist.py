@@ -22,6 +22,7 @@ match the papers found), each naming the paper by title and line with the fix.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -265,12 +266,36 @@ MAX_TITLE_CHARS = 300
 # Line classes
 # ---------------------------------------------------------------------------
 
-LABEL_LINE = re.compile(
+_LABEL_RE = re.compile(
     r"^\s*(?:\d{1,4}\s*[.)、]\s*)?("
     + "|".join(re.escape(k) for k in sorted(LABELS, key=len, reverse=True))
     + r")\s*[:：]\s*(.*)$",
     re.IGNORECASE,
 )
+# what a label's value must look like, for labels that also begin titles ("PDF: Point Diffusion ...")
+_LABEL_VALUE = {
+    "url": re.compile(r"^(?:https?://|www\.|\S+/\S+)"),
+    "presentation": re.compile(r"^\S+(?:\s+\S+){0,4}$"),
+    "room": re.compile(r"^.{0,80}$"),
+    "session": re.compile(r"^.{0,100}$"),
+    "time": re.compile(r"\d"),
+    "comments": re.compile(r"\d|pages?|accepted|figures?", re.IGNORECASE),
+}
+
+
+class _LabelLine:
+    """`Authors: A, B`, `摘要：…`: group 1 the label, group 2 its value; None for a title that merely
+    starts like a label (`PDF: Point Diffusion Implicit Function …`)."""
+
+    def match(self, line: str) -> re.Match[str] | None:
+        m = _LABEL_RE.match(line)
+        if m is None:
+            return None
+        check = _LABEL_VALUE.get(LABELS[m.group(1).lower()])
+        return m if check is None or not m.group(2).strip() or check.search(m.group(2).strip()) else None
+
+
+LABEL_LINE = _LabelLine()
 _NUMBERED = re.compile(r"^\s*(?:\[(\d{1,4})\]|(\d{1,4})\s*[.)、])\s*(\S.*)$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # "A · B" (NeurIPS virtual site), also with one space missing ("A ·B")
@@ -325,6 +350,7 @@ def join_lines(lines: list[str]) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=65536)
 def is_title_like(line: str) -> bool:
     """Short, one line, not a sentence: what a title looks like."""
     s = line.strip()
@@ -337,13 +363,20 @@ def is_title_like(line: str) -> bool:
     return not (s.endswith(".") and not re.search(r"(?:\b[A-Z]|al)\.$", s))
 
 
+@functools.lru_cache(maxsize=65536)
 def numbered(line: str) -> str | None:
-    """The title of a numbered line (`1. Title`, `[3] Title`), else None."""
+    """The title of a numbered line (`1. Title`, `[3] Title`, also `3. A title.`), else None."""
     m = _NUMBERED.match(line)
     if not m or LABEL_LINE.match(line):
         return None
     rest = m.group(3).strip()
-    return rest if is_title_like(rest) else None
+    return rest if is_title_like(rest) or title_with_stop(rest) else None
+
+
+def title_with_stop(line: str) -> bool:
+    """A title some lists end with a full stop ("… censored time-to-event data."): one sentence, short."""
+    s = line.strip()
+    return s.endswith(".") and ". " not in s[:-1] and len(s.split()) <= 25 and is_title_like(s[:-1])
 
 
 def _number(line: str) -> int | None:
@@ -352,7 +385,7 @@ def _number(line: str) -> int | None:
 
 
 def _is_name(part: str, lower_ok: bool = False) -> bool:
-    p = _MARKS.sub("", part).strip().strip("*").strip()
+    p = _MARKS.sub("", _FORMAT_CHARS.sub("", part)).strip().strip("*").strip()
     if not p:
         return False
     if _CJK.search(p):
@@ -362,9 +395,9 @@ def _is_name(part: str, lower_ok: bool = False) -> bool:
         return False
     if any(not re.fullmatch(r"[^\W\d_][\w'’.-]*", w) for w in ws):
         return False  # digits, symbols: not a name
-    if lower_ok and len(ws) >= 2 and all(w.islower() for w in ws):
-        # "zheng zhang": a name written in lower case; a phrase has function words
-        return not any(w.strip(".") in FUNCTION_WORDS for w in ws)
+    if lower_ok and len(ws) >= 2 and any(w.islower() for w in ws):
+        # "zheng zhang", "weitao Du": a name written (partly) in lower case; a phrase has function words
+        return not any(w.strip(".").lower() in FUNCTION_WORDS for w in ws)
     caps = 0
     for w in ws:
         w = w.strip(".,")
@@ -376,15 +409,26 @@ def _is_name(part: str, lower_ok: bool = False) -> bool:
     return caps >= 1
 
 
+_ET_AL = re.compile(r"[,;]?\s*(?:\bet\s+al\.?|等)\s*$", re.IGNORECASE)
+
+
+_FORMAT_CHARS = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
 def _author_parts(line: str) -> list[str]:
-    s = _FOOTNOTE_MARKS.sub("", line.strip())
+    s = _ET_AL.sub("", _FOOTNOTE_MARKS.sub("", _FORMAT_CHARS.sub("", line.strip())))  # "A, B, et al." names A and B
     return [x.strip() for x in _AUTHOR_SEP.split(s) if x and x.strip() and _MARKS.sub("", x).strip()]
 
 
+@functools.lru_cache(maxsize=65536)
 def is_author_line(line: str) -> bool:
     """`Ada Lovelace, Alan Turing and Grace Hopper` / `zheng zhang · Qi Liu` / `张三，李四`: names only."""
     s = line.strip()
     if not s or len(s) > 3000 or s.endswith((":", "：", "?")):
+        return False
+    # most lines asked about are prose: their first part is no name, and the whole line need not be split
+    head = _AUTHOR_SEP.split(_FOOTNOTE_MARKS.sub("", s[:200]), maxsplit=1)[0].strip()
+    if head and len(head) < 200 and not _is_name(head, True):
         return False
     parts = _author_parts(s)
     if not parts:
@@ -685,7 +729,7 @@ def _split_block(
         )
         title_then_authors = (
             i - cuts[-1] >= 2
-            and is_title_like(text)
+            and (is_title_like(text) or title_with_stop(text))
             and bool(nxt)
             and (nxt_n in cl.authors or is_author_line(nxt))
             and ends_paper
@@ -989,7 +1033,7 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
             title is None
             and not forced_abstract
             and len(block) >= 2
-            and is_title_like(first)
+            and (is_title_like(first) or title_with_stop(first) and is_author_line(texts[1]))
             and (not texts[1][0].islower() or is_author_line(texts[1]))
         ):
             rest = texts[1:]
