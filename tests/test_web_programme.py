@@ -1,0 +1,71 @@
+"""The programme pages and their .json twins, the agenda's calendar subscription (a real app in a
+test client over a library holding the recorded NeurIPS 2025 feed records)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import icalendar
+import pytest
+from starlette.testclient import TestClient
+
+from paperatlas import Library
+from paperatlas.web import create_app
+
+FEED = Path(__file__).parent / "data" / "programme" / "neurips-2025-orals-posters.json"
+SID = "neurips-2025-san-diego-poster-session-6"
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    lib = Library(tmp_path / "web.db", embedder="hashing")
+    lib.ingest([FEED])
+    lib.embed()
+    lib.set_feedback("me", ["7HVADbW8fh", "1kPO9vCRbg"], "like")
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
+                    client=("127.0.0.1", 50000)) as c:
+        yield c
+    lib.close()
+
+
+def test_programme_and_session_twins(client: TestClient) -> None:
+    d = client.get("/programme.json").json()
+    assert [s["session"] for s in d["sessions"]] == ["San Diego Poster Session 6", "Oral Session 17"]
+    assert d["days"] == ["2025-12-05", "2025-12-08"]
+    assert client.get("/programme.json?type=oral").json()["sessions"][0]["session_id"] == "neurips-2025-oral-session-17"
+    assert client.get("/programme.json?day=2025-12-08").json()["days"] == ["2025-12-08"]
+    assert client.get("/programme.json?tz=Asia/Shanghai").json()["days"] == ["2025-12-06", "2025-12-09"]
+    bad = client.get("/programme.json?tz=Nowhere/City")
+    assert bad.status_code == 400 and "unknown timezone" in bad.json()["error"]
+    s = client.get(f"/session/{SID}.json").json()
+    assert [e["poster_position"] for e in s["events"]] == ["#2449", "#2504"]
+    assert [e["liked"] for e in s["events"]] == [False, True]
+    assert "7HVADbW8fh" in [st["paper_id"] for st in s["walk"]["stops"]]
+    again = client.get(f"/session/{SID}.json?done=7HVADbW8fh").json()["walk"]
+    assert "7HVADbW8fh" not in [st["paper_id"] for st in again["stops"]] and again["done"] == ["7HVADbW8fh"]
+    assert client.get("/session/nope.json").status_code == 404
+    html = client.get(f"/session/{SID}").text
+    assert "#2504" in html and "Your walk" in html
+
+
+def test_agenda_and_its_calendar_subscription(client: TestClient) -> None:
+    a = client.get("/agenda.json?recommended=0").json()
+    assert [s["papers"] for s in a["sessions"]] == [["7HVADbW8fh"], ["1kPO9vCRbg"]]
+    url = a["ics_url"]
+    assert url.startswith("/feeds/agenda/me.ics?key=")
+    r = client.get(url)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/calendar")
+    cal = icalendar.Calendar.from_ical(r.text)
+    uids = {str(e["UID"]) for e in cal.walk("VEVENT")}
+    assert {"neurips-2025-114995@paperatlas", "neurips-2025-119718@paperatlas"} <= uids
+    assert client.get("/feeds/agenda/me.ics?key=wrong").status_code == 404
+    assert client.get("/feeds/agenda/nobody.ics?key=x").status_code == 404
+    zh = client.get("/agenda?lang=zh").text
+    assert "我的日程" in zh and "日历（.ics）" in zh
+    sw = client.get("/programme-sw.js")
+    assert sw.status_code == 200 and "caches.open" in sw.text
+
+
+def test_the_api_document_lists_the_programme(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/programme.json", "/session/{session_id}.json", "/agenda.json", "/feeds/agenda/{name}.ics"} <= set(paths)
