@@ -269,3 +269,24 @@ def test_ingest_of_a_saved_feed_file(tmp_path, runner):
     odd.write_bytes(saved.read_bytes())
     res = runner.invoke(cli, ["--db", str(db), "ingest", str(odd), "--no-embed"])
     assert res.exit_code == 1 and "cannot tell the conference and year" in res.output, res.output
+
+
+def test_people_to_meet_and_a_group_split(tmp_path, runner, server):
+    db = tmp_path / "lib.db"
+    assert fetch(runner, db, server).exit_code == 0
+    runner.invoke(cli, ["--db", str(db), "like", ORAL, POSTER_A])
+    res = runner.invoke(cli, ["--db", str(db), "people", "--json"])
+    assert res.exit_code == 0, res.output
+    people = {p["author"]: p for p in json.loads(res.output)}
+    assert people["Tommi Jaakkola"]["institution"] == "MIT"
+    assert people["Tommi Jaakkola"]["papers"][0]["session"] == "Oral Session 17"
+    assert people["Miaomiao Huang"]["papers"][0]["poster_position"] == "#2504"
+    runner.invoke(cli, ["--db", str(db), "like", "--reader", "bo", POSTER_B])
+    sid = "neurips-2025-san-diego-poster-session-6"
+    res = runner.invoke(cli, ["--db", str(db), "split", sid, "--readers", "me,bo", "--json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    mine = {m["reader"]: [s["paper_id"] for s in m["stops"]] for m in d["members"]}
+    assert mine == {"me": [POSTER_A], "bo": [POSTER_B]} and d["overlap"] == 0
+    res = runner.invoke(cli, ["--db", str(db), "split", sid, "--readers", "me,nobody"])
+    assert res.exit_code == 1 and "no reader 'nobody'" in res.output

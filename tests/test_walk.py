@@ -50,3 +50,20 @@ def test_a_replan_starts_where_the_walker_stands() -> None:
     w = plan(posters, 30, per_poster=5, walk_per_100=20, start=150)
     assert all(abs(s.poster.number - 150) <= 150 for s in w.stops)
     assert w.stops[0].arrive == abs(w.stops[0].poster.number - 150) * 20 / 100
+
+
+def test_a_group_split_covers_posters_once_and_fairly() -> None:
+    from paperatlas.programme.groups import split
+
+    rng = random.Random(5)
+    numbers = {f"p{i}": (i, f"t{i}", f"#{i}") for i in range(1, 101)}
+    # two members who want the same posters, a third with other tastes
+    shared = {pid: (rng.random(), False) for pid in numbers}
+    other = {pid: (rng.random() ** 3, False) for pid in numbers}
+    s = split("s", numbers, {"ana": shared, "bo": shared, "chen": other}, minutes=30, per_poster=5, walk_per_100=0)
+    d = s.to_dict()
+    assert d["overlap"] == 0 and d["covered"] == 18  # 6 posters each, none twice
+    ana, bo = (sh.interest for sh in s.shares[:2])
+    assert abs(ana - bo) < 0.5 * max(ana, bo)  # the draft keeps the two rivals close
+    best = max(numbers, key=lambda p: shared[p][0] * 2 + other[p][0])  # the group's favourite
+    assert best in {st.poster.paper_id for sh in s.shares for st in sh.walk.stops}

@@ -60,10 +60,20 @@ def test_agenda_and_its_calendar_subscription(client: TestClient) -> None:
     assert {"neurips-2025-114995@paperatlas", "neurips-2025-119718@paperatlas"} <= uids
     assert client.get("/feeds/agenda/me.ics?key=wrong").status_code == 404
     assert client.get("/feeds/agenda/nobody.ics?key=x").status_code == 404
+    html = client.get("/agenda").text
+    assert "People to meet" in html and "Miaomiao Huang" in html and "Tommi Jaakkola" in html
     zh = client.get("/agenda?lang=zh").text
     assert "我的日程" in zh and "日历（.ics）" in zh
     sw = client.get("/programme-sw.js")
     assert sw.status_code == 200 and "caches.open" in sw.text
+
+
+def test_the_paper_page_says_when_and_where(client: TestClient) -> None:
+    (e,) = client.get("/paper/7HVADbW8fh.json").json()["events"]
+    assert (e["session"], e["poster_position"], e["start"]) == ("San Diego Poster Session 6", "#2504",
+                                                                "2025-12-05T16:30:00-08:00")
+    html = client.get("/paper/7HVADbW8fh").text
+    assert f'href="/session/{SID}"' in html and "<b>#2504</b>" in html
 
 
 def test_the_api_document_lists_the_programme(client: TestClient) -> None:

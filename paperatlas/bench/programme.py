@@ -189,6 +189,8 @@ def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tu
                     near = outside[np.argsort(-(vecs[outside] @ vecs[first]))[:10]]
                     name = f"reader{r}-{layout}"
                     lib.readers.set_feedback(name, [ids[i] for i in near], "like")
+                    # the Library path first: it also brings the reader's profile up to date
+                    check = lib.programme.walk(sid, name, budgets[-1], per_poster, speeds[0])
                     _info, evs = lib.programme.session(sid)
                     interest = lib.programme.interest(name, [e.paper_id for e in evs])
                     posters = [Poster(e.paper_id, e.poster_number or 0, interest.get(e.paper_id, (0.0, False))[0])
@@ -199,7 +201,6 @@ def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tu
                                 w = f(posters, minutes, per_poster, speed)
                                 scores.setdefault((speed, minutes, m), []).append(w.per_minute)
                                 stops.setdefault((speed, minutes, m), []).append(len(w.stops))
-                    check = lib.programme.walk(sid, name, budgets[-1], per_poster, speeds[0])
                     direct = METHODS["plan"](posters, budgets[-1], per_poster, speeds[0])
                     assert abs(check.interest - direct.interest) < 1e-6, "the Library path plans the same walk"
                 for speed in speeds:

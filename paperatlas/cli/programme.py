@@ -174,4 +174,60 @@ def walk_cmd(ctx: click.Context, session_id: str, reader: str, minutes: float, p
         out.print(f"must-sees that do not fit: {', '.join(p.paper_id for p in w.missed_must_see)}", markup=False)
 
 
-COMMANDS = [programme_cmd, session_cmd, agenda_cmd, walk_cmd]
+@click.command("split")
+@click.argument("session_id")
+@click.option("--readers", required=True, metavar="A,B,...", help="The reading group's members.")
+@click.option("--minutes", type=click.FloatRange(1, 1440), default=90, show_default=True, help="Time each has.")
+@click.option("--per-poster", type=click.FloatRange(0.5, 240), default=5, show_default=True,
+              help="Minutes at each poster.")
+@json_option
+@click.pass_context
+@handle_errors
+def split_cmd(ctx: click.Context, session_id: str, readers: str, minutes: float, per_poster: float,
+              as_json: bool) -> None:
+    """Share a poster session out among a reading group: the most relevant posters, nobody twice.
+
+    Example:
+
+    \b
+        paperatlas split neurips-2025-san-diego-poster-session-6 --readers ana,bo,chen --minutes 60
+    """
+    lib = get_library(ctx)
+    names = [x.strip() for x in readers.split(",") if x.strip()]
+    result = lib.programme.split(session_id, names, minutes, per_poster)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    for sh in result.shares:
+        out.print(f"{sh.reader}: {len(sh.walk.stops)} posters", markup=False)
+        for s in sh.walk.stops:
+            out.print(f"  {s.poster.position or s.poster.number:>7}  {s.poster.title}", markup=False)
+
+
+@click.command("people")
+@click.option("--reader", "-r", metavar="NAME", default="me", show_default=True, help="Whose agenda.")
+@click.option("--limit", type=click.IntRange(1, 500), default=30, show_default=True, help="How many people.")
+@json_option
+@click.pass_context
+@handle_errors
+def people_cmd(ctx: click.Context, reader: str, limit: int, as_json: bool) -> None:
+    """People to meet: the authors of the papers on your agenda, and where and when they present.
+
+    Example:
+
+    \b
+        paperatlas people --reader me --limit 10
+    """
+    lib = get_library(ctx)
+    found = lib.programme.people(reader, limit)
+    if as_json:
+        echo_json([p.to_dict() for p in found])
+        return
+    for p in found:
+        out.print(f"{p.name}" + (f" ({p.institution})" if p.institution else ""), markup=False)
+        for x in p.papers:
+            out.print(f"    {x['start'][:16].replace('T', ' ')}  {x['session']}  {x['poster_position'] or x['room']}"
+                      f"  {x['title']}", markup=False)
+
+
+COMMANDS = [programme_cmd, session_cmd, agenda_cmd, walk_cmd, split_cmd, people_cmd]

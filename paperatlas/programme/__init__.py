@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NotFound, PaperatlasError
 from ..i18n import gettext
 from ..models import IngestReport
+from .groups import Person, Split, people, split
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo
 from .walk import METHODS, Poster, Walk
 
@@ -307,6 +308,27 @@ class Programme:
         w = METHODS[method](posters, minutes, per_poster, walk_per_100, at)
         w.session_id, w.done, w.skipped = session_id, list(done), list(skipped)
         return w
+
+    def split(self, session_id: str, readers: Sequence[str], minutes: float = 90, per_poster: float = 5,
+              walk_per_100: float = 1.0) -> Split:
+        """Share a session's posters out among a reading group: the posters most relevant to the group,
+        no poster twice, drafted in turns so each member gets what they care most about (groups.py)."""
+        if len(set(readers)) < 2:
+            raise PaperatlasError(gettext("a group needs two readers or more"),
+                                  gettext("name them, e.g. --readers ana,bo"))
+        _info, events = self.session(session_id)
+        numbers = {e.paper_id: (e.poster_number if e.poster_number is not None else k, e.name, e.poster_position)
+                   for k, e in enumerate(events) if e.paper_id}
+        interest = {self.lib.reader(name, create=False).name: self.interest(name, list(numbers))
+                    for name in dict.fromkeys(readers)}
+        return split(session_id, numbers, interest, minutes, per_poster, walk_per_100)
+
+    def people(self, reader: str | None = None, limit: int = 30, **filters: Any) -> list[Person]:
+        """The authors of the papers on the reader's agenda (must-sees first), each with where and
+        when they present."""
+        agenda = self.agenda(reader, **filters)
+        items = sorted(agenda.items, key=lambda i: (not i.must_see, -i.score))
+        return people([(i.paper_id, i.title, i.score + (1.0 if i.must_see else 0.0), i.event) for i in items], limit)
 
     def changes(self, reader: str | None = None, since: str = "") -> list[dict[str, Any]]:
         """Moved, re-timed and withdrawn events since `since` (ISO), of the papers on the reader's

@@ -103,13 +103,17 @@ def agenda_page(request: Request) -> Response:
         if wants_json(request):
             raise NotFound(gettext("no reader: sign in to see your agenda"),
                            gettext("sign in on /signin; scripts send `Authorization: Bearer TOKEN`"))
-        return render(request, "agenda.html", agenda=None, a=a, ics_url="")
+        return render(request, "agenda.html", agenda=None, a=a, ics_url="", people=[])
     agenda = L.programme.agenda(r.name, a["tz"], a["day"], a["session"], recommended=a["recommended"])
     key = auth.feed_key(L, "agenda", r)
     ics_url = f"/feeds/agenda/{quote(r.name, safe='')}.ics?key={key}"
     if wants_json(request):
         return json_response({**agenda.to_dict(), "ics_url": ics_url})
-    return render(request, "agenda.html", agenda=agenda, a=a, ics_url=ics_url)
+    from ..programme.groups import people
+
+    items = sorted(agenda.items, key=lambda i: (not i.must_see, -i.score))
+    met = people([(i.paper_id, i.title, i.score, i.event) for i in items], 12)
+    return render(request, "agenda.html", agenda=agenda, a=a, ics_url=ics_url, people=met)
 
 
 def agenda_ics(request: Request) -> Response:

@@ -312,9 +312,11 @@ def paper(request: Request) -> Response:
     bib = paper_bibtex(p)
     aliases = L.aliases(p.id)
     links = paper_links(p, aliases)
+    events = L.programme.events_for(p.id)
     if wants_json(request):
         return json_response({
             **p.public(), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
+            "events": [e.to_dict() for e in events],
             "tags": tags, "aliases": aliases, "links": L.links(p.id),
             "read_links": [{"label": label, "url": u} for label, u in links],
             "related": [{**_brief(h.to_dict()), "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)}
@@ -323,8 +325,9 @@ def paper(request: Request) -> Response:
     from .llm_views import paper_context
 
     return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error, links=links,
-                  tldr=str(p.extra.get("tldr") or "").strip(), llm=paper_context(request, p), area=str(p.extra.get("primary_area") or "").strip(),
-                  starred=starred, dismissed=dismissed, tags=tags, bibtex=bib, liked=_liked(request, [h.paper.id for h in related]))
+                  tldr=str(p.extra.get("tldr") or "").strip(), llm=paper_context(request, p),
+                  area=str(p.extra.get("primary_area") or "").strip(), starred=starred, dismissed=dismissed,
+                  tags=tags, bibtex=bib, events=events, liked=_liked(request, [h.paper.id for h in related]))
 
 
 STAR_PARAMS = [
