@@ -162,6 +162,10 @@ def test_programme_changes_are_recorded_and_the_ics_follows(tmp_path, runner, se
     res = fetch(runner, db, server)
     assert res.exit_code == 0, res.output
     assert "1 moved" in res.output and "1 retimed" in res.output and "1 withdrawn" in res.output
+    assert "(on the agenda of me)" in res.output
+    res = runner.invoke(cli, ["--db", str(db), "digest", "--reader", "me"])
+    assert res.exit_code == 0 and "programme change: moved from San Diego Poster Session 6" in res.output, res.output
+    assert "programme change: re-timed from 2025-12-05 16:30 to 2025-12-05 17:00" in res.output
     with Library(str(db)) as lib:
         mine = lib.programme.changes("me")
         assert sorted(c["kind"] for c in mine) == ["moved", "retimed"]

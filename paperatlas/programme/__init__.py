@@ -330,6 +330,16 @@ class Programme:
         items = sorted(agenda.items, key=lambda i: (not i.must_see, -i.score))
         return people([(i.paper_id, i.title, i.score + (1.0 if i.must_see else 0.0), i.event) for i in items], limit)
 
+    def change_hits(self, reader: str | None, since: str = "", limit: int = 20) -> list[Any]:
+        """The changes touching the reader's agenda as Hits (the paper, and what changed as the
+        reason), newest first: what the digest and its Atom feed show before the recommendations."""
+        from ..models import Hit
+
+        found = list(reversed(self.changes(reader, since)))[:limit]
+        papers = self.store.get_papers([c["paper_id"] for c in found])
+        return [Hit(papers[c["paper_id"]], 0.0, {"programme": k + 1}, reason=describe(c))
+                for k, c in enumerate(found) if c["paper_id"] in papers]
+
     def changes(self, reader: str | None = None, since: str = "") -> list[dict[str, Any]]:
         """Moved, re-timed and withdrawn events since `since` (ISO), of the papers on the reader's
         agenda when a reader is given."""
@@ -378,3 +388,23 @@ def is_feed_file(path: str | Path) -> bool:
     except OSError:
         return False
     return '"results"' in head and ('"eventtype"' in head or '"poster_position"' in head)
+
+
+def describe(change: dict[str, Any]) -> str:
+    """A programme change in words: "moved: Hall A #2504 -> Hall B #2600"."""
+    def where(d: dict[str, Any]) -> str:
+        return " ".join(x for x in (str(d.get("session") or ""), str(d.get("room") or ""),
+                                    str(d.get("poster_position") or "")) if x)
+
+    def when(d: dict[str, Any]) -> str:
+        return str(d.get("start_at") or "")[:16].replace("T", " ")
+
+    b, a = change.get("before") or {}, change.get("after") or {}
+    kind = change["kind"]
+    if kind == "moved":
+        return gettext("programme change: moved from {old} to {new}", old=where(b), new=where(a))
+    if kind == "retimed":
+        return gettext("programme change: re-timed from {old} to {new}", old=when(b), new=when(a))
+    if kind == "withdrawn":
+        return gettext("programme change: withdrawn from {old}", old=where(b))
+    return gettext("programme change: now at {new}, {time}", new=where(a), time=when(a))

@@ -168,7 +168,20 @@ def commit(store: Any, p: FeedPlan, state: tuple[str, str] | None = None) -> dic
     unlinked = sum(1 for r in rows if not r["paper_id"])
     return {"events": len(rows), "linked_by_forum": p.by_forum, "linked_by_title": p.by_title,
             "brought_in": len(rows) - p.by_forum - p.by_title - unlinked, "unlinked": unlinked,
-            "papers_updated": len(extras), "changes": _count(changes), "withdrawn": len(gone)}
+            "papers_updated": len(extras), "changes": _count(changes), "withdrawn": len(gone),
+            "readers_touched": _readers_touched(store, {c["paper_id"] for c in changes if c["kind"] != "added"})}
+
+
+def _readers_touched(store: Any, changed: set[str]) -> list[str]:
+    """The readers whose agenda (liked or tagged papers) a change touches."""
+    if not changed:
+        return []
+    ids = {rid for rid, pid, kind in store.iter_feedback_all() if kind == "like" and pid in changed}
+    names = []
+    for r in store.list_readers():
+        if r.id in ids or set(store.tags(r.id)) & changed:
+            names.append(r.name)
+    return names
 
 
 def _where_when(e: dict[str, Any]) -> dict[str, Any]:
@@ -194,4 +207,6 @@ def summary(counts: dict[str, Any]) -> str:
     line = ", ".join(parts)
     if counts["changes"]:
         line += "; changed since the last read: " + ", ".join(f"{n} {k}" for k, n in sorted(counts["changes"].items()))
+        if counts["readers_touched"]:
+            line += " (on the agenda of " + ", ".join(counts["readers_touched"]) + ")"
     return line
