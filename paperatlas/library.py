@@ -103,6 +103,7 @@ class Library:
         self.authors = Authors(self)
         self.multilingual = Multilingual(self)
         self.programme = Programme(self, self.readers, self.recommend)
+        self.recommend.digest_news = self.programme.digest_news  # moved posters on your agenda come first
         self.report = Report(self)
 
     def close(self) -> None:

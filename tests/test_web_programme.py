@@ -21,7 +21,7 @@ def client(tmp_path: Path):
     lib = Library(tmp_path / "web.db", embedder="hashing")
     lib.ingest([FEED])
     lib.embed()
-    lib.set_feedback("me", ["7HVADbW8fh", "1kPO9vCRbg"], "like")
+    lib.readers.set_feedback("me", ["7HVADbW8fh", "1kPO9vCRbg"], "like")
     with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
                     client=("127.0.0.1", 50000)) as c:
         yield c

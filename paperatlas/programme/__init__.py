@@ -319,7 +319,7 @@ class Programme:
         _info, events = self.session(session_id)
         numbers = {e.paper_id: (e.poster_number if e.poster_number is not None else k, e.name, e.poster_position)
                    for k, e in enumerate(events) if e.paper_id}
-        interest = {self.lib.reader(name, create=False).name: self.interest(name, list(numbers))
+        interest = {self._readers.get(name, create=False).name: self.interest(name, list(numbers))
                     for name in dict.fromkeys(readers)}
         return split(session_id, numbers, interest, minutes, per_poster, walk_per_100)
 
@@ -339,6 +339,10 @@ class Programme:
         papers = self.store.get_papers([c["paper_id"] for c in found])
         return [Hit(papers[c["paper_id"]], 0.0, {"programme": k + 1}, reason=describe(c))
                 for k, c in enumerate(found) if c["paper_id"] in papers]
+
+    def digest_news(self, reader: str, since: str = "") -> tuple[list[Any], dict[str, str]]:
+        """What a digest shows first: the changes to the reader's agenda (Hits), and when each happened."""
+        return self.change_hits(reader, since), {c["paper_id"]: c["at"] for c in self.changes(reader, since)}
 
     def changes(self, reader: str | None = None, since: str = "") -> list[dict[str, Any]]:
         """Moved, re-timed and withdrawn events since `since` (ISO), of the papers on the reader's

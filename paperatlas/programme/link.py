@@ -176,10 +176,10 @@ def _readers_touched(store: Any, changed: set[str]) -> list[str]:
     """The readers whose agenda (liked or tagged papers) a change touches."""
     if not changed:
         return []
-    ids = {rid for rid, pid, kind in store.iter_feedback_all() if kind == "like" and pid in changed}
+    ids = {rid for rid, pid, kind in store.readers.iter_feedback_all() if kind == "like" and pid in changed}
     names = []
-    for r in store.list_readers():
-        if r.id in ids or set(store.tags(r.id)) & changed:
+    for r in store.readers.list_readers():
+        if r.id in ids or set(store.readers.tags(r.id)) & changed:
             names.append(r.name)
     return names
 

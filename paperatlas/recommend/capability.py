@@ -6,7 +6,7 @@ The CLI, the web pages and the HTTP API all call this object (`lib.recommend`), 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,6 +56,9 @@ class Recommend:
         self._store = lib.store
         self._readers = readers
         self._llm = llm  # digests show a TL;DR of each paper (stored, or extractive: nothing is sent)
+        # what a digest lists before the recommendations, e.g. the programme's changes to the reader's
+        # agenda: (reader name, since) -> (hits, paper id -> when); set by whoever offers such news
+        self.digest_news: Callable[[str, str], tuple[list[Hit], dict[str, str]]] | None = None
         # the features of one library version (TF-IDF + embeddings): built once, shared by every request
         self._corpus: tuple[Any, Corpus] | None = None
         self._corpus_lock = threading.Lock()
@@ -303,6 +306,11 @@ class Recommend:
                         "{n} papers you have not seen, added since {date}", len(hits), date=since) if since
                else ngettext("{n} paper you have not seen", "{n} papers you have not seen", len(hits)))
         updated = self._store.papers_added_at([h.paper.id for h in hits]) if format == "atom" else None
+        if self.digest_news is not None:
+            news, when = self.digest_news(r.name, since or "")
+            if updated is not None:
+                updated.update(when)
+            hits = news + hits
         return digest_mod.render(hits, format, gettext("paperatlas digest for {reader}", reader=r.name), sub,
                                  f"urn:paperatlas:digest:{r.name}", updated, link, tldrs=self._digest_tldrs(hits))
 
