@@ -120,7 +120,7 @@ def agenda_ics(request: Request) -> Response:
     a = query(request, ICS_PARAMS)
     L = lib(request)
     name = request.path_params["name"]
-    r = L.store.readers.get_reader(name)  # a calendar URL never creates a reader
+    r = L.readers.find(name)  # a calendar URL never creates a reader
     # one answer for "no such reader" and "wrong key": the URL reveals nothing without its key
     if r is None or not auth.check_feed_key(L, "agenda", r, a["key"] or ""):
         raise NotFound(gettext("no calendar for reader {name!r} with this key", name=name),
