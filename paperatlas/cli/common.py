@@ -284,3 +284,8 @@ def print_hits(hits: list[Any]) -> None:
         out.print(f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.3f}[/dim]")
         if h.reason:
             out.print(f"    [italic]{h.reason}[/italic]")
+
+
+# the reader a personal command speaks for
+reader_option = click.option("--reader", "-r", default=None, metavar="NAME",
+                             help="Reader name (default: me, or $PAPERATLAS_READER).", envvar="PAPERATLAS_READER")

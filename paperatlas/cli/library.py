@@ -1,4 +1,4 @@
-"""The library's own commands: ingest, stats, list, show, export, embed, copy, search, similar, serve."""
+"""The library's own commands: ingest, stats, list, show, export, embed, copy, search, similar."""
 
 from __future__ import annotations
 
@@ -505,32 +505,4 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
               "related papers need embeddings: `paperatlas embed`" if not lib.stats()["vectors"] else "")
 
 
-@click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback only by default).")
-@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on (0 = any free port).")
-@click.option("--read-only", is_flag=True, help="Refuse every change (stars, tags, readers) with 403.")
-@click.option("--get", "get_path", metavar="PATH", help="Run one GET request, print the body and exit (no server).")
-@click.option("--token", help="With --get: send `Authorization: Bearer TOKEN` (a reader's API token).")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Server processes (one per core serves the most searches per second).")
-@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
-              help="A host name this server answers to besides loopback names and IP addresses "
-                   "(repeatable; '*' for any). Other names get 400: a guard against DNS rebinding.")
-@click.pass_context
-@handle_errors
-def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: str | None, token: str | None,
-          workers: int, allowed_hosts: tuple[str, ...]) -> None:
-    """Serve the web UI and the HTTP API (every page has a .json twin; docs at /docs).
-
-    Example:
-
-        paperatlas serve --port 8000
-
-        paperatlas serve --get "/search.json?q=user+simulators"
-    """
-    from ..web.serve import run_serve
-
-    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers, allowed_hosts))
-
-
-COMMANDS = [ingest, stats, list_, show, export_, embed, copy_, search, similar, serve]
+COMMANDS = [ingest, stats, list_, show, export_, embed, copy_, search, similar]
