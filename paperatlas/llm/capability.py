@@ -462,8 +462,10 @@ class Llm:
                                                                     "poster_position") if item.get(k)})
             paper_ids = list(dict.fromkeys([*where, *paper_ids]))
         out: list[CheatItem] = []
-        for p in self.lib.get_many(list(paper_ids)):
-            tl = self.tldr(p.id, lang, mode="auto" if generate else "extractive")
+        papers = self.lib.get_many(list(paper_ids))
+        stored = {} if generate else self.stored_tldrs([p.id for p in papers], lang)
+        for p in papers:
+            tl = stored.get(p.id) or self.tldr(p.id, lang, mode="auto" if generate else "extractive")
             qs: list[str] = []
             qmodel = ""
             h = text_hash(p.text)

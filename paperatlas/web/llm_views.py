@@ -146,7 +146,7 @@ async def ask(request: Request) -> Response:
     L = lib(request)
     answer = None
     error = None
-    if a["q"].strip():
+    if a["q"].strip() and (L.llm.configured or wants_json(request)):  # the page says how to configure one
         from starlette.concurrency import run_in_threadpool
 
         try:
