@@ -45,7 +45,10 @@ def missing() -> str | None:
 class LlamaServer:
     """`python -m llama_cpp.server` on a free loopback port, stopped by stop()."""
 
-    def __init__(self, model: Path = FIXTURE_MODEL, n_ctx: int = 2048, threads: int = 2) -> None:
+    # The fixture is a base model: under its own (Gemma) chat template it ends every turn at once (an
+    # empty answer); the plain alpaca layout ("### Instruction: ... ### Response:") makes it write text.
+    def __init__(self, model: Path = FIXTURE_MODEL, n_ctx: int = 2048, threads: int = 2,
+                 chat_format: str = "alpaca") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.log = open(os.devnull, "w")  # noqa: SIM115 - closed in stop()
@@ -53,7 +56,8 @@ class LlamaServer:
         assert py is not None
         self.proc = subprocess.Popen(
             [str(py), "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--verbose", "False"],
+             "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--chat_format", chat_format,
+             "--verbose", "False"],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
