@@ -412,9 +412,9 @@ def test_cheatsheet_page_uses_stored_tldrs_and_the_saved_page_links_it(web, lib:
 
     from paperatlas.store.vector_cache import text_hash
 
-    lib.set_feedback("me", ["p-lora", "p-graph"], "like")
+    lib.readers.set_feedback("me", ["p-lora", "p-graph"], "like")
     p = lib.get("p-lora")
-    lib.store.put_generated("p-lora", "tldr", "zh", "m", "tldr-1", text_hash(p.text), "低秩适配器让微调更便宜。")
+    lib.store.llm.put_generated("p-lora", "tldr", "zh", "m", "tldr-1", text_hash(p.text), "低秩适配器让微调更便宜。")
     soup = BeautifulSoup(web.get("/cheatsheet?lang=zh").text, "html.parser")
     items = {i.select_one("h2 a").text: i for i in soup.select("ol.cheatsheet > li")}
     assert set(items) == {PAPERS[0]["title"], PAPERS[1]["title"]}
