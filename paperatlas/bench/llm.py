@@ -67,7 +67,8 @@ def _records(path: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f]
 
 
-def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: int, seed: int) -> dict[str, Any]:
+def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: int, seed: int,
+        max_questions: int = 0) -> dict[str, Any]:
     from ..library import Library
 
     recs = _records(venue)
@@ -77,6 +78,9 @@ def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: 
     sample = rng.sample(held_out, min(papers, len(held_out)))
     questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = [q for q in questions if split == "all" or q["split"] == split]
+    if max_questions and len(questions) > max_questions:  # keep one the papers cannot answer
+        unanswerable = [q for q in questions if not q["answers"]][:1]
+        questions = [q for q in questions if q["answers"]][: max_questions - len(unanswerable)] + unanswerable
     wanted = {r["id"] for r in sample} | {a for q in questions for a in q["answers"]}
     others = [r for r in recs if r["id"] not in wanted]
     chosen = [by_id[i] for i in sorted(wanted) if i in by_id] + rng.sample(others, min(distractors, len(others)))
@@ -112,7 +116,7 @@ def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: 
                 row["rouge_extractive"] = rouge(row["extractive"], r["tldr"])
                 out["papers"].append(row)
                 click.echo(f"  {r['id']}: tldr {row['tldr_en_s']} s, zh {row['tldr_zh_s']} s, "
-                           f"translate {row['translate_s']} s", err=True)
+                           f"translate {row['translate_s']} s\n    {json.dumps(row, ensure_ascii=False)}", err=True)
             for q in questions:
                 t = time.monotonic()
                 a = lib.llm.ask(q["q"], limit)
@@ -121,7 +125,8 @@ def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: 
                     "q": q["q"], "split": q["split"], "answers": q["answers"], "answer": a.answer, "cited": a.cited,
                     "retrieved": retrieved, "not_found": a.not_found, "dropped": a.dropped,
                     "seconds": round(time.monotonic() - t, 2)})
-                click.echo(f"  ask ({round(time.monotonic() - t, 1)} s): {q['q'][:60]}", err=True)
+                click.echo(f"  ask ({round(time.monotonic() - t, 1)} s): {json.dumps(out['questions'][-1], ensure_ascii=False)}",
+                           err=True)
     return out
 
 
@@ -170,10 +175,11 @@ def summarise(res: dict[str, Any]) -> dict[str, Any]:
 @click.option("--distractors", type=int, default=300, show_default=True,
               help="Other venue papers in the library the questions are asked of.")
 @click.option("--limit", type=int, default=5, show_default=True, help="Abstracts each answer may use.")
+@click.option("--max-questions", type=int, default=0, help="At most this many questions (0: all of the split).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", "out_path", default=None, help="Write every answer and sample as JSON here.")
 def bench_llm_cmd(llm_url: str | None, server_python: str, model: str, threads: int, venue: str | None, papers: int,
-                  split: str, distractors: int, limit: int, seed: int, out_path: str | None) -> None:
+                  split: str, distractors: int, limit: int, max_questions: int, seed: int, out_path: str | None) -> None:
     """TL;DR, translation and `ask` with a real model: ROUGE beside the extractive TL;DR, seconds per
     paper, cached vs uncached cost, and `ask` faithfulness on the held-out questions.
 
@@ -193,7 +199,7 @@ def bench_llm_cmd(llm_url: str | None, server_python: str, model: str, threads: 
         proc, llm_url, load_s = start_server(server_python, model, threads)
     try:
         started = time.monotonic()
-        res = run(venue, llm_url, papers, split, distractors, limit, seed)
+        res = run(venue, llm_url, papers, split, distractors, limit, seed, max_questions)
         res["seconds"] = round(time.monotonic() - started, 1)
         res["server_load_s"] = round(load_s, 2) if load_s is not None else None
     finally:
