@@ -240,3 +240,29 @@ def test_parse_years() -> None:
     for bad in ("20x4", "2025-2021", "1900"):
         with pytest.raises(PaperatlasError):
             parse_years(bad)
+
+
+# -- several years in one command -----------------------------------------------------------------
+def test_fetch_years_pulls_every_year_in_one_command_and_names_the_one_that_failed(tmp_path: Path) -> None:
+    from sourceserver import SourceServer
+
+    routes = {f"/corl/{f.name}": f.read_bytes() for f in FILES}
+    server = SourceServer(routes=routes).start()
+    try:
+        server.faults["/corl/corl2023.json"] = ["429:0"]  # retried, not lost
+        db = str(tmp_path / "fetched.db")
+        base = ["--db", db, "fetch", "paperlists", "corl", "--base-url", server.url, "--no-embed", "--retries", "2"]
+        r = CliRunner().invoke(cli, [*base, "--years", "2020-2025", "--json"])
+        assert r.exit_code == 1, r.output  # 2020 is not served: named, the other years stored
+        out = json.loads(r.output[r.output.index("{"):])
+        assert out["failed"] == 1 and out["new"] == 120
+        assert [d["args"] for d in out["fetches"]] == [["corl", str(y)] for y in range(2020, 2026)]
+        assert "HTTP 404" in out["fetches"][0]["error"]
+        with Library(db) as lib:
+            assert Counter(p.year for p in lib.papers()) == Counter(y for y, _ in RAW.values())
+        r = CliRunner().invoke(cli, [*base, "--years", "2021-2025"])
+        assert r.exit_code == 0 and "5 fetches, 0 new, 0 updated" in r.output, r.output
+        r = CliRunner().invoke(cli, [*base, "--years", "20x5"])
+        assert r.exit_code != 0 and "2019-2025" in r.output
+    finally:
+        server.stop()

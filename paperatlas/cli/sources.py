@@ -11,9 +11,10 @@ from typing import Any
 
 import click
 
-from .common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
+from ..errors import PaperatlasError
 from ..sources.base import SOURCES
 from ..sources.http import HttpClient
+from .common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
 
 _run_options = [
     click.option("--deadline", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
@@ -61,16 +62,19 @@ def _sources_help() -> str:
 
 @click.command("fetch", context_settings={"ignore_unknown_options": False})
 @click.argument("source", metavar="SOURCE")
-@click.argument("args", nargs=-1, required=True)
+@click.argument("args", nargs=-1)
 @_source_options
 @_client_options
+@click.option("--years", metavar="YEARS",
+              help="Fetch several years in one command: 2019-2025 or 2021,2023 (the year is added to the "
+                   "arguments, or replaces {year} in them).")
 @click.option("--no-embed", is_flag=True, help="Do not compute embeddings after fetching.")
 @json_option
 @click.pass_context
 @handle_errors
 def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool, since: str | None,
               base_url: str | None, timeout: float, retries: int, delay: float | None, deadline: float,
-              max_pages: int | None, no_embed: bool, as_json: bool) -> None:
+              max_pages: int | None, years: str | None, no_embed: bool, as_json: bool) -> None:
     """Store a venue's papers from the web (only new or changed ones; a killed fetch resumes).
 
     SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR, acl EVENT, pmlr VOLUME.
@@ -81,10 +85,18 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
         paperatlas fetch openreview ICLR.cc/2025/Conference
         paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01
         paperatlas fetch paperlists iclr 2025 --no-embed
+        paperatlas fetch paperlists nips --years 2019-2025
+        paperatlas fetch openreview "ICLR.cc/{year}/Conference" --years 2023-2025
     """
     from ..sources.base import create_source
 
     options = {k: v for k, v in (("all", all_), ("since", since)) if v}
+    if years:
+        _fetch_years(ctx, source, args, years, options, base_url, _client(timeout, retries, delay, deadline),
+                     max_pages, no_embed, as_json)
+        return
+    if not args:
+        raise click.UsageError("give the source's arguments, e.g. `fetch paperlists iclr 2025`, or --years")
     create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
     lib = get_library(ctx, create=True)
     report = lib.sources.fetch(source, args, base_url, client_factory=_client(timeout, retries, delay, deadline),
@@ -98,6 +110,44 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
     embedded = maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
         echo_json({**report.to_dict(), "embedded": embedded})
+
+
+def _fetch_years(ctx: click.Context, source: str, args: tuple[str, ...], years: str, options: dict[str, Any],
+                 base_url: str | None, factory: Any, max_pages: int | None, no_embed: bool, as_json: bool) -> None:
+    """One fetch per year; a year that fails is named and the others are still fetched (exit 1)."""
+    from ..report import parse_years
+    from ..sources.base import create_source, year_args
+
+    runs = year_args(args, parse_years(years))
+    for a in runs:  # every year's arguments are checked before anything is fetched or created
+        create_source(source, a, base_url, **options)
+    lib = get_library(ctx, create=True)
+    done: list[dict[str, Any]] = []
+    failed = 0
+    for a in runs:
+        try:
+            rep = lib.fetch(source, a, base_url, client_factory=factory, max_pages=max_pages, **options)
+        except PaperatlasError as e:
+            failed += 1
+            done.append({"args": a, "error": str(e)})
+            click.echo(f"{source} {' '.join(a)}: failed: {e}", err=True)
+            continue
+        done.append({"args": a, **rep.to_dict()})
+        if not as_json:
+            click.echo(rep.summary())
+        for note in rep.notes:
+            click.echo(f"note: {note}", err=True)
+    new = sum(d.get("new", 0) for d in done)
+    updated = sum(d.get("updated", 0) for d in done)
+    summary = (f"{len(runs)} fetches, {new} new, {updated} updated" + (f", {failed} failed" if failed else ""))
+    embedded = maybe_embed(lib, no_embed, quiet=as_json)
+    if as_json:
+        echo_json({"summary": summary, "new": new, "updated": updated, "failed": failed, "embedded": embedded,
+                   "fetches": done})
+    else:
+        click.echo(summary)
+    if failed:
+        ctx.exit(EXIT_ERROR)
 
 
 @click.command("follow")

@@ -112,6 +112,14 @@ class FetchReport(IngestReport):
         return d
 
 
+def year_args(args: Sequence[str], years: Sequence[int]) -> list[list[str]]:
+    """One argument list per year: `{year}` in an argument is replaced (`ICLR.cc/{year}/Conference`),
+    else the year is appended (`paperlists nips` -> `paperlists nips 2019`, `... 2020`, ...)."""
+    if any("{year}" in a for a in args):
+        return [[a.replace("{year}", str(y)) for a in args] for y in years]
+    return [[*args, str(y)] for y in years]
+
+
 def create_source(name: str, args: Sequence[str], base_url: str | None = None, **options: Any) -> Source:
     """The registered source `name` for `args` (an unknown name lists the valid ones)."""
     return SOURCES.create(name, args=list(args), base_url=base_url, **options)
