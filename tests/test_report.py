@@ -251,7 +251,7 @@ def test_fetch_years_pulls_every_year_in_one_command_and_names_the_one_that_fail
     try:
         server.faults["/corl/corl2023.json"] = ["429:0"]  # retried, not lost
         db = str(tmp_path / "fetched.db")
-        base = ["--db", db, "fetch", "paperlists", "corl", "--base-url", server.url, "--no-embed", "--retries", "2"]
+        base = ["--db", db, "fetch", "paperlists", "corl", "--base-url", server.url, "--no-embed", "--retries", "2", "--delay", "0"]
         r = CliRunner().invoke(cli, [*base, "--years", "2020-2025", "--json"])
         assert r.exit_code == 1, r.output  # 2020 is not served: named, the other years stored
         out = json.loads(r.output[r.output.index("{"):])
@@ -266,3 +266,65 @@ def test_fetch_years_pulls_every_year_in_one_command_and_names_the_one_that_fail
         assert r.exit_code != 0 and "2019-2025" in r.output
     finally:
         server.stop()
+
+
+# -- the web page and the API -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def web(corl: str):  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    from paperatlas.web import create_app
+
+    lib = Library(corl)
+    with TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
+        yield c
+    lib.close()
+
+
+def test_report_json_twin_is_the_cli_json(web, corl: str) -> None:  # type: ignore[no-untyped-def]
+    api = web.get("/report.json?venue=CoRL&year=2021-2025").json()
+    cli_json = json.loads(run("--db", corl, "report", "--venue", "CoRL", "--year", "2021-2025", "--json"))
+    assert api == cli_json
+    r = web.get("/report.json?year=20x")
+    assert r.status_code == 400 and "2019-2025" in r.text
+    assert web.get("/report.json?venue=NeurIPS").status_code == 404
+
+
+def test_report_page_charts_link_to_their_papers_and_obey_the_csp(web) -> None:  # type: ignore[no-untyped-def]
+    from bs4 import BeautifulSoup
+
+    r = web.get("/report?venue=CoRL&year=2021-2025")
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    rep = web.get("/report.json?venue=CoRL&year=2021-2025").json()
+    ids = {el["id"] for el in soup.select("[id]")}
+    svg_links = [a["href"] for a in soup.select("svg a")]
+    assert len(svg_links) >= len(rep["themes"]) + 5 * len(rep["themes"])  # theme bars + trend points
+    assert all(h[1:] in ids for h in svg_links if h.startswith("#"))
+    for t in rep["themes"]:
+        listed = [a["href"] for a in soup.select(f"#theme-{t['topic']} ol.plist a")]
+        assert sorted(listed) == sorted(f"/paper/{i}" for i in t["ids"])
+    # the site allows no inline script or style: the page's script and style are files
+    assert all(s.get("src") for s in soup.select("script") if not s.get("type") == "application/json")
+    assert not soup.select("[style]")
+    assert web.get("/report/report.js").status_code == 200 and web.get("/report/nope.js").status_code == 404
+    zh = web.get("/report?venue=CoRL&year=2021-2025&lang=zh").text
+    assert "趋势" in zh and "主题" in zh
+
+
+def test_web_filters_and_paper_page_show_the_kept_fields(web) -> None:  # type: ignore[no-untyped-def]
+    got = {h["id"] for h in web.get("/search.json?institution=stanford&type=oral&per_page=100").json()["hits"]}
+    want = _raw_ids(lambda r: "Stanford University" in r["aff_unique_norm"].split(";") and r["status"] == "Oral")
+    assert got == want and got
+    b = web.get("/browse.json?venue=CoRL&year=2023&type=oral").json()
+    assert b["matching"] == 6 and {p["id"] for p in b["papers"]} == _raw_ids(lambda r: r["status"] == "Oral"
+                                                                                and RAW[r["id"]][0] == 2023)
+    assert web.get("/search.json?type=keynote").status_code == 400
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(web.get("/paper/69y5fzvaAT?lang=en").text, "html.parser")  # RoboCook, CoRL 2023 oral
+    aff = soup.select_one("dd.affiliations")
+    assert aff is not None and "Stanford University" in aff.text
+    assert aff.select_one('a[href="/search?institution=Stanford%20University"]') is not None
+    text = soup.get_text(" ")
+    assert "ratings" in text and "citations" in text

@@ -116,3 +116,16 @@ class FacetIndex:
         if t:
             meet(set(self.types.get(t, set())))
         return out
+
+
+def paper_institutions(extra: dict[str, Any]) -> list[tuple[str, str]]:
+    """(institution, country) of a paper's authors, distinct, in author order: what its page lists."""
+    out: dict[str, str] = {}
+    for a in extra.get("affiliations") or []:
+        if not isinstance(a, dict):
+            continue
+        for name in a.get("institutions") or [a.get("institution")]:
+            name = " ".join(str(name or "").split())
+            if name and not out.get(name):
+                out[name] = " ".join(str(a.get("country") or "").split()) if name == a.get("institution") else ""
+    return list(out.items())

@@ -82,9 +82,17 @@ def charts(r: dict[str, Any]) -> dict[str, Markup]:
     return out
 
 
+def asset(name: str) -> str:
+    """report.css or report.js: inlined in the offline file, served by the web page."""
+    if name not in ("report.css", "report.js"):
+        raise KeyError(name)
+    return (TEMPLATES / name).read_text(encoding="utf-8")
+
+
 def body_html(rep: ConferenceReport, lang: str = "en", paper_href: Callable[[str], str] | None = None,
-              author_href: Callable[[str], str] | None = None) -> Markup:
-    """The report's HTML (no <html> around it): the web page and the offline file both show this."""
+              author_href: Callable[[str], str] | None = None, offline: bool = False, v: str = "") -> Markup:
+    """The report's HTML (no <html> around it): the web page and the offline file both show this.
+    Offline, its script is inline; on the web it is /report/report.js (the site allows no inline script)."""
     r = rep.to_dict()
     types_of = _types_of(r)
     theme_years: dict[int, list[tuple[str | None, list[str]]]] = {}
@@ -99,14 +107,15 @@ def body_html(rep: ConferenceReport, lang: str = "en", paper_href: Callable[[str
         trend_by_topic={t["topic"]: t for t in (r.get("trends") or {}).get("themes", [])},
         theme_years=theme_years, types_of=types_of, type_ids=r["type_ids"],
         rating_bins=r["reviews"].get("histogram") or [],
-        paper_href=paper_href or (lambda pid: ""), author_href=author_href or (lambda name: ""))
+        paper_href=paper_href or (lambda pid: ""), author_href=author_href or (lambda name: ""),
+        inline_script=Markup(asset("report.js")) if offline else "", v=v)
     return Markup(html)
 
 
 def render_html(rep: ConferenceReport, lang: str = "en") -> str:
     """One self-contained HTML file: inline CSS and SVG, no external address loaded."""
-    css = Markup((TEMPLATES / "report.css").read_text(encoding="utf-8"))
-    body = body_html(rep, lang)
+    css = Markup(asset("report.css"))
+    body = body_html(rep, lang, offline=True)
     return _env().get_template("standalone.html").render(html_lang=i18n.html_lang(lang), heading=heading(rep),
                                                           css=css, body=body)
 

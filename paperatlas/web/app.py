@@ -57,7 +57,8 @@ STATIC = HERE / "static"
 
 # Route modules registered by every app; another module adds itself here (or passes modules=).
 ROUTE_MODULES: list[str] = ["paperatlas.web.views", "paperatlas.web.personal", "paperatlas.web.map_views",
-                             "paperatlas.web.llm_views", "paperatlas.web.programme_views"]
+                             "paperatlas.web.llm_views", "paperatlas.web.programme_views",
+                             "paperatlas.web.report_views"]
 
 MAX_BODY = 64 * 1024  # bytes of a POST body: forms and small JSON, never uploads
 MAX_URL = 4096  # characters of path + query string

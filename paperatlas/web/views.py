@@ -16,6 +16,7 @@ from ..i18n import N_, gettext
 from ..errors import PaperatlasError, StoreUnavailable
 from ..library import SORTABLE, Library
 from ..links import paper_links
+from ..report.facets import paper_institutions
 from ..export import EXPORT_FORMATS, export, paper_bibtex
 from ..models import Hit, Hits, Paper
 from ..search.cjk import has_cjk
@@ -99,12 +100,20 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
 
 
 # -- search --------------------------------------------------------------------------------
+FACET_LABELS = (N_("institution"), N_("country"))  # search.html shows a set filter as `_(name)`: value
+FACET_PARAMS = [
+    Param("institution", str, None, "only papers with an author at this institution (\"tsinghua\" finds Tsinghua "
+          "University; docs/fields.md)", max_length=200),
+    Param("country", str, None, "only papers with an author in this country (\"China\", \"USA\")", max_length=100),
+    Param("type", str, None, "only this presentation type", choices=("oral", "spotlight", "poster", "highlight")),
+]
 SEARCH_PARAMS = [
     Param("q", str, "", "the query: words, or \"quoted phrases\" that must appear", max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
     *FILTER_PARAMS,
     Param("author", str, None, 'only papers by this author; case, accents and initials are forgiven ("P. Liang"). '
           'The query may also hold author:"Name"; a query of only that lists the author\'s papers', max_length=200),
+    *FACET_PARAMS,
     *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
 ]
@@ -116,10 +125,11 @@ def search(request: Request) -> Response:
     offset = (a["page"] - 1) * per_page
     hits: Hits = Hits()
     error: PaperatlasError | None = None
-    if q or a["author"]:
+    facet = {k: a[k] for k in ("institution", "country", "type")}
+    if q or a["author"] or any(facet.values()):
         try:
             hits = lib(request).search(q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"],
-                                       author=a["author"])
+                                       author=a["author"], **facet)
         except StoreUnavailable:
             raise  # 503 for the whole page: the query is fine, the database is not
         except PaperatlasError as e:
@@ -135,7 +145,7 @@ def search(request: Request) -> Response:
             "query": q, "mode": a["mode"], "total": total, "total_is_lower_bound": more, "no_good_match": no_good,
             # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
             **({"crosslingual": crosslingual} if crosslingual else {}),
-            "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"], "author": a["author"]},
+            "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"], "author": a["author"], **facet},
             "page": a["page"], "per_page": per_page, "has_more": has_more,
             # papers stored but not embedded yet: matched by keyword only until they are
             "not_embedded": _not_embedded(request, a["mode"]),
@@ -248,6 +258,7 @@ BROWSE_PARAMS = [
     Param("order", str, "asc", "asc or desc", choices=("asc", "desc")),
     Param("page", int, 1, "page number, from 1", minimum=1, maximum=100000),
     Param("per_page", int, 100, "papers per page", minimum=1, maximum=1000),
+    *FACET_PARAMS,
 ]
 assert set(BROWSE_SORTS) <= SORTABLE
 
@@ -260,10 +271,12 @@ def browse(request: Request) -> Response:
         if wants_json(request):
             return json_response({"groups": facets["groups"], "papers": L.count()})
         return render(request, "browse.html", a=a, facets=facets, papers=None)
+    facet = {k: a[k] for k in ("institution", "country", "type")}
     total = L.count(a["venue"], a["year"])
-    shown = L.count(a["venue"], a["year"], a["status"]) if a["status"] else total
+    shown = L.count(a["venue"], a["year"], a["status"], **facet) if a["status"] or any(facet.values()) else total
     offset = (a["page"] - 1) * a["per_page"]
-    papers = L.papers(a["venue"], a["year"], a["status"], a["per_page"], offset, a["sort"], a["order"] == "desc")
+    papers = L.papers(a["venue"], a["year"], a["status"], a["per_page"], offset, a["sort"], a["order"] == "desc",
+                      **facet)
     group = next((g for g in facets["groups"] if (g["venue"] or "").lower() == a["venue"].lower()
                   and (not a["year"] or g["year"] == a["year"])), None) if a["venue"] else None
     status_counts: dict[str, int] = {}
@@ -274,7 +287,7 @@ def browse(request: Request) -> Response:
     derived = sum(1 for p in papers if p.title_derived)
     if wants_json(request):
         return json_response({
-            "venue": a["venue"], "year": a["year"], "status": a["status"], "total": total, "matching": shown,
+            "venue": a["venue"], "year": a["year"], "status": a["status"], **facet, "total": total, "matching": shown,
             "status_counts": status_counts, "sort": a["sort"], "order": a["order"], "page": a["page"],
             "per_page": a["per_page"], "papers": [{**p.public(), "page": paper_url(p.id)} for p in papers],
         })
@@ -325,6 +338,7 @@ def paper(request: Request) -> Response:
     from .llm_views import paper_context
 
     return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error, links=links,
+                  institutions=paper_institutions(p.extra),
                   tldr=str(p.extra.get("tldr") or "").strip(), llm=paper_context(request, p),
                   area=str(p.extra.get("primary_area") or "").strip(), starred=starred, dismissed=dismissed,
                   tags=tags, bibtex=bib, events=events, liked=_liked(request, [h.paper.id for h in related]))
