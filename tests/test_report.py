@@ -328,3 +328,31 @@ def test_web_filters_and_paper_page_show_the_kept_fields(web) -> None:  # type: 
     assert aff.select_one('a[href="/search?institution=Stanford%20University"]') is not None
     text = soup.get_text(" ")
     assert "ratings" in text and "citations" in text
+
+
+@pytest.mark.slow
+def test_mcp_report_tool_and_search_filters(corl: str) -> None:
+    """The SDK's own client against `paperatlas mcp` over stdio, as an assistant starts it."""
+    import anyio
+    from mcp import Client
+
+    from test_mcp import stdio
+
+    cli_json = json.loads(run("--db", corl, "report", "--venue", "CoRL", "--years", "2024-2025", "--json"))
+
+    async def main() -> None:
+        async with Client(stdio(Path(corl)), read_timeout_seconds=300) as c:
+            r = await c.call_tool("report", {"venue": "CoRL", "years": "2024-2025"})
+            s = r.structured_content
+            assert s["papers"] == cli_json["papers"] and s["trends"]["themes"][0]["counts"] == {
+                k: v for k, v in cli_json["trends"]["themes"][0]["counts"].items()}
+            assert [t["papers"] for t in s["themes"]] == [t["papers"] for t in cli_json["themes"]]
+            assert "ids" not in s["themes"][0] and "titles" not in s
+            assert "# CoRL 2024–2025" in r.content[0].text
+            r = await c.call_tool("search", {"query": "robot", "institution": "stanford", "type": "oral",
+                                             "limit": 50})
+            got = {h["id"] for h in r.structured_content["hits"]}
+            assert got and got <= _raw_ids(lambda x: "Stanford University" in x["aff_unique_norm"] and
+                                           x["status"] == "Oral")
+
+    anyio.run(main)

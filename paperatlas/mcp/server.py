@@ -91,6 +91,23 @@ PaperRecord = create_model(
 )
 
 
+class ReportResult(BaseModel):
+    """The conference report's figures (ConferenceReport.to_dict(ids=False))."""
+
+    scope: dict[str, Any]
+    papers: int
+    placed: int = Field(description="papers placed in a theme (the denominator of theme shares)")
+    types: dict[str, int]
+    themes: list[dict[str, Any]]
+    institutions: list[dict[str, Any]]
+    countries: list[dict[str, Any]]
+    collaboration: dict[str, Any]
+    authors: list[dict[str, Any]]
+    reviews: dict[str, Any]
+    trends: dict[str, Any] | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
 class HitsResult(BaseModel):
     """A ranked list for a paper (similar) or a reader (recommend)."""
 
@@ -253,17 +270,26 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         author: Annotated[str | None, Field(description="only papers by this author (case, accents and initials "
                                                         "forgiven: 'P. Liang' finds Percy Liang)")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
+        institution: Annotated[str | None, Field(max_length=200, description="only papers with an author at this "
+                                                 "institution ('tsinghua' finds Tsinghua University)")] = None,
+        country: Annotated[str | None, Field(max_length=100, description="only papers with an author in this "
+                                             "country ('China', 'USA')")] = None,
+        type: Annotated[Literal["oral", "spotlight", "poster", "highlight"] | None,
+                        Field(description="only this presentation type")] = None,
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
 
         def run() -> list[Hit]:
-            # the same author filter as `search --author` and the web (paperatlas/authors)
-            return list(library.search(query, mode, limit, venue=venue, year=year, author=author or None))
+            # the same author / institution / country / type filters as `search` and the web
+            return list(library.search(query, mode, limit, venue=venue, year=year, author=author or None,
+                                       institution=institution, country=country, type=type))
 
         hits = [hit_model(h) for h in call(run)]
         note = call(lambda: waiting_note(mode))
         if not hits:
-            filters = ", ".join(f"{k}={v}" for k, v in (("venue", venue), ("year", year), ("author", author)) if v)
+            filters = ", ".join(f"{k}={v}" for k, v in (("venue", venue), ("year", year), ("author", author),
+                                                        ("institution", institution), ("country", country),
+                                                        ("type", type)) if v)
             note = (note + "; " if note else "") + (
                 f"nothing matched with {filters}: try without them" if filters
                 else "nothing matched: try other or fewer words, or mode=hybrid")
@@ -279,6 +305,22 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         p = call(lambda: library.get(id))
         rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)])
         return answer(rec, paper_text(rec))
+
+    @server.tool(annotations=ro)
+    def report(
+        venue: Annotated[str | None, Field(max_length=200, description="the venue, e.g. NeurIPS (default: every "
+                                           "venue of the library)")] = None,
+        years: Annotated[str | None, Field(max_length=100, description="a year, a range or a list: 2023, "
+                                           "2019-2025, 2021,2023; several years add trends")] = None,
+    ) -> Annotated[CallToolResult, ReportResult]:
+        """A conference at a glance: its themes (size, share, orals), trends over years with a test of each
+        change, institutions, countries, reviews, prolific authors. The same figures as `paperatlas report
+        --json`, with counts instead of the id lists (search with the filters to list papers)."""
+        from ..report import parse_years
+        from ..report.render import render_markdown
+
+        rep = call(lambda: library.report.build(venue, parse_years(years)))
+        return answer(ReportResult(**rep.to_dict(ids=False)), render_markdown(rep))
 
     @server.tool(annotations=ro)
     def similar(

@@ -56,11 +56,26 @@ class ConferenceReport:
     notes: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)  # id -> title of every paper the report names
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"scope": self.scope, "papers": self.papers, "placed": self.placed, "types": self.types,
-                "type_ids": self.type_ids, "themes": self.themes, "institutions": self.institutions, "countries": self.countries,
-                "collaboration": self.collaboration, "authors": self.authors, "reviews": self.reviews,
-                **({"trends": self.trends} if self.trends else {}), "notes": self.notes, "titles": self.titles}
+    def to_dict(self, ids: bool = True) -> dict[str, Any]:
+        """The report as JSON. `ids=False` leaves out the id lists behind each count and the titles (a
+        compact answer, for the MCP tool): the counts stay, the papers are then found with the filters."""
+        d = {"scope": self.scope, "papers": self.papers, "placed": self.placed, "types": self.types,
+             "type_ids": self.type_ids, "themes": self.themes, "institutions": self.institutions,
+             "countries": self.countries, "collaboration": self.collaboration, "authors": self.authors,
+             "reviews": self.reviews, **({"trends": self.trends} if self.trends else {}), "notes": self.notes,
+             "titles": self.titles}
+        return d if ids else _without_ids(d)
+
+
+_ID_KEYS = {"ids", "ids_by_year", "highlighted", "type_ids", "titles"}
+
+
+def _without_ids(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _without_ids(x) for k, x in v.items() if k not in _ID_KEYS}
+    if isinstance(v, list):
+        return [_without_ids(x) for x in v]
+    return v
 
 
 def _share(n: int, d: int) -> float:
