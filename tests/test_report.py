@@ -356,3 +356,15 @@ def test_mcp_report_tool_and_search_filters(corl: str) -> None:
                                            x["status"] == "Oral")
 
     anyio.run(main)
+
+
+def test_author_page_lists_the_institutions_their_papers_give(web) -> None:  # type: ignore[no-untyped-def]
+    name = "Pieter Abbeel"
+    want: Counter[str] = Counter()
+    for _, r in RAW.values():
+        authors, aff = r["author"].split(";"), r["aff"].split(";")
+        if name in authors and aff[authors.index(name)]:
+            want[aff[authors.index(name)]] += 1
+    prof = web.get(f"/author/{name}.json").json()
+    assert sum(i["papers"] for i in prof["institutions"]) >= sum(want.values()) > 0
+    assert "affiliations" in web.get(f"/author/{name}?lang=en").text

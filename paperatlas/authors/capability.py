@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound
 from ..models import Paper
+from .affiliations import author_institutions
 from .index import AuthorIndex
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ class Authors:
                     co[a] = co.get(a, 0) + 1
         coauthors = sorted(co.items(), key=lambda kv: (-kv[1], kv[0]))[:limit_coauthors]
         return {"name": names[0], "names": names, "papers": papers,
+                "institutions": author_institutions(papers, names),
                 "coauthors": [{"name": n, "papers": c} for n, c in coauthors],
                 "topics": self._topics(papers)}
 

@@ -144,6 +144,28 @@ def bench_topics_cmd(db_path: str, sizes: str, seed: int, no_baseline: bool, as_
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
 
 
+@bench.command("report")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--workdir", default=os.path.join(tempfile.gettempdir(), "paperatlas-bench-report"), show_default=True,
+              help="Where the library is kept between runs (ingest, embed and topics run once).")
+@click.option("--embedder", default="hashing", show_default=True,
+              help="hashing (no model, seconds), or a model whose vectors the cache holds.")
+@click.option("--repeats", type=click.IntRange(1, 50), default=3, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bench_report_cmd(files: tuple[str, ...], workdir: str, embedder: str, repeats: int, as_json: bool) -> None:
+    """Seconds to build and render a conference report over FILES, beside a scan of every paper
+    measured in the same run.
+
+    Example:
+
+        paperatlas bench report papers.jsonl.gz --workdir /tmp/bench-8k
+    """
+    from ..bench.report import bench_report, table
+
+    res = bench_report(files, Path(workdir), embedder, repeats, log=lambda m: click.echo(m, err=True))
+    click.echo(json.dumps(res, indent=2) if as_json else table(res))
+
+
 @bench.command("ray")
 @click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
 @click.option("--papers", default=300, show_default=True, help="Abstracts to embed per measurement.")

@@ -44,5 +44,9 @@ from ..eval.pastes import pastes_cmd  # noqa: E402
 
 eval_.add_command(pastes_cmd)
 
+from ..eval.report import report_cmd  # noqa: E402
+
+eval_.add_command(report_cmd)
+
 
 COMMANDS = [eval_]

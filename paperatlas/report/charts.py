@@ -27,7 +27,7 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
     top = max(b.value for b in bars) or 1.0
     plot = width - label_w - 110
     h = row * len(bars) + 6
-    out = [f'<svg class="chart" viewBox="0 0 {width} {h}" width="100%" role="img" aria-label="{escape(title)}"'
+    out = [f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {h}" width="100%" role="img" aria-label="{escape(title)}"'
            f' preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>']
     for i, b in enumerate(bars):
         y = i * row + 3
@@ -45,7 +45,7 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
         else:
             out.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{row - 6}" class="fill"/>')
         out.append(f'<text x="{label_w + w + 4:.1f}" y="{y + row * 0.68:.1f}" class="num">{escape(b.text)}</text></g></a>')
-    out.append("</svg>")
+    out.append("</svg></div>")
     return Markup("".join(out))
 
 
@@ -72,7 +72,7 @@ def lines(xs: Sequence[str], series: Sequence[Series], title: str, width: int = 
     def py(v: float) -> float:
         return top_pad + ph * (1 - v / top)
 
-    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img" aria-label="{escape(title)}"'
+    out = [f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img" aria-label="{escape(title)}"'
            f' preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>']
     for k in range(5):
         v = top * k / 4
@@ -87,7 +87,7 @@ def lines(xs: Sequence[str], series: Sequence[Series], title: str, width: int = 
         for i, v in enumerate(s.values):
             out.append(f'<a href="{escape(s.hrefs[i])}"><circle cx="{px(i):.1f}" cy="{py(v):.1f}" r="4.5" fill="{color}">'
                        f'<title>{escape(s.label)} · {escape(xs[i])}: {escape(s.texts[i])}</title></circle></a>')
-    out.append("</svg>")
+    out.append("</svg></div>")
     return Markup("".join(out))
 
 

@@ -129,3 +129,4 @@ def paper_institutions(extra: dict[str, Any]) -> list[tuple[str, str]]:
             if name and not out.get(name):
                 out[name] = " ".join(str(a.get("country") or "").split()) if name == a.get("institution") else ""
     return list(out.items())
+

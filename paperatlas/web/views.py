@@ -226,6 +226,9 @@ AUTHOR_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "names": {"type": "array", "items": {"type": "string"}, "description": "every spelling the name matched"},
     "count": {"type": "integer"},
     "papers": {"type": "array", "items": PAPER_SCHEMA},
+    "institutions": {"type": "array", "items": {"type": "object", "properties": {
+        "name": {"type": "string"}, "country": {"type": "string"}, "papers": {"type": "integer"}}},
+        "description": "the institutions their papers give for them (extra.affiliations), most papers first"},
     "coauthors": {"type": "array", "items": {"type": "object", "properties": {
         "name": {"type": "string"}, "papers": {"type": "integer"}, "page": {"type": "string"}}}},
     "topics": {"type": "array", "items": {"type": "object", "properties": {
