@@ -33,6 +33,7 @@ from .common import (
 from ..export import EXPORT_FORMATS, export
 from ..ingest.formats import FORMAT_NAMES
 from .report import facet_options
+from ..report.facets import paper_institutions
 from ..library import MAX_RESULTS, Library
 from ..search.cjk import has_cjk
 from ..store import is_postgres_url
@@ -266,6 +267,18 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     area = str(p.extra.get("primary_area") or "").strip()
     if area or p.keywords:
         out.print(" · ".join(x for x in (area, ", ".join(p.keywords)) if x), markup=False)
+    insts = paper_institutions(p.extra)
+    if insts:
+        out.print("affiliations: " + "; ".join(f"{n} ({c})" if c else n for n, c in insts), markup=False)
+    rv = p.extra.get("reviews") or {}
+    if rv.get("rating_avg") is not None:
+        ratings = ", ".join(f"{r:g}" for r in rv.get("ratings") or [])
+        out.print(f"reviews: {ratings + ' · ' if ratings else ''}mean {rv['rating_avg']}"
+                  + (f" · confidence {rv['confidence_avg']}" if rv.get("confidence_avg") is not None else ""),
+                  markup=False)
+    for key, label in (("citations", "citations"), ("code_url", "code"), ("project_url", "project")):
+        if p.extra.get(key) not in (None, ""):
+            out.print(f"{label}: {p.extra[key]}", markup=False)
     for e in lib.programme.events_for(p.id):
         where = " · ".join(x for x in (e.type.capitalize(), e.session, e.start[:16].replace("T", " "), e.room,
                                       e.poster_position) if x)
