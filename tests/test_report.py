@@ -68,7 +68,7 @@ def test_show_json_keeps_affiliations_reviews_type_and_citations_as_the_record_s
 
 
 def test_affiliations_of_a_real_record_with_a_missing_author_and_double_affiliations() -> None:
-    year, raw = RAW["C6VxzSpjrv"]  # CoRL 2025: author 7 has no affiliation, 8 and 9 have two each
+    _, raw = RAW["C6VxzSpjrv"]  # CoRL 2025: author 7 has no affiliation, 8 and 9 have two each
     aff = affiliations_of(raw, raw["author"].split(";"))
     assert aff[6] == {"author": "Trevor Darrell", "institution": "", "country": ""}
     assert aff[7]["institutions"] == ["Amazon", "University of California, Berkeley"]
@@ -110,9 +110,8 @@ def test_filters_in_cli_match_the_raw_records(corl: str) -> None:
 
 
 def test_a_bad_type_names_the_valid_ones(corl: str) -> None:
-    with Library(corl) as lib:
-        with pytest.raises(PaperatlasError, match="oral, spotlight"):
-            lib.search("robot", type="keynote")
+    with Library(corl) as lib, pytest.raises(PaperatlasError, match="oral, spotlight"):
+        lib.search("robot", type="keynote")
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -305,7 +304,7 @@ def test_report_page_charts_link_to_their_papers_and_obey_the_csp(web) -> None: 
         listed = [a["href"] for a in soup.select(f"#theme-{t['topic']} ol.plist a")]
         assert sorted(listed) == sorted(f"/paper/{i}" for i in t["ids"])
     # the site allows no inline script or style: the page's script and style are files
-    assert all(s.get("src") for s in soup.select("script") if not s.get("type") == "application/json")
+    assert all(s.get("src") for s in soup.select("script") if s.get("type") != "application/json")
     assert not soup.select("[style]")
     assert web.get("/report/report.js").status_code == 200 and web.get("/report/nope.js").status_code == 404
     zh = web.get("/report?venue=CoRL&year=2021-2025&lang=zh").text
@@ -335,7 +334,6 @@ def test_mcp_report_tool_and_search_filters(corl: str) -> None:
     """The SDK's own client against `paperatlas mcp` over stdio, as an assistant starts it."""
     import anyio
     from mcp import Client
-
     from test_mcp import stdio
 
     cli_json = json.loads(run("--db", corl, "report", "--venue", "CoRL", "--years", "2024-2025", "--json"))

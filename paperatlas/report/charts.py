@@ -11,6 +11,12 @@ from markupsafe import Markup, escape
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#4d7c0f")
 
 
+def _open_svg(width: int, height: int, title: str) -> str:
+    # the wrapper scrolls sideways on a phone instead of shrinking the text
+    return (f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img"'
+            f' aria-label="{escape(title)}" preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>')
+
+
 @dataclass
 class Bar:
     label: str
@@ -27,8 +33,7 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
     top = max(b.value for b in bars) or 1.0
     plot = width - label_w - 110
     h = row * len(bars) + 6
-    out = [f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {h}" width="100%" role="img" aria-label="{escape(title)}"'
-           f' preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>']
+    out = [_open_svg(width, h, title)]
     for i, b in enumerate(bars):
         y = i * row + 3
         w = max(1.0, plot * b.value / top)
@@ -72,8 +77,7 @@ def lines(xs: Sequence[str], series: Sequence[Series], title: str, width: int = 
     def py(v: float) -> float:
         return top_pad + ph * (1 - v / top)
 
-    out = [f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img" aria-label="{escape(title)}"'
-           f' preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>']
+    out = [_open_svg(width, height, title)]
     for k in range(5):
         v = top * k / 4
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{py(v):.1f}" y2="{py(v):.1f}" class="grid"/>'

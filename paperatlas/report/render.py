@@ -130,9 +130,9 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     out.append("")
     for note in r["notes"]:
         out += [f"> {note}", ""]
-    out += [f"## {gettext('Themes')}", "",
-            f"| # | {gettext('theme')} | {gettext('papers')} | {gettext('share')} | {gettext('orals and spotlights')} "
-            f"| {gettext('mean rating')} |", "|---|---|---|---|---|---|"]
+    header = (f"| # | {gettext('theme')} | {gettext('papers')} | {gettext('share')} "
+              f"| {gettext('orals and spotlights')} | {gettext('mean rating')} |")
+    out += [f"## {gettext('Themes')}", "", header, "|---|---|---|---|---|---|"]
     for t in r["themes"]:
         c = t["types"]
         hi = c.get("oral", 0) + c.get("spotlight", 0) + c.get("highlight", 0)

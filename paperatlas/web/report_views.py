@@ -14,8 +14,20 @@ from ..errors import PaperatlasError
 from ..i18n import N_, gettext
 from ..report import ConferenceReport, parse_years
 from ..report.render import asset, body_html, heading, render_html, render_markdown
-from .common import (Endpoint, HTTPError, Param, author_url, json_response, lib, paper_url, query, render,
-                     ui_language, wants_json, web)
+from .common import (
+    Endpoint,
+    HTTPError,
+    Param,
+    author_url,
+    json_response,
+    lib,
+    paper_url,
+    query,
+    render,
+    ui_language,
+    wants_json,
+    web,
+)
 
 NAV = [(N_("Report"), "/report")]
 
