@@ -366,3 +366,14 @@ def test_author_page_lists_the_institutions_their_papers_give(web) -> None:  # t
     prof = web.get(f"/author/{name}.json").json()
     assert sum(i["papers"] for i in prof["institutions"]) >= sum(want.values()) > 0
     assert "affiliations" in web.get(f"/author/{name}?lang=en").text
+
+
+def test_eval_report_recounts_the_trends_from_the_raw_files(corl: str) -> None:
+    args = ["eval", "report", "--db", corl, "--venue", "CoRL"]
+    for f in FILES:
+        args += ["--raw", str(f)]
+    out = json.loads(run(*args))["trends_vs_raw"]
+    assert out["count_disagreements"] == [] and out["year_total_disagreements"] == []
+    assert out["raw_records_not_in_a_theme"] == 0 and out["papers_per_year"] == {str(y): 24 for y in range(2021, 2026)}
+    r = CliRunner().invoke(cli, ["eval", "report", "--db", corl, "--areas", "CoRL", "2024"])
+    assert r.exit_code != 0 and "primary_area" in r.output  # CoRL records carry no primary area
