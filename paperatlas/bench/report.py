@@ -53,16 +53,16 @@ def bench_report(files: Sequence[str], workdir: Path, embedder: str = "hashing",
         if lib.embed():
             setup["embed_s"] = round(time.perf_counter() - t, 1)
             say(f"embed: {setup['embed_s']} s")
-        meta = lib.store.topics_meta() or {}
+        meta = lib.store.topics.topics_meta() or {}
         if meta.get("data_version") != list(lib.store.data_version()):
             t = time.perf_counter()
             build_topics(lib, seed=0)
             setup["topics_s"] = round(time.perf_counter() - t, 1)
             say(f"topics build: {setup['topics_s']} s")
         n = lib.count()
-        groups = Counter((p.venue, p.year) for p in lib.store.iter_facts())
+        groups = Counter((p.venue, p.year) for p in lib.store.report.iter_facts())
         (venue, year), in_group = groups.most_common(1)[0]
-        scan_s, _ = _median_s(lambda: sum(1 for _ in lib.store.iter_facts()), repeats)
+        scan_s, _ = _median_s(lambda: sum(1 for _ in lib.store.report.iter_facts()), repeats)
         whole_s, whole = _median_s(lambda: lib.report.build(), repeats)
         one_s, _ = _median_s(lambda: lib.report.build(venue, [year] if year else []), repeats)
         html_s, html = _median_s(lambda: render_html(whole), repeats)

@@ -126,7 +126,7 @@ def _fetch_years(ctx: click.Context, source: str, args: tuple[str, ...], years: 
     failed = 0
     for a in runs:
         try:
-            rep = lib.fetch(source, a, base_url, client_factory=factory, max_pages=max_pages, **options)
+            rep = lib.sources.fetch(source, a, base_url, client_factory=factory, max_pages=max_pages, **options)
         except PaperatlasError as e:
             failed += 1
             done.append({"args": a, "error": str(e)})

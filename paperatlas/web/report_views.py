@@ -49,7 +49,7 @@ def _report(request: Request, venue: str | None, year: str | None) -> Conference
         raise HTTPError(400, e.message, e.fix) from None
     try:
         key = ("report", venue and venue.lower(), tuple(years), tuple(library.store.data_version()),
-               (library.store.topics_meta() or {}).get("built_at"))
+               (library.store.topics.topics_meta() or {}).get("built_at"))
         cache = web(request).cache
         if cache.get("report_key") != key:
             cache["report"] = library.report.build(venue, years)
