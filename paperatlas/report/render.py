@@ -75,7 +75,7 @@ def charts(r: dict[str, Any]) -> dict[str, Markup]:
         chosen = list(dict.fromkeys(tr["rising"][: TREND_LINES // 2] + tr["fading"][: TREND_LINES // 2]))
         years = [str(y) for y in tr["years"]]
         series = [Series(by[k]["label"], [by[k]["shares"][y] for y in years],
-                         [f"#theme-{k}-{y}" for y in years],
+                         [f"#theme-{k}-{y}" if by[k]["counts"][y] else f"#theme-{k}" for y in years],
                          [f"{pct(by[k]['shares'][y])} ({by[k]['counts'][y]})" for y in years]) for k in chosen]
         out["trends"] = lines(years, series, gettext("Trends"))
         out["trends_legend"] = legend(series)
