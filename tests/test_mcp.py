@@ -79,7 +79,8 @@ def test_tools_over_stdio(db: Path) -> None:
         tools = {t.name: t for t in (await c.list_tools()).tools}
         assert {"search", "get_paper", "similar", "recommend", "topics", "like", "dislike"} <= set(tools)
         assert tools["search"].input_schema["required"] == ["query"]
-        assert set(tools["search"].input_schema["properties"]) == {"query", "mode", "venue", "year", "author", "limit"}
+        assert set(tools["search"].input_schema["properties"]) == {"query", "mode", "venue", "year", "author", "limit",
+                                                                  "institution", "country", "type"}
         assert tools["get_paper"].input_schema["required"] == ["id"]
         assert tools["similar"].input_schema["required"] == ["id"]
         assert "hits" in tools["search"].output_schema["properties"]
