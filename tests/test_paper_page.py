@@ -32,6 +32,17 @@ def test_paper_links() -> None:
 def test_plain_reason() -> None:
     assert plain_reason("shares: diffusion models, protein design") == "both discuss diffusion models and protein design"
     assert plain_reason("close in meaning") == "similar in meaning"
+    assert plain_reason("shares: a, b, c") == "both discuss a, b and c"
+    assert plain_reason("shares: a, b, c, d") == "both discuss a, b, c and d"
+
+
+def test_plain_reason_in_chinese() -> None:
+    from paperatlas.i18n import language
+
+    with language("zh"):
+        assert plain_reason("shares: diffusion models, protein design") == "都讨论了 diffusion models 和 protein design"
+        assert plain_reason("shares: a, b, c") == "都讨论了 a、b 和 c"
+        assert plain_reason("close in meaning") == "含义相近"
 
 
 @pytest.fixture
@@ -66,6 +77,18 @@ def test_paper_page_shows_the_record(client) -> None:  # type: ignore[no-untyped
     assert js["read_links"][0]["label"] == "PDF"
     assert js["extra"]["tldr"].startswith("Language models")
     assert all(r["reason"] for r in js["related"])
+
+
+def test_related_reasons_on_a_chinese_paper_page_are_chinese(client) -> None:  # type: ignore[no-untyped-def]
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(client.get("/paper/iclr2024/pdf-218fcaae4d72?lang=zh").text, "html.parser")
+    whys = [w.get_text(" ", strip=True) for w in soup.select(".related .why")]
+    assert whys
+    for why in whys:
+        assert "both discuss" not in why and "similar in meaning" not in why and " and " not in why, why
+        assert "都讨论了" in why or "含义相近" in why, why
+    client.get("/?lang=en")
 
 
 def test_unsafe_links_never_render(client) -> None:  # type: ignore[no-untyped-def]

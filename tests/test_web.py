@@ -227,9 +227,21 @@ def test_tags_saved_list_and_exports(client: TestClient) -> None:
 
 def test_sign_in_as_a_new_reader_then_only_the_session_speaks_for_them(client: TestClient, web_lib: Library) -> None:
     token = csrf_of(client)
-    r = client.post("/reader", data={"name": "bob", "csrf": token}, follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "/saved"
+    r = client.post("/reader", data={"name": "bob", "csrf": token}, follow_redirects=False,
+                    headers={"referer": "http://127.0.0.1/signin"})
     assert "pa_session=" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
+    # the answer says who is signed in now and shows the new token once, not the empty form again
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert "bob" in soup.select_one("section.signed-in").get_text()
+    assert soup.select_one("section.signed-in pre.token").get_text() == web_lib.reader("bob").token
+    assert "bob" in soup.select_one("header .reader").get_text()
+    # back on /signin later: who is signed in, no token
+    soup = BeautifulSoup(client.get("/signin").text, "html.parser")
+    assert "bob" in soup.select_one("section.signed-in").get_text() and soup.select_one("pre.token") is None
+    zh = BeautifulSoup(client.get("/signin?lang=zh").text, "html.parser")
+    assert "你已以" in zh.select_one("section.signed-in").get_text()
+    client.get("/signin?lang=en")
     client.post("/paper/xss/1/star", data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
     assert [p.id for p in web_lib.readers.liked("bob")] == ["xss/1"] and web_lib.readers.liked("me") == []
     soup = BeautifulSoup(client.get("/saved").text, "html.parser")

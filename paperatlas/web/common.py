@@ -317,13 +317,26 @@ def paper_url(pid: str) -> str:
     return "/paper/" + quote(pid, safe="/:@-._~")
 
 
+def spoken_list(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c` in the page's language (Chinese: a、b 和 c)."""
+    if len(parts) <= 1:
+        return "".join(parts)
+    if len(parts) == 2:
+        return gettext("{a} and {b}", a=parts[0], b=parts[1])
+    head = parts[0]
+    for x in parts[1:-2]:
+        head = gettext("{a}, {b}", a=head, b=x)
+    return gettext("{a}, {b} and {c}", a=head, b=parts[-2], c=parts[-1])
+
+
 def plain_reason(reason: str) -> str:
-    """Why a related paper is listed, in plain words ("shares: a, b" -> "both discuss a and b")."""
+    """Why a related paper is listed, in plain words of the page's language ("shares: a, b" ->
+    "both discuss a and b"; the phrases themselves stay as the papers write them)."""
     if reason.startswith("shares: "):
         parts = [x.strip() for x in reason[len("shares: "):].split(",") if x.strip()]
-        return "both discuss " + (" and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + " and " + parts[-1])
+        return gettext("both discuss {topics}", topics=spoken_list(parts))
     if reason == "close in meaning":
-        return "similar in meaning"
+        return gettext("similar in meaning")
     return reason
 
 
@@ -386,6 +399,8 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
         languages=language_links(request),
         js_strings={m: gettext(m, lang) for m in JS_MESSAGES} if lang != i18n.DEFAULT else {},
     )
+    if ctx.get("as_reader"):  # the reader a write just signed in: its cookie reaches the next request only
+        ctx.update(reader=ctx["as_reader"], signed_in=True)
     html = w.env.get_template(template).render(ctx)
     return HTMLResponse(html, status_code=status)
 

@@ -454,7 +454,11 @@ async def sign_in(request: Request) -> Response:
     out = {"reader": r.public(), "created": created}
     if created:
         out["token"] = r.token  # shown once, to the one who made it (it is also on their Saved page)
-    return _session_response(request, r, done(request, out, "/saved" if created else "/"))
+        if not wants_json(request):
+            # the token cannot travel in a redirect's URL: this answer is the page that shows it, once
+            return _session_response(request, r, render(request, "signin.html", as_reader=r.name,
+                                                        new_token=r.token))
+    return _session_response(request, r, done(request, out, "/"))
 
 
 async def sign_out(request: Request) -> Response:
