@@ -191,3 +191,40 @@ def test_bench_crosslingual_reports_library_and_raw_rates(runner, tmp_path: Path
     for k in ("raw_e5_title+60w", "library_embed_multilingual", "raw_e5_whole_abstract", "raw_minilm_whole_abstract"):
         assert res[k] > 0 and res["seconds_per_1000_papers"][k] > 0 and k in res["cpu_seconds_per_1000_papers"]
     assert res["library_vs_raw"] > 0 and res["multilingual_vs_minilm_cpu"] > 0
+
+
+# -- the floor and the scores of the multilingual route -------------------------------------------
+@pytest.mark.parametrize("q", ["红烧肉的家常做法", "明天北京会下雨吗", "啊啊啊啊啊", "今天星期几"])
+def test_chinese_queries_with_no_answer_get_no_good_match(after: Library, q: str) -> None:
+    assert after.engine.route(q) == "multilingual"
+    for mode in ("hybrid", "semantic"):
+        hits = after.search(q, mode, limit=10)
+        assert not hits and hits.no_good_match, (mode, [(h.paper.title, h.score) for h in hits])
+
+
+def test_chinese_scores_say_how_good_the_match_is(after: Library) -> None:
+    strong = after.search("Lean 数学库 语义搜索引擎", "hybrid", limit=10)
+    weak = after.search("用户模拟器", "hybrid", limit=10)
+    assert strong[0].paper.title.startswith("Lean Finder")
+    # not 1.000 for whatever comes first: a vague best match scores low, a clear one well above it
+    assert weak[0].score < 0.6
+    assert strong[0].score > weak[0].score + 0.2
+    for h in list(strong) + list(weak):
+        assert 0.0 <= h.score <= 1.0
+    sem = after.search("Lean 数学库 语义搜索引擎", "semantic", limit=10)
+    assert sem[0].score > sem[-1].score + 0.2  # e5's cosines crowd 0.77-0.88; the shown scores do not
+    # the floor keeps the right paper of a vague query (it ranks 12th of 29: the model's ranking)
+    assert any(h.paper.title.startswith("Formalizing controllable simulation")
+               for h in after.search("用户模拟器", "hybrid", limit=20))
+
+
+def test_eval_zh_floor_command(built: Path, runner) -> None:  # type: ignore[no-untyped-def]
+    r = runner.invoke(cli, ["eval", "zh-floor", str(DATA / "zh_queries.jsonl"), "--db", str(built / "after.db")])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    assert res["library"]["papers"] == 29 and res["library"]["real_queries_absent"] > 0
+    before, after = res["test"]["before"]["hybrid"], res["test"]["after_shipped"]["hybrid"]
+    assert before["no_answer_emptied"] == 0.0 and before["top_score_no_answer_median"] == 1.0
+    assert after["no_answer_emptied"] >= 0.9 and after["false_empty"] <= 0.05
+    assert after["mrr@10"] >= before["mrr@10"] - 0.02 and after["top_score_no_answer_median"] == 0.0
+    assert res["tuned"]["floor"]["gate_cosine"] > 0.7

@@ -48,5 +48,9 @@ from ..eval.report import report_cmd  # noqa: E402
 
 eval_.add_command(report_cmd)
 
+from ..eval.zh_floor import zh_floor_cmd  # noqa: E402
+
+eval_.add_command(zh_floor_cmd)
+
 
 COMMANDS = [eval_]

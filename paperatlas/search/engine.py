@@ -27,8 +27,8 @@ from ..index.base import VECTOR_INDEXES
 from ..models import Hit, Hits, Paper
 from ..store.sqlite import SQLiteStore
 from .cjk import has_cjk
-from .floor import Floor, apply_floor, best_coverage, floor_for
-from .fusion import convex, rrf
+from .floor import Floor, ScoreScale, apply_floor, best_coverage, floor_for, scale_for
+from .fusion import calibrated_convex, convex, rrf
 from .keyword import KEYWORD_INDEXES
 from .query import Query, parse, phrase_filter
 from .snippets import highlight
@@ -58,6 +58,11 @@ class SearchSettings:
     # queries of tests/data/crosslingual_queries.jsonl (686 papers), hybrid MRR@10 0.682 / 0.702 / 0.711 / 0.712
     # at 0.5 / 0.7 / 0.8 / 0.9 (semantic alone 0.708): an acronym ("LLM") matches too much by keyword
     crosslingual_semantic_weight: float = 0.8
+    # queries routed to the multilingual index: "calibrated" fuses the model's cosine on its
+    # calibrated scale (search/floor.py: SCALES) with min-max keyword scores, so a clearly better
+    # meaning match wins and the score shown says how good the match is; "minmax" scales each list
+    # to [0, 1] within the answer (the top hit always 1.000, however weak)
+    crosslingual_fusion: str = "calibrated"
     complete_scores: bool = True  # hybrid: score every candidate in both lists, not "missing = worst"
     depth: int = 100  # candidates taken from each list before fusing
     rrf_k: int = 60
@@ -99,6 +104,8 @@ class SearchEngine:
         self._qlock = threading.Lock()
         self._vstate = threading.local()
         self.floor_override: Floor | None = None  # calibration tries candidate floors through this
+        self.crosslingual_floor_override: Floor | None = None  # ...and for the multilingual route
+        self.crosslingual_scale_override: ScoreScale | None = None
         self.index_source: dict[str, str] = {}  # "keyword"/"vectors" -> "built" or "loaded" (from disk)
 
     def _version(self, what: str, model: str = "") -> Any:
@@ -332,12 +339,19 @@ class SearchEngine:
         fused, ranks, _ = self._rank(q, mode, depth, allowed, exclude, qvec, floor)
         return fused, ranks
 
+    def _crosslingual_scale(self) -> ScoreScale | None:
+        if self.settings.crosslingual_fusion != "calibrated" or self.multilingual_embedder is None:
+            return None
+        return self.crosslingual_scale_override or scale_for(self.multilingual_embedder.id)
+
     def active_floor(self, multilingual: bool = False) -> Floor | None:
         """The floor semantic and hybrid search apply now (None: none calibrated for the model)."""
         if not self.settings.floor:
             return None
         if multilingual:
             emb = self.multilingual_embedder
+            if self.crosslingual_floor_override is not None:
+                return self.crosslingual_floor_override
             return floor_for(emb.id) if emb is not None else None
         return self.floor_override or floor_for(self._embedder().id)
 
@@ -403,7 +417,15 @@ class SearchEngine:
             if s.complete_scores and qv is not None:
                 self._complete(q, qv, lists, vec, vec_pos)
             w = s.crosslingual_semantic_weight if ml is not None else s.semantic_weight
-            fused = convex([lists["keyword"], lists["semantic"]], [1 - w, w], norm=s.norm)
+            scale = self._crosslingual_scale() if ml is not None else None
+            if scale is not None:
+                fused = calibrated_convex(lists["keyword"], lists["semantic"], scale, w)
+            else:
+                fused = convex([lists["keyword"], lists["semantic"]], [1 - w, w], norm=s.norm)
+        if len(lists) == 1 and "semantic" in lists and ml is not None:
+            scale = self._crosslingual_scale()
+            if scale is not None:  # semantic mode: the calibrated score, not e5's crowded cosine
+                fused = calibrated_convex([], lists["semantic"], scale, 1.0)
         fl = self.active_floor(ml is not None) if floor and qv is not None and fused else None
         if fl is not None:
             best = max((c for _, c in lists["semantic"]), default=-1.0)

@@ -50,6 +50,40 @@ FLOORS: dict[str, Floor] = {
 }
 
 
+# The multilingual model (Chinese queries over English papers). e5's cosines crowd into a narrow band
+# (0.70-0.88 for any query against any abstract), so its numbers differ from MiniLM's. Calibrated by
+# `paperatlas eval zh-floor` on the train split of tests/data/zh_queries.jsonl (Chinese paraphrase and
+# keyword queries with a known answer, against Chinese off-domain and nonsense queries): see
+# docs/crosslingual.md for the distributions and the test-split figures. Re-tune there, change here.
+FLOORS["multilingual-e5-small-q4"] = Floor(gate_cosine=0.785, coverage=1.0, hit_cosine=0.76)
+
+
+@dataclass(frozen=True)
+class ScoreScale:
+    """Turns a model's cosine into the score a reader is shown, in [0, 1].
+
+    `low` is about where the best match of a query with no real answer lies (shown as 0), `high`
+    where the right answers of the calibration queries mostly are (shown as 1). A score then says
+    how strong the match is, the same way for every query, instead of 1.000 for whatever came first."""
+
+    low: float
+    high: float
+
+    def __call__(self, cosine: float) -> float:
+        return min(1.0, max(0.0, (cosine - self.low) / (self.high - self.low)))
+
+
+# embedder id -> scale; only routes whose raw cosines would mislead get one (see FLOORS above)
+SCALES: dict[str, ScoreScale] = {
+    "multilingual-e5-small-q4": ScoreScale(low=0.76, high=0.86),
+}
+
+
+def scale_for(embedder_id: str) -> ScoreScale | None:
+    """The calibrated score scale of this embedder (None: scores are fused as they are)."""
+    return SCALES.get(embedder_id.split("@", 1)[0])
+
+
 def floor_for(embedder_id: str, floors: Mapping[str, Floor] | None = None) -> Floor | None:
     """The calibrated floor of this embedder (None: none calibrated, search without a floor)."""
     return (FLOORS if floors is None else floors).get(embedder_id.split("@", 1)[0])

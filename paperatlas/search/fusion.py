@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 Ranked = Sequence[tuple[str, float]]
 
@@ -64,3 +64,23 @@ def convex(lists: Sequence[Ranked], weights: Sequence[float], limit: int | None 
     out = [(pid, sum(w * n.get(pid, fl) for w, n, fl in zip(weights, norms, floors)) / total) for pid in ids]
     out.sort(key=lambda x: (-x[1], x[0]))
     return out[:limit] if limit else out
+
+
+def calibrated_convex(keyword: Ranked, semantic: Ranked, scale: Callable[[float], float],
+                      semantic_weight: float) -> list[tuple[str, float]]:
+    """Convex fusion with the semantic list on an absolute scale: score(d) = (1 - w) * minmax(bm25)(d)
+    + w * scale(cosine(d)).
+
+    Min-max would stretch whatever the semantic list holds to [0, 1]; `scale` is calibrated per model,
+    so a weak best match stays weak and a clearly better meaning match outweighs a keyword hit that
+    only shares an acronym. Ties (cosines beyond the scale's ends) go to the higher cosine."""
+    top = max((sc for _, sc in keyword), default=0.0)
+    # BM25 0 is no match at all (min-max would give a list of zeros 1.0 each); the best match gets 1
+    kw = {pid: sc / top for pid, sc in keyword} if top > 0 else {}
+    cos = dict(semantic)
+    ids = list(dict.fromkeys([pid for pid, _ in keyword] + [pid for pid, _ in semantic]))
+    w = semantic_weight
+    low = min(cos.values(), default=0.0)
+    scored = [(pid, (1 - w) * kw.get(pid, 0.0) + w * scale(cos.get(pid, low)), cos.get(pid, low)) for pid in ids]
+    scored.sort(key=lambda x: (-x[1], -x[2], x[0]))
+    return [(pid, round(s, 6)) for pid, s, _ in scored]
