@@ -299,3 +299,59 @@ def test_map_on_a_phone(server, browser) -> None:  # type: ignore[no-untyped-def
     page.wait_for_function("document.getElementById('atlas-results').hidden", timeout=10_000)
     ctx.close()
     assert errors == [], errors
+
+
+POINTS_INSIDE = """() => {
+    const m = window.paperatlasMap, n = m.data.ids.length, c = document.getElementById('atlas-canvas');
+    const r = 4;  // about a point's radius: a point centred closer to the edge is drawn cut
+    return [...Array(n).keys()].filter(i => {
+        const [x, y] = m.screenPosition(i);
+        return !(x >= r && y >= r && x <= c.clientWidth - r && y <= c.clientHeight - r);
+    });
+}"""
+
+TOOLBAR_FITS = """() => {
+    const bar = document.querySelector('.atlas-bar');
+    const out = [...bar.children].filter(e => e.offsetParent !== null)
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.id || e.className);
+    return {out, scroll: bar.scrollWidth - bar.clientWidth, page: document.documentElement.scrollWidth - window.innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_map_toolbar_points_language_and_reader_on_a_phone(server, browser, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """390x844: every toolbar control within the screen (no sideways scroll), every point drawn whole,
+    and the site row with the language switch and the reader indicator."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + f"/map?lang={lang}")
+    page.wait_for_selector("#atlas[data-ready='1'], #atlas[data-error]", timeout=30_000)
+    page.wait_for_timeout(300)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"map-phone-toolbar-{lang}.png"))
+    fit = page.evaluate(TOOLBAR_FITS)
+    assert fit == {"out": [], "scroll": 0, "page": 0}, fit
+    assert page.locator("#atlas-search").is_visible() and page.locator("[data-level=fine]").is_visible()
+    assert page.evaluate(POINTS_INSIDE) == []
+    # the reset button brings the same whole view back after a zoom
+    page.evaluate("window.paperatlasMap.flyTo(0)")
+    page.wait_for_timeout(900)
+    page.click("#atlas-reset")
+    page.wait_for_timeout(900)
+    assert page.evaluate(POINTS_INSIDE) == []
+    other = {"en": "中文", "zh": "English"}[lang]
+    switch = page.locator(".atlas-site a.atlas-lang")
+    assert switch.inner_text() == other and switch.is_visible()
+    reader = page.locator(".atlas-site .atlas-reader")
+    assert reader.is_visible() and reader.locator('a[href="/signin"]').count() == 1
+    assert reader.inner_text().startswith({"en": "reader", "zh": "读者"}[lang]) or reader.inner_text() in (
+        "sign in", "登录")
+    site = page.locator(".atlas-site").bounding_box()
+    assert site["height"] <= 90, site  # brand, language and reader, then the links in two short rows
+    switch.click()
+    page.wait_for_selector("#atlas[data-ready='1']", timeout=30_000)
+    assert page.evaluate("document.documentElement.lang") == {"en": "zh-CN", "zh": "en"}[lang]
+    ctx.close()
+    assert errors == [], errors

@@ -68,7 +68,8 @@ def _script_json(data: Any) -> str:
 def render_map_html(data: dict[str, Any] | None = None, title: str = "paperatlas map",
                     inline: bool = True, asset_base: str = "/map/assets/", data_url: str = "/map.json",
                     paper_url: str = "", search_url: str = "", home_url: str = "",
-                    nav: list[tuple[str, str]] | None = None, current: str = "") -> str:
+                    nav: list[tuple[str, str]] | None = None, current: str = "",
+                    languages: list[dict[str, Any]] | None = None, signed_in_as: str | None = None) -> str:
     """The map page.
 
     Args:
@@ -83,6 +84,9 @@ def render_map_html(data: dict[str, Any] | None = None, title: str = "paperatlas
         home_url: make the title a link to this page (the web app's home).
         nav: the site's navigation as (label, href) pairs, drawn above the map (the web app);
             `current` is the href marked as the current page.
+        languages: the site's language switch (dicts with name, tag, url, current), drawn with `nav`.
+        signed_in_as: the reader the page speaks for, drawn with `nav` ("": nobody, a sign-in link;
+            None: no reader indicator, as in the offline file).
 
     Example:
         >>> Path("atlas.html").write_text(render_map_html(lib.topics.map_data()), encoding="utf-8")  # doctest: +SKIP
@@ -111,7 +115,9 @@ def render_map_html(data: dict[str, Any] | None = None, title: str = "paperatlas
     strings = {m: gettext(m) for m in MAP_MESSAGES} if lang != i18n.DEFAULT else {}
     return _page_env().get_template("atlas.html").render(
         TITLE=title, TITLE_HTML=Markup(title_html), HEAD=Markup(head), ATTRS=Markup(attr_html),
-        SCRIPTS=Markup(tail), html_lang=i18n.html_lang(lang), nav=nav or [], current=current, home=home_url or "/", strings=Markup(_script_json(strings)) if strings else "")
+        SCRIPTS=Markup(tail), html_lang=i18n.html_lang(lang), nav=nav or [], current=current, home=home_url or "/",
+        languages=languages or [], reader=signed_in_as,
+        strings=Markup(_script_json(strings)) if strings else "")
 
 
 def _no_close(js: str) -> str:

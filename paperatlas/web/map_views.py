@@ -15,7 +15,8 @@ from starlette.responses import HTMLResponse, Response
 
 from ..i18n import N_, gettext
 from ..topics.map import ASSETS, MAP_CSP, asset, render_map_html
-from .common import Endpoint, HTTPError, Param, json_response, lib, query, reader_name, wants_json, web
+from .common import (Endpoint, HTTPError, Param, json_response, language_links, lib, query, reader_name, wants_json,
+                     web)
 
 NAV = [(N_("Map"), "/map")]
 
@@ -52,7 +53,9 @@ def map_page(request: Request) -> Response:
     page = render_map_html(title=gettext("paperatlas map"), inline=False, asset_base="/map/assets/",
                            data_url="/map.json" + (f"?{qs}" if qs else ""), paper_url="/paper/{id}",
                            search_url="/search.json", home_url="/",
-                           nav=[(gettext(label), href) for label, href in web(request).nav], current="/map")
+                           nav=[(gettext(label), href) for label, href in web(request).nav], current="/map",
+                           languages=language_links(request),
+                           signed_in_as=None if web(request).read_only else reader_name(request))
     return HTMLResponse(page, headers={"content-security-policy": MAP_CSP, "cache-control": "no-cache"})
 
 

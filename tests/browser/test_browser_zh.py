@@ -103,3 +103,33 @@ def test_chinese_pages_on_a_phone(browser, server) -> None:  # type: ignore[no-u
         shot(pg, name)
     assert pg.evaluate(GLYPHS_DIFFER)
     ctx.close()
+
+
+HEADER_ROWS = """() => {
+  const nav = document.querySelector('header.site nav');
+  const tops = new Set([...nav.querySelectorAll('a')].map(a => Math.round(a.getBoundingClientRect().top)));
+  const h = document.querySelector('header.site').getBoundingClientRect().height;
+  const inside = [...document.querySelectorAll('header.site a, header.site button')]
+    .every(e => e.getBoundingClientRect().right <= window.innerWidth + 0.5);
+  return {navRows: tops.size, header: h, inside};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_header_fits_a_phone(browser, server, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """390x844: the ten links in two rows (they took three, plus a row each for language and reader)."""
+    ctx = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    for path in ("/", "/search?q=user+simulators", "/signin", "/stats"):
+        pg.goto(path + ("&" if "?" in path else "?") + f"lang={lang}")
+        got = pg.evaluate(HEADER_ROWS)
+        assert got["navRows"] <= 2 and got["header"] <= 115 and got["inside"], (path, got)
+        assert pg.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
+        # the language switch and the reader indicator share the brand's row
+        brand = pg.locator("header.site .brand").bounding_box()
+        for sel in ("header.site .lang-switch", "header.site .reader"):
+            box = pg.locator(sel).bounding_box()
+            assert abs(box["y"] + box["height"] / 2 - (brand["y"] + brand["height"] / 2)) < 12, (sel, box, brand)
+    pg.goto(f"/?lang={lang}")
+    shot(pg, f"{lang}-header-phone")
+    ctx.close()

@@ -111,6 +111,15 @@
       return;
     }
 
+    // Every point plus a margin, fitted to the canvas's shape. The default view fits the layout's
+    // height only: on a tall phone screen the sides fell off, and on any screen the outermost
+    // points were cut in half by the edges.
+    var everyPoint = Array.from({ length: N }, function (_, i) { return i; });
+    function fitAll(opts) {
+      if (!N) return Promise.resolve();
+      return plot.zoomToPoints(everyPoint, Object.assign({ padding: 0.15 }, opts || {}));
+    }
+
     function points() {
       return { x: x, y: y, valueA: cat[level], valueB: emph };
     }
@@ -516,7 +525,7 @@
       setHighlight(null, "");
       showResults(null);
       applyFilter();
-      plot.reset();
+      fitAll({ transition: true });
     });
 
     // a small scripting surface, used by the browser tests and handy in the console
@@ -532,7 +541,7 @@
 
     recountVisible();
     renderTopicList();
-    redraw().then(function () {
+    redraw().then(function () { return fitAll(); }).then(function () {
       initialWidth = xScale.domain()[1] - xScale.domain()[0];
       placeLabels();
       root.setAttribute("data-ready", "1");
