@@ -75,3 +75,21 @@ def test_convex_zscore_missing_defaults_to_the_lists_floor() -> None:
     zk, zs = zscore(KW), zscore(SEM)
     assert out["c"] == pytest.approx(0.5 * zk["c"] + 0.5 * min(zs.values()))
     assert out["d"] == pytest.approx(0.5 * min(zk.values()) + 0.5 * zs["d"])
+
+
+
+def test_calibrated_convex_keeps_a_weak_best_match_weak() -> None:
+    from paperatlas.search.fusion import calibrated_convex
+    from paperatlas.search.floor import ScoreScale
+
+    scale = ScoreScale(low=0.75, high=0.85)
+    assert scale(0.70) == 0.0 and scale(0.80) == pytest.approx(0.5) and scale(0.90) == 1.0
+    # no keyword match at all (BM25 0 everywhere): the keyword side adds nothing, min-max would add 1.0
+    out = calibrated_convex([("a", 0.0), ("b", 0.0)], [("a", 0.80), ("b", 0.78)], scale, 0.8)
+    assert [pid for pid, _ in out] == ["a", "b"] and out[0][1] == pytest.approx(0.4)
+    # a clearly better meaning match beats a paper that only shares an acronym with the query
+    out = calibrated_convex([("acr", 3.0)], [("meaning", 0.86), ("acr", 0.76)], scale, 0.8)
+    assert out[0][0] == "meaning"
+    # beyond the scale's ends, the higher cosine still ranks first
+    out = calibrated_convex([], [("x", 0.70), ("y", 0.72)], scale, 1.0)
+    assert [pid for pid, _ in out] == ["y", "x"]
