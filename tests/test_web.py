@@ -234,7 +234,7 @@ def test_sign_in_as_a_new_reader_then_only_the_session_speaks_for_them(client: T
     assert r.status_code == 200
     soup = BeautifulSoup(r.text, "html.parser")
     assert "bob" in soup.select_one("section.signed-in").get_text()
-    assert soup.select_one("section.signed-in pre.token").get_text() == web_lib.reader("bob").token
+    assert soup.select_one("section.signed-in pre.token").get_text() == web_lib.readers.get("bob").token
     assert "bob" in soup.select_one("header .reader").get_text()
     # back on /signin later: who is signed in, no token
     soup = BeautifulSoup(client.get("/signin").text, "html.parser")
