@@ -155,7 +155,7 @@ def _dump(db: Path) -> str:
 
 
 def _listing(folder: Path) -> list[tuple[str, int]]:
-    return sorted((p.name, p.stat().st_size) for p in folder.iterdir() if not p.name.endswith(("-wal", "-shm")))
+    return sorted((p.name, p.stat().st_size) for p in folder.iterdir())
 
 
 def test_read_only_serving_changes_nothing(library: tuple[Path, list[str]], tmp_path: Path) -> None:
@@ -174,6 +174,10 @@ def test_read_only_serving_changes_nothing(library: tuple[Path, list[str]], tmp_
             assert httpx.get(f"http://127.0.0.1:{port}{path}", headers=auth, timeout=T).status_code == 200, path
         r = httpx.post(f"http://127.0.0.1:{port}/reader", data={"name": "x"}, timeout=T)
         assert r.status_code == 403
+        # while it serves, SQLite keeps the -wal and -shm files that readers of a WAL library share
+        # with its writers (a CLI ingest may run meanwhile); nothing else appears
+        extra = {n for n, _ in _listing(db.parent)} - {n for n, _ in files}
+        assert extra <= {"lib.db-wal", "lib.db-shm"}, extra
     finally:
         stop_server(proc)
     assert _dump(db) == before
@@ -211,3 +215,207 @@ def test_export_of_a_tag_in_chinese(server: str, library: tuple[Path, list[str]]
         r = c.get("/saved/export", params={"format": "json", "tag": "待读"})
         assert r.status_code == 200 and [p["id"] for p in r.json()] == [ids[0]]
         assert 'filename="paperatlas-saved.json"' in r.headers["content-disposition"]
+
+
+# -- issue 22's web findings and issue 21's stars, against the same kind of live server ----------------
+# A proxy on this machine (nginx, a tunnel) connects from 127.0.0.1 too: a visitor through it is not
+# the owner. These headers make a request from this test such a visitor.
+VIA_PROXY = {"x-forwarded-for": "203.0.113.7"}
+JSON = {"accept": "application/json"}
+
+
+def test_the_owners_stars_work_after_the_readmes_like_steps(server: str, library: tuple[Path, list[str]]) -> None:
+    """`paperatlas like ... --reader alice` and `--reader bob` made two readers and no `me`: every star
+    on the local page answered 401. On this machine the page is the owner, `me`, made on first write."""
+    db, ids = library
+    with httpx.Client(base_url=server, timeout=T) as c:
+        t = csrf(c)
+        r = c.post(f"/paper/{ids[5]}/star", data={"on": "1", "csrf": t}, headers=JSON)
+        assert r.status_code == 200 and r.json()["reader"] == "me", r.text
+        assert ids[5] in {p["id"] for p in c.get("/saved.json").json()["papers"]}
+    mine = json.loads(cli(db, "export", "--reader", "me", "--format", "json").stdout)
+    assert ids[5] in {p["id"] for p in mine}  # the CLI's default reader sees the page's star
+    assert sorted(p["id"] for p in json.loads(cli(db, "export", "--reader", "alice", "--format", "json").stdout)) \
+        == sorted(ids[:2])  # and alice's likes are untouched
+
+
+def test_nobody_but_the_owner_can_create_me(server: str, library: tuple[Path, list[str]]) -> None:
+    """A visitor signing up as `me` (or a look-alike) would read whatever the owner's CLI writes."""
+    db, _ = library
+    with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY) as c:
+        t = csrf(c)
+        for name in ("me", "ME", " Me ", "ｍｅ"):
+            r = c.post("/reader", data={"name": name, "csrf": t}, headers=JSON)
+            assert r.status_code == 403 and "token" not in r.json(), (name, r.text)
+        assert "pa_session" not in c.cookies
+    names = [r["name"] for r in json.loads(cli(db, "readers", "--json").stdout)]
+    assert not [n for n in names if n != "me" and n.casefold() in ("me", "ｍｅ")], names
+
+
+def test_a_group_list_is_for_its_members_and_never_shows_likes(server: str, library: tuple[Path, list[str]]) -> None:
+    db, ids = library
+    alice_likes, bob_likes = set(ids[:2]), set(ids[2:4])
+    with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY) as anon:
+        r = anon.get("/group.json", params={"readers": "alice,bob", "n": 50})
+        assert r.status_code == 401, r.text[:300]
+        page = anon.get("/group").text
+        assert "alice" not in page and "bob" not in page  # no list of who reads this server
+    with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY) as c:
+        sign_in(c, db, "bob")
+        assert c.get("/group.json", params={"readers": "alice,carol"}).status_code == 403  # not a member
+        g = c.get("/group.json", params={"readers": "alice,bob", "n": 50})
+        assert g.status_code == 200, g.text[:300]
+        shown = {p["id"] for p in g.json()["papers"]}
+        assert shown and not shown & alice_likes and not shown & bob_likes
+        page = c.get("/group", params={"readers": "alice,bob"}).text
+        assert page.count('value="alice"') == 1  # the asked-for member, not a list of all readers
+
+
+@pytest.mark.parametrize("header", [{"via": "1.1 proxy"}, {"x-forwarded-host": "example.org"},
+                                    {"cf-connecting-ip": "203.0.113.9"}, {"forwarded": "for=203.0.113.9"}])
+def test_a_relayed_request_is_never_the_owner(server: str, header: dict[str, str]) -> None:
+    with httpx.Client(base_url=server, timeout=T, headers=header) as c:
+        assert c.get("/saved.json").json()["reader"] is None
+        r = c.post("/api/feedback", data={"ids": "x", "csrf": csrf(c)}, headers=JSON)
+        assert r.status_code == 401, r.text
+
+
+def test_signing_out_ends_the_session_on_the_server(server: str, library: tuple[Path, list[str]]) -> None:
+    db, ids = library
+    with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY) as c:
+        t = csrf(c)
+        r = c.post("/reader", data={"name": "alice", "token": token(db, "alice"), "csrf": t}, headers=JSON)
+        cookie = r.cookies["pa_session"]
+        max_age = int(next(p.split("=")[1] for p in r.headers["set-cookie"].lower().split(";")
+                           if p.strip().startswith("max-age")))
+        assert max_age <= 30 * 86400
+        assert c.get("/saved.json").json()["reader"] == "alice"
+        assert c.post("/signout", data={"csrf": t}, headers=JSON).status_code == 200
+    # the cookie a thief copied before the sign-out no longer signs in
+    with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY, cookies={"pa_session": cookie}) as thief:
+        saved = thief.get("/saved.json").json()
+        assert saved["reader"] is None and not {p["id"] for p in saved["papers"]} & set(ids[:2])
+
+
+def test_sign_ups_are_limited_per_client(server: str) -> None:
+    with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY) as c:
+        t = csrf(c)
+        answers = [c.post("/reader", data={"name": f"signup-{i}", "csrf": t}, headers=JSON) for i in range(8)]
+    codes = [r.status_code for r in answers]
+    assert codes.count(429) >= 3 and 200 in codes, codes  # 5 at once, then one per 10 minutes
+    refused = next(r for r in answers if r.status_code == 429)
+    assert int(refused.headers["retry-after"]) > 0 and "minutes" in refused.json()["fix"]
+
+
+def test_sign_ups_are_off_on_a_server_reachable_from_the_network(library: tuple[Path, list[str]],
+                                                                   tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from paperatlas import Library
+    from paperatlas.web import create_app
+
+    db = tmp_path / "lib.db"
+    shutil.copy(library[0], db)
+    remote = {"base_url": "http://192.0.2.1", "client": ("198.51.100.4", 1)}
+    with Library(db, embedder="hashing") as lib:
+        with TestClient(create_app(lib), **remote) as c:  # type: ignore[arg-type]
+            r = c.post("/reader", data={"name": "newcomer", "csrf": csrf(c)}, headers=JSON)  # type: ignore[arg-type]
+            assert r.status_code == 403 and "readers add" in r.json()["fix"], r.text
+            assert "readers add" in c.get("/signin").text
+        assert lib.store.get_reader("newcomer") is None
+        with TestClient(create_app(lib, signups=True), **remote) as c:  # type: ignore[arg-type]
+            r = c.post("/reader", data={"name": "newcomer", "csrf": csrf(c)}, headers=JSON)  # type: ignore[arg-type]
+            assert r.status_code == 200 and r.json()["token"], r.text
+
+
+def _serve_on(db: Path, host: str, *args: str) -> tuple[subprocess.Popen[str], int, list[str]]:
+    """`serve --host HOST`: the process, its port and its output so far (read on in a thread)."""
+    import re
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--host", host,
+                             "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=ENV, cwd=str(ROOT))
+    assert proc.stdout is not None
+    lines: list[str] = []
+    for line in proc.stdout:
+        lines.append(line)
+        m = re.search(rf"at http://{re.escape(host)}:(\d+)/", line)
+        if m:
+            threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True).start()
+            return proc, int(m.group(1)), lines
+    raise AssertionError("serve did not start: " + "".join(lines))
+
+
+def test_any_host_name_on_loopback_never_makes_the_owner(library: tuple[Path, list[str]], tmp_path: Path) -> None:
+    """`serve --host 127.0.0.2 --allowed-host '*'`: a rebinding page (Host: evil.example) read the owner's
+    likes, saw the token on /saved and wrote. It still reaches the papers, never the owner."""
+    db = tmp_path / "lib.db"
+    shutil.copy(library[0], db)
+    ids = library[1]
+    cli(db, "like", ids[4], "--reader", "me")
+    me = token(db, "me")
+    proc, port, out = _serve_on(db, "127.0.0.2", "--allowed-host", "*")
+    try:
+        base = f"http://127.0.0.2:{port}"
+        evil = {"host": "evil.example"}
+        with httpx.Client(base_url=base, timeout=T, headers=evil) as c:
+            assert c.get("/search.json", params={"q": "learning"}).status_code == 200  # '*' serves it
+            assert c.get("/saved.json").json()["reader"] is None
+            assert me not in c.get("/saved").text
+            r = c.post(f"/paper/{ids[5]}/star", data={"on": "1", "csrf": csrf(c)}, headers=JSON)
+            assert r.status_code == 401, r.text
+        with httpx.Client(base_url=base, timeout=T) as owner:  # the owner by the address itself
+            assert owner.get("/saved.json").json()["reader"] == "me"
+    finally:
+        stop_server(proc)
+    assert "--allowed-host '*'" in "".join(out) and "rebinding" in "".join(out)
+    assert [p["id"] for p in json.loads(cli(db, "export", "--reader", "me", "--format", "json").stdout)] == [ids[4]]
+
+
+def _mcp_post(url: str, body: dict[str, object], headers: dict[str, str]) -> httpx.Response:
+    h = {"accept": "application/json, text/event-stream", "content-type": "application/json", **headers}
+    return httpx.post(url, json=body, headers=h, timeout=T)
+
+
+def test_mcp_over_http_on_another_loopback_address_checks_host_and_origin(library: tuple[Path, list[str]],
+                                                                          tmp_path: Path) -> None:
+    """The SDK guards only 127.0.0.1, localhost and ::1; on 127.0.0.2 a forged Host or Origin ran tools."""
+    from ports import free_port
+
+    db = tmp_path / "lib.db"
+    shutil.copy(library[0], db)
+    ids = library[1]
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "mcp", "--http", str(port),
+                             "--host", "127.0.0.2"], env=ENV, cwd=str(ROOT), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.2:{port}/mcp"
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "attack", "version": "1"}}}
+    try:
+        import time
+
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                ok = _mcp_post(url, init, {})
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, "the MCP server did not start"
+                time.sleep(0.3)
+        assert ok.status_code == 200, ok.text
+        sid = ok.headers["mcp-session-id"]
+        for forged in ({"host": "evil.example"}, {"host": f"evil.example:{port}"}, {"origin": "http://evil.example"},
+                       {"origin": "null"}):
+            r = _mcp_post(url, init, forged)
+            assert r.status_code in (403, 421), (forged, r.status_code, r.text)
+        like = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "like", "arguments": {"ids": [ids[5]], "reader": "victim"}}}
+        r = _mcp_post(url, like, {"host": "evil.example", "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"})
+        assert r.status_code == 421
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    names = [r["name"] for r in json.loads(cli(db, "readers", "--json").stdout)]
+    assert "victim" not in names

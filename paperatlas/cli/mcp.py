@@ -13,9 +13,12 @@ from .common import Fail, get_library, handle_errors
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="With --http: the address to listen on (loopback only by default).")
 @click.option("--read-only", is_flag=True, help="Refuse the tools that change the library (like, dislike).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="With --http: a host name this server answers to besides loopback names and IP addresses "
+                   "(repeatable; '*' for any). Other names get 421: a guard against DNS rebinding.")
 @click.pass_context
 @handle_errors
-def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool) -> None:
+def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the library to AI assistants over the Model Context Protocol (stdio by default).
 
     Tools: search, get_paper, similar, recommend, topics, like, dislike; papers are resources
@@ -27,8 +30,8 @@ def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool) ->
 
         paperatlas --db papers.db mcp --http 8765 --read-only
     """
-    if host != "127.0.0.1" and port is None:
-        raise Fail("--host is for --http", "add --http PORT, or drop --host to serve on stdio")
+    if (host != "127.0.0.1" or allowed_hosts) and port is None:
+        raise Fail("--host and --allowed-host are for --http", "add --http PORT, or drop them to serve on stdio")
     lib = get_library(ctx)
     from ..mcp.server import create_server
 
@@ -42,7 +45,12 @@ def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool) ->
         click.echo(f"warning: --host {host} lets anyone who can reach port {port} use this library"
                    + ("" if read_only else " and record likes; add --read-only, or") + " keep the default 127.0.0.1",
                    err=True)
-    server.run("streamable-http", host=host, port=port)
+    if "*" in (h.strip() for h in allowed_hosts):
+        click.echo("warning: --allowed-host '*' answers to any host name, so a web page on any site can call "
+                   "these tools through DNS rebinding. Name the hosts you use instead: --allowed-host NAME.", err=True)
+    from .http import run_http
+
+    run_http(server, host, port, allowed_hosts)
 
 
 def _loopback(host: str) -> bool:

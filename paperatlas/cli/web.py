@@ -18,10 +18,16 @@ from .common import get_library, handle_errors
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A host name this server answers to besides loopback names and IP addresses "
                    "(repeatable; '*' for any). Other names get 400: a guard against DNS rebinding.")
+@click.option("--no-owner", is_flag=True,
+              help="Sign nobody in as the owner, even from this machine (for a server that a proxy or "
+                   "forwarder on this machine exposes to others).")
+@click.option("--allow-signup", is_flag=True,
+              help="On a server reachable from the network: let visitors create readers on /signin "
+                   "(at most 5 per client address, then one per 10 minutes). Loopback servers always may.")
 @click.pass_context
 @handle_errors
 def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: str | None, token: str | None,
-          workers: int, allowed_hosts: tuple[str, ...]) -> None:
+          workers: int, allowed_hosts: tuple[str, ...], no_owner: bool, allow_signup: bool) -> None:
     """Serve the web UI and the HTTP API (every page has a .json twin; docs at /docs).
 
     Example:
@@ -32,7 +38,8 @@ def serve(ctx: click.Context, host: str, port: int, read_only: bool, get_path: s
     """
     from ..web.serve import run_serve
 
-    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers, allowed_hosts))
+    ctx.exit(run_serve(get_library(ctx), host, port, read_only, get_path, token, workers, allowed_hosts,
+                       owner=not no_owner, allow_signup=allow_signup))
 
 
 COMMANDS = [serve]

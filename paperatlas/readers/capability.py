@@ -76,6 +76,18 @@ class Readers:
         """The reader with this name or id, or None (never creates one)."""
         return self._store.readers.get_reader(name_or_id)
 
+    # -- web sessions: a sign-in is a row in the library, so signing out ends it everywhere
+    def new_session(self, reader_id: int, max_age: int) -> str:
+        """A new web session of the reader for `max_age` seconds; its secret id (only a hash is kept)."""
+        return self._store.readers.create_session(reader_id, max_age)
+
+    def session_is_live(self, reader_id: int, sid: str) -> bool:
+        """Whether `sid` is an unexpired session of this reader (not signed out, token not reset)."""
+        return self._store.readers.session_is_live(reader_id, sid)
+
+    def end_session(self, sid: str) -> None:
+        self._store.readers.end_session(sid)
+
     def by_token(self, token: str) -> Reader | None:
         """The reader whose secret token this is, or None."""
         return self._store.readers.reader_by_token(token)

@@ -262,25 +262,27 @@ class Recommend:
         if method not in groups_mod.METHODS:
             raise PaperatlasError(f"unknown group method {method!r}", f"use one of: {', '.join(groups_mod.METHODS)}")
         names = list(dict.fromkeys(x.strip() for x in readers if x.strip()))
-        if len(names) < 2:
-            raise PaperatlasError(gettext("a group needs at least two readers"), gettext("pass --readers a,b[,c...]"))
+        if not names:  # one reader is a group too: their own list, ranked the same way
+            raise PaperatlasError(gettext("a group needs at least one reader"), gettext("pass --readers a,b[,c...]"))
         rs = [self._readers.get(x, create=False) for x in names]
         corpus = self.corpus()
         allowed = self._allowed(corpus, venue, year, None)
         if depth is None:
             depth = groups_mod.default_depth(len(corpus), n)
+        # A paper any member has judged (liked, disliked, seen) is left out for everyone: were it kept,
+        # its missing rank for that member would tell the others what the member liked.
+        excl = mask(len(corpus), corpus.rows(sorted(set().union(*(self._judged(r) for r in rs)))))
+        if allowed is not None:
+            excl |= ~allowed
         pts = []
         for r in rs:
             _, scored, _ = self.scored_for(r)
-            excl = mask(len(corpus), corpus.rows(sorted(self._judged(r))))
-            if allowed is not None:
-                excl |= ~allowed
             pts.append(groups_mod.borda(scored.scores, excl, depth))
         points = np.stack(pts)
-        chosen = groups_mod.select(points, n, method)
+        chosen = groups_mod.select(points, n, method, excl)
         other = "sum" if method == "nash" else "nash"
         stats = groups_mod.member_stats(points, chosen)
-        other_stats = groups_mod.member_stats(points, groups_mod.select(points, n, other))
+        other_stats = groups_mod.member_stats(points, groups_mod.select(points, n, other, excl))
         papers = self._store.get_papers([corpus.ids[j] for j in chosen])
         hits = []
         for k, j in enumerate(chosen):

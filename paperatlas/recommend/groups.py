@@ -35,17 +35,21 @@ def borda(scores: np.ndarray, exclude: np.ndarray | None = None, depth: int = 10
     return out
 
 
-def select(points: np.ndarray, k: int, method: str = "nash") -> list[int]:
-    """Pick k columns of the (members, papers) Borda matrix by Nash welfare or by sum."""
+def select(points: np.ndarray, k: int, method: str = "nash", exclude: np.ndarray | None = None) -> list[int]:
+    """Pick k columns of the (members, papers) Borda matrix by Nash welfare or by sum; never a
+    column in `exclude` (a boolean mask), even when fewer than k others remain."""
     if method not in METHODS:
         raise ValueError(f"unknown group method {method!r}; use one of {', '.join(METHODS)}")
     m, n = points.shape
-    k = min(k, n)
+    avail = np.ones(n, dtype=bool) if exclude is None else ~exclude
+    k = min(k, int(avail.sum()))
     if method == "sum":
-        return [int(i) for i in top_k(points.sum(0), k)]
+        total = points.sum(0).astype(np.float64)
+        total[~avail] = -np.inf
+        return [int(i) for i in top_k(total, k)]
     chosen: list[int] = []
     util = np.zeros(m)
-    avail = np.ones(n, dtype=bool)
+    avail = avail.copy()
     for _ in range(k):
         # +1 keeps log finite before a member has any points; the greedy gain is exact otherwise
         gain = np.log1p(util[:, None] + points).sum(0) - np.log1p(util).sum()

@@ -285,4 +285,18 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX llm_texts_task ON llm_texts(task, lang);
         """,
     ),
+    (
+        "web_sessions",
+        # a web sign-in is a row here, so signing out ends it on the server (a signed cookie
+        # alone would keep working until it expires); only a hash of the cookie's id is kept
+        """
+        CREATE TABLE web_sessions (
+            id_hash TEXT PRIMARY KEY,
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            expires_at TEXT NOT NULL
+        );
+        CREATE INDEX web_sessions_reader ON web_sessions(reader_id);
+        """,
+    ),
 ]

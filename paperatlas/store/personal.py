@@ -3,9 +3,11 @@ triage choices and saved searches: `store.readers`, one part of the store."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -43,6 +45,15 @@ class _HasConn(Protocol):
 
 
 _READER_COLS = "id, name, token, preferences, profile, created_at"
+
+
+def _utc(t: float) -> str:
+    """A time as the sortable UTC text the session rows hold."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _session_hash(sid: str) -> str:
+    return hashlib.sha256(sid.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _reader(row: tuple[Any, ...]) -> Reader:
@@ -93,7 +104,35 @@ class PersonalStore:
         token = secrets.token_urlsafe(24)
         with self._db.transaction() as c:
             c.execute("UPDATE readers SET token=? WHERE id=?", (token, reader_id))
+            c.execute("DELETE FROM web_sessions WHERE reader_id=?", (reader_id,))
         return token
+
+    # -- web sessions ------------------------------------------------------------------
+    def create_session(self, reader_id: int, max_age: int) -> str:
+        """A new web session of the reader, valid for `max_age` seconds; returns its secret id
+        (only its hash is stored). Expired sessions of every reader are dropped on the way."""
+        sid = secrets.token_urlsafe(18)
+        now = time.time()
+        with self._db.transaction() as c:
+            c.execute("DELETE FROM web_sessions WHERE expires_at < ?", (_utc(now),))
+            c.execute("INSERT INTO web_sessions(id_hash, reader_id, expires_at) VALUES (?, ?, ?)",
+                      (_session_hash(sid), reader_id, _utc(now + max_age)))
+        return sid
+
+    def session_is_live(self, reader_id: int, sid: str) -> bool:
+        """Whether `sid` is an unexpired session of this reader (not signed out, token not reset)."""
+        row = self._db.conn.execute("SELECT 1 FROM web_sessions WHERE id_hash=? AND reader_id=? AND expires_at >= ?",
+                                (_session_hash(sid), reader_id, _utc(time.time()))).fetchone()
+        return row is not None
+
+    def end_session(self, sid: str) -> None:
+        with self._db.transaction() as c:
+            c.execute("DELETE FROM web_sessions WHERE id_hash=?", (_session_hash(sid),))
+
+    def end_sessions(self, reader_id: int) -> int:
+        """End every web session of the reader (sign out everywhere); how many there were."""
+        with self._db.transaction() as c:
+            return int(c.execute("DELETE FROM web_sessions WHERE reader_id=?", (reader_id,)).rowcount or 0)
 
     # -- feedback ----------------------------------------------------------------------
     def set_feedback(self, reader_id: int, paper_ids: list[str], kind: str, on: bool = True,

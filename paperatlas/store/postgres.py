@@ -231,6 +231,7 @@ class PostgresStore(SQLiteStore):
         self._lock = threading.Lock()
         self._writer = threading.RLock()
         self._writer_depth = 0
+        self._conns: list[Any] = []
         self._keys: dict[str, list[tuple[str, ...]]] = {}
         self._migrate()
         self._attach_parts()

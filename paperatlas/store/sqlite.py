@@ -105,6 +105,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._writer = threading.RLock()
         self._writer_depth = 0
+        self._conns: list[sqlite3.Connection] = []  # every thread's, for close_all()
         if self.path != ":memory:":
             parent = Path(self.path).expanduser().resolve().parent
             if not parent.exists():
@@ -130,6 +131,8 @@ class SQLiteStore:
         if c is None:
             c = self._connect()
             self._local.conn = c
+            with self._lock:
+                self._conns.append(c)
         return c
 
     def _connect(self) -> sqlite3.Connection:
@@ -149,10 +152,21 @@ class SQLiteStore:
         return c
 
     def close(self) -> None:
-        c = getattr(self._local, "conn", None)
-        if c is not None:
-            c.close()
-            self._local.conn = None
+        """Close every thread's connection (see close_all); a later call opens fresh ones."""
+        self.close_all()
+
+    def close_all(self) -> None:
+        """Close every thread's connection (a server that is stopping): SQLite removes the -wal
+        and -shm files beside the library when its last connection closes, so a read-only server
+        leaves the folder as it found it."""
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for c in conns:
+            try:
+                c.close()
+            except Exception:  # noqa: BLE001, S110 - closing is best effort: the process is ending
+                pass
+        self._local = threading.local()  # a later call opens a fresh connection per thread
 
     @contextmanager
     def write_lock(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:

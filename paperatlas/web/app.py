@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import NotFound, PaperatlasError, StoreUnavailable
+from ..hosts import foreign_origin
 from .. import i18n
 from ..i18n import gettext
 from ..library import Library
@@ -227,22 +228,15 @@ def _cross_site(request: Request) -> bool:
     site = request.headers.get("sec-fetch-site")
     if site is not None and site.lower() not in ("same-origin", "none"):
         return True
-    origin = request.headers.get("origin")
-    if origin is None:
-        return False
-    if origin == "null":
-        return True  # sandboxed frames and file:// pages
-    try:
-        parts = urlsplit(origin)
-    except ValueError:
-        return True
-    return parts.scheme not in ("http", "https") or parts.netloc.lower() != request.headers.get("host", "").lower()
+    return foreign_origin(request.headers.get("origin"), request.headers.get("host"))
 
 
 # -- errors -------------------------------------------------------------------------------
 async def _http_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPError):
-        return error_response(request, exc.status, exc.message, exc.fix)
+        resp = error_response(request, exc.status, exc.message, exc.fix)
+        resp.headers.update(exc.headers)
+        return resp
     if isinstance(exc, NotFound):
         return error_response(request, 404, exc.message, exc.fix)
     if isinstance(exc, StoreUnavailable):  # the database went away: try again, nothing is wrong with the request
@@ -352,6 +346,7 @@ def create_app(
     inline: bool = False,
     allowed_hosts: Sequence[str] = (),
     owner_signin: bool = False,
+    signups: bool | None = None,
 ) -> Starlette:
     """The web UI and HTTP API over `library`.
 
@@ -366,8 +361,10 @@ def create_app(
         inline: run sync views on the event loop instead of a thread pool; for one-process-
             per-core serving (`serve --workers N`), where thread hand-offs only cost CPU.
         allowed_hosts: Host names served besides loopback names and IP addresses ("*": any).
-        owner_signin: sign in requests from this machine as the owner (reader "me", or the only
-            reader) without a session; for a server bound to loopback only (docs/security.md).
+        owner_signin: sign in requests from this machine as the owner (always reader "me") without
+            a session; for a server bound to loopback only (docs/security.md).
+        signups: whether a visitor may create a reader by signing in with a new name (rate-limited
+            per client address); default: only when `owner_signin` (a server bound to loopback).
 
     Example:
         >>> app = create_app(Library("demo.db"))  # doctest: +SKIP
@@ -410,6 +407,7 @@ def create_app(
         nav=nav,
         endpoints=endpoints,
         asset_version=_asset_version(),
+        signups=owner_signin if signups is None else signups,
     )
     return app
 

@@ -39,9 +39,10 @@ INT_LIMIT = 2**31 - 1  # larger integers are no year, page or count (SQLite woul
 class HTTPError(PaperatlasError):
     """An error with an HTTP status; rendered as a JSON body on the API and a page in HTML."""
 
-    def __init__(self, status: int, message: str, fix: str = "") -> None:
+    def __init__(self, status: int, message: str, fix: str = "", headers: dict[str, str] | None = None) -> None:
         super().__init__(message, fix)
         self.status = status
+        self.headers = headers or {}
 
 
 @dataclass
@@ -153,6 +154,9 @@ class Web:
     cache: dict[str, Any] = field(default_factory=dict)
     # `serve` (one process, writable): the first Chinese query starts the multilingual index's build
     build_multilingual: bool = False
+    # whether a visitor's new name on the sign-in form creates a reader (the local owner always may)
+    signups: bool = True
+    signup_limit: auth.SignupLimit = field(default_factory=auth.SignupLimit)
 
 
 def web(request: Request) -> Web:
@@ -235,8 +239,10 @@ def _token_reader(request: Request) -> Reader | None:
 
 
 def is_owner_request(request: Request) -> bool:
-    """A request the local owner makes: the server is bound to loopback and so is the client."""
-    return bool(request.scope.get("pa.owner_signin")) and auth.client_is_loopback(request)
+    """A request the local owner makes: the server is bound to loopback, so is the client (with no
+    proxy between), and the page asked for a loopback name (not a rebinding page's own name)."""
+    return (bool(request.scope.get("pa.owner_signin")) and auth.client_is_loopback(request)
+            and auth.is_loopback_name(request.headers.get("host")))
 
 
 def signed_in_reader(request: Request) -> Reader | None:
@@ -265,9 +271,7 @@ def reader_name(request: Request) -> str:
     r = current_reader(request)
     if r is not None:
         return str(r.name)
-    if is_owner_request(request):
-        return auth.first_owner_name(lib(request)) or ""
-    return ""
+    return auth.OWNER if is_owner_request(request) else ""
 
 
 def current_reader(request: Request, create: bool = False) -> Reader | None:
@@ -279,9 +283,8 @@ def current_reader(request: Request, create: bool = False) -> Reader | None:
     r = signed_in_reader(request) or owner(request)
     if r is not None or not create:
         return r
-    name = auth.first_owner_name(lib(request)) if is_owner_request(request) else None
-    if name is not None:
-        request.scope["pa.owner"] = lib(request).readers.get(name)
+    if is_owner_request(request):
+        request.scope["pa.owner"] = lib(request).readers.get(auth.OWNER)
         return request.scope["pa.owner"]  # type: ignore[no-any-return]
     raise HTTPError(401, gettext("sign in first: changes are saved for a reader"),
                     gettext("sign in on /signin with your reader name and token (`paperatlas readers token NAME` "

@@ -34,12 +34,14 @@ from .common import (
     check_write,
     current_reader,
     done,
+    is_owner_request,
     json_response,
     lib,
     paper_url,
     query,
     reader_name,
     render,
+    signed_in_reader,
     wants_json,
 )
 from .views import HIT_SCHEMA, PAPER_SCHEMA, hit_json, set_feedback
@@ -269,7 +271,8 @@ async def triage_choose(request: Request) -> Response:
 
 # -- reading groups ----------------------------------------------------------------------------
 GROUP_PARAMS = [
-    Param("readers", str, None, "the members, comma-separated (at least two readers)", max_length=2000),
+    Param("readers", str, None, "the members, comma-separated (default: the signed-in reader alone); only a "
+          "member may ask, except the local owner", max_length=2000),
     Param("n", int, 10, "length of the list", minimum=1, maximum=50),
     Param("method", str, "nash", "nash (fair: Nash welfare of Borda scores) or sum (sum of scores)",
           choices=GROUP_METHODS),
@@ -285,13 +288,40 @@ def _members(request: Request) -> list[str]:
     return list(dict.fromkeys(x.strip() for x in raw.split(",") if x.strip()))
 
 
+def _group_viewer(request: Request, members: list[str]) -> None:
+    """A group list shows each member's ranks, so only a member may ask for one (the local owner
+    may ask for any: the library and every reader in it are theirs)."""
+    if is_owner_request(request):
+        return
+    r = signed_in_reader(request)
+    if r is None:
+        raise HTTPError(401, gettext("sign in first: a group list is shown to its members"),
+                        gettext("sign in on /signin, then make a list of yourself and the others"))
+    if r.name not in members:
+        raise HTTPError(403, gettext("a group list is shown to its members only"),
+                        gettext("add yourself: readers={name},...", name=r.name))
+
+
+def _group_choices(request: Request) -> list[str]:
+    """The readers the form offers: all of them to the local owner; to anyone else only
+    themselves (a shared server does not list who else reads it)."""
+    if is_owner_request(request):
+        return [x.name for x in lib(request).readers.all()]
+    r = signed_in_reader(request)
+    return [r.name] if r is not None else []
+
+
 def group(request: Request) -> Response:
     a = query(request, GROUP_PARAMS)
     members = _members(request)
     L = lib(request)
     result: dict[str, Any] | None = None
     error: PaperatlasError | None = None
+    if not members and wants_json(request):
+        me = current_reader(request)
+        members = [me.name if me is not None else reader_name(request) or ""]
     if members or wants_json(request):
+        _group_viewer(request, members)
         try:
             result = L.recommend.group_list(members, a["n"], a["method"], a["venue"], a["year"])
         except PaperatlasError as e:
@@ -314,7 +344,7 @@ def group(request: Request) -> Response:
     liked, disliked = _judgements(request, r, [h.paper.id for h in result["papers"]] if result else [])
     return render(request, "group.html", a=a, members=members, result=result, error=error, other=other,
                   hits=result["papers"] if result else [],
-                  summary=summary, all_readers=[x.name for x in L.readers.all()], liked=liked, disliked=disliked)
+                  summary=summary, all_readers=_group_choices(request), liked=liked, disliked=disliked)
 
 
 def _summary(stats: list[dict[str, Any]]) -> dict[str, float]:

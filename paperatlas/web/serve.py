@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 import signal
@@ -40,8 +41,11 @@ def app_from_env() -> Any:
     tune_for_serving()
     library = Library(os.environ["PAPERATLAS_SERVE_DB"])
     hosts = [h for h in os.environ.get("PAPERATLAS_SERVE_HOSTS", "").split(",") if h]
+    # the last connection's close removes the -wal/-shm files beside the library (read-only or not)
+    atexit.register(library.close)
     app = create_app(library, read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1", inline=True,
-                     allowed_hosts=hosts, owner_signin=os.environ.get("PAPERATLAS_SERVE_OWNER") == "1")
+                     allowed_hosts=hosts, owner_signin=os.environ.get("PAPERATLAS_SERVE_OWNER") == "1",
+                     signups=os.environ.get("PAPERATLAS_SERVE_SIGNUPS") == "1")
     warm(library)
     return app
 
@@ -79,7 +83,8 @@ def _worker(host: str, port: int, ready: Any) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def _announce(library: Library, host: str, port: int, read_only: bool, workers: int) -> None:
+def _announce(library: Library, host: str, port: int, read_only: bool, workers: int,
+              allowed_hosts: tuple[str, ...] = (), signups: bool = False) -> None:
     shown = f"[{host}]" if ":" in host else host
     mode = " (read-only)" if read_only else ""
     procs = f", {workers} processes" if workers > 1 else ""
@@ -87,9 +92,14 @@ def _announce(library: Library, host: str, port: int, read_only: bool, workers: 
                f"http://{shown}:{port}/  (Ctrl+C to stop)")
     if not is_loopback_host(host):
         click.echo("warning: listening beyond this machine; anyone who can reach it can read the papers"
-                   + ("" if read_only else " and create readers (add --read-only to refuse every change)")
+                   + ("" if read_only or not signups else
+                      " and create readers (at most 5 per address, then one per 10 minutes)")
                    + ". Readers sign in with their token (`paperatlas readers token NAME`); host names other "
                    "than IP addresses need --allowed-host NAME.", err=True)
+    if "*" in (h.strip() for h in allowed_hosts):
+        click.echo("warning: --allowed-host '*' answers to any host name, so a web page on any site can read this "
+                   "server's pages through DNS rebinding (its requests never act as the owner). Name the hosts "
+                   "you use instead: --allowed-host NAME.", err=True)
     sys.stdout.flush()
 
 
@@ -198,13 +208,21 @@ def is_loopback_host(host: str) -> bool:
 
 
 def run_serve(library: Library, host: str, port: int, read_only: bool, get_path: str | None,
-              token: str | None = None, workers: int = 1, allowed_hosts: tuple[str, ...] = ()) -> int:
-    """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not."""
+              token: str | None = None, workers: int = 1, allowed_hosts: tuple[str, ...] = (),
+              owner: bool = True, allow_signup: bool = False) -> int:
+    """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not.
+
+    `owner=False` (`--no-owner`) signs nobody in as the owner; `allow_signup` lets visitors of a
+    server bound beyond loopback create readers (a loopback server always lets them)."""
     from .app import create_app, request_once, warm
 
+    # the last connection's close removes the -wal/-shm files beside the library (read-only or not)
+    atexit.register(library.close)
     # --get runs in this process for the person at this terminal: they are the owner
-    owner = get_path is not None or is_loopback_host(host)
-    app = create_app(library, read_only=read_only, allowed_hosts=allowed_hosts, owner_signin=owner)
+    owner = get_path is not None or (owner and is_loopback_host(host))
+    signups = allow_signup or is_loopback_host(host)
+    app = create_app(library, read_only=read_only, allowed_hosts=allowed_hosts, owner_signin=owner,
+                     signups=signups)
     if get_path is not None:
         headers = [("authorization", f"Bearer {token}")] if token else []
         status, _, body = request_once(app, get_path, headers=headers)
@@ -241,7 +259,7 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
 
     def ready() -> None:
         """The URL line first, then background work whose progress lines follow it."""
-        _announce(library, host, real_port, read_only, workers)
+        _announce(library, host, real_port, read_only, workers, allowed_hosts, signups)
         if not read_only:  # a read-only server never writes to the file, vectors included
             embed_in_background(library)
     if workers > 1:
@@ -251,6 +269,7 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
         os.environ["PAPERATLAS_SERVE_READ_ONLY"] = "1" if read_only else "0"
         os.environ["PAPERATLAS_SERVE_HOSTS"] = ",".join(allowed_hosts)
         os.environ["PAPERATLAS_SERVE_OWNER"] = "1" if owner else "0"
+        os.environ["PAPERATLAS_SERVE_SIGNUPS"] = "1" if signups else "0"
     if reuse_port:
         # this socket only holds the port: it never listens, so the kernel gives it no connections
         try:

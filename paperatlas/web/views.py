@@ -34,6 +34,7 @@ from .common import (
     check_write,
     plain_reason,
     current_reader,
+    is_owner_request,
     owner,
     done,
     json_response,
@@ -426,10 +427,33 @@ SIGNIN_PARAMS = [
 
 
 def _session_response(request: Request, r: Reader, resp: Response) -> Response:
-    resp.set_cookie(auth.SESSION_COOKIE, auth.session_value(lib(request), r), max_age=auth.SESSION_MAX_AGE,
+    L = lib(request)
+    auth.end_session(L, request.cookies.get(auth.SESSION_COOKIE, ""))  # the session this browser had
+    resp.set_cookie(auth.SESSION_COOKIE, auth.new_session(L, r), max_age=auth.SESSION_MAX_AGE,
                     path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
     resp.delete_cookie(LEGACY_READER_COOKIE, path="/")
     return resp
+
+
+def _may_create_reader(request: Request, name: str) -> None:
+    """Refuse a visitor's new reader unless this server takes sign-ups, the name is not the
+    owner's, and this client has not made too many just now (the local owner is never refused)."""
+    if is_owner_request(request):
+        return
+    if auth.is_owner_name(name):
+        raise HTTPError(403, gettext("the reader name {name!r} belongs to this library's owner", name=name),
+                        gettext("choose another name"))
+    w = web(request)
+    if not w.signups:
+        raise HTTPError(403, gettext("this server does not let visitors create readers"),
+                        gettext("ask its owner to run `paperatlas readers add NAME` and give you the token, then "
+                                "sign in with the name and token"))
+    wait = w.signup_limit.take(request.client.host if request.client else "")
+    if wait:
+        minutes = max(1, round(wait / 60))
+        raise HTTPError(429, gettext("too many new readers from your address"),
+                        gettext("try again in {n} minutes, or sign in as a reader you made already", n=minutes),
+                        headers={"retry-after": str(int(wait) + 1)})
 
 
 async def sign_in(request: Request) -> Response:
@@ -444,6 +468,7 @@ async def sign_in(request: Request) -> Response:
     r = L.readers.find(name)
     created = False
     if r is None:
+        _may_create_reader(request, name)
         r, created = L.readers.get(name), True
     elif not (token and hmac.compare_digest(r.token.encode(), token.strip().encode())):
         local_owner = owner(request)
@@ -457,12 +482,14 @@ async def sign_in(request: Request) -> Response:
         if not wants_json(request):
             # the token cannot travel in a redirect's URL: this answer is the page that shows it, once
             return _session_response(request, r, render(request, "signin.html", as_reader=r.name,
-                                                        new_token=r.token))
+                                                        new_token=r.token, signups=True))
     return _session_response(request, r, done(request, out, "/"))
 
 
 async def sign_out(request: Request) -> Response:
     await check_write(request)
+    # the session ends in the library, not just in this browser: a copied cookie stops working too
+    auth.end_session(lib(request), request.cookies.get(auth.SESSION_COOKIE, ""))
     resp = done(request, {"signed_out": True}, "/")
     resp.delete_cookie(auth.SESSION_COOKIE, path="/")
     resp.delete_cookie(LEGACY_READER_COOKIE, path="/")
@@ -470,7 +497,7 @@ async def sign_out(request: Request) -> Response:
 
 
 def signin_page(request: Request) -> Response:
-    return render(request, "signin.html")
+    return render(request, "signin.html", signups=web(request).signups or is_owner_request(request))
 
 
 # -- saved ---------------------------------------------------------------------------------
