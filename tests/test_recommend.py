@@ -321,8 +321,13 @@ def test_group_list_serves_every_member(topic_lib: Library) -> None:
     assert {m["reader"] for m in res["members"]} == {"g1", "g2", "g3"}
     assert all(m["satisfaction"] > 0 for m in res["members"])
     assert "sum" in res["compare"]
-    with pytest.raises(Exception):
-        topic_lib.recommend.group_list(["g1"], n=3)
+    # no paper a member judged is listed: its missing rank would tell the others what they liked
+    assert not {h.paper.id for h in res["papers"]} & {"graphs-1", "graphs-2", "graphs-3", "graphs-4",
+                                                       "bandits-1", "bandits-2"}
+    one = topic_lib.recommend.group_list(["g1", "g1"], n=3)  # a group of one is that reader's own list
+    assert [m["reader"] for m in one["members"]] == ["g1"] and len(one["papers"]) == 3
+    with pytest.raises(Exception, match="at least one reader"):
+        topic_lib.recommend.group_list([" "], n=3)
 
 
 def test_digest_formats_list_only_unjudged_papers(topic_lib: Library) -> None:
