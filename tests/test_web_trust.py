@@ -322,7 +322,7 @@ def test_sign_ups_are_off_on_a_server_reachable_from_the_network(library: tuple[
             r = c.post("/reader", data={"name": "newcomer", "csrf": csrf(c)}, headers=JSON)  # type: ignore[arg-type]
             assert r.status_code == 403 and "readers add" in r.json()["fix"], r.text
             assert "readers add" in c.get("/signin").text
-        assert lib.store.get_reader("newcomer") is None
+        assert lib.store.readers.get_reader("newcomer") is None
         with TestClient(create_app(lib, signups=True), **remote) as c:  # type: ignore[arg-type]
             r = c.post("/reader", data={"name": "newcomer", "csrf": csrf(c)}, headers=JSON)  # type: ignore[arg-type]
             assert r.status_code == 200 and r.json()["token"], r.text
