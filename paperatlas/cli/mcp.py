@@ -48,7 +48,7 @@ def mcp_cmd(ctx: click.Context, port: int | None, host: str, read_only: bool, al
     if "*" in (h.strip() for h in allowed_hosts):
         click.echo("warning: --allowed-host '*' answers to any host name, so a web page on any site can call "
                    "these tools through DNS rebinding. Name the hosts you use instead: --allowed-host NAME.", err=True)
-    from .http import run_http
+    from ..mcp.http import run_http
 
     run_http(server, host, port, allowed_hosts)
 
