@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 ReaderArg = str | Reader | None
 MAX_NAME = 64  # characters of a reader name
+# Unicode categories a reader name may not hold: control characters, format characters (the
+# invisible ones: zero-width spaces and joiners, bidi overrides) and lone surrogates. Private-use and
+# unassigned code points are neither: they show as a box or a font's own glyph.
+BAD_NAME_CATEGORIES = ("Cc", "Cf", "Cs")
 # characters of a tag: one rule for every surface (a tag written by the CLI must stay removable on the web)
 MAX_TAG = 64
 
@@ -36,7 +40,7 @@ def check_name(name: str) -> str:
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise PaperatlasError(gettext("bad reader name {name!r}", name=name), gettext("use 1-64 characters"))
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
+    if any(unicodedata.category(ch) in BAD_NAME_CATEGORIES for ch in name):
         raise PaperatlasError(gettext("bad reader name {name!r}: it holds control or invisible characters",
                                       name=name),
                               gettext("use letters, digits, spaces and punctuation"))
@@ -64,7 +68,13 @@ class Readers:
         """The reader called `name` (default "me"), created on first use unless `create` is False."""
         if isinstance(name, Reader):
             return name
-        name = check_name(name or "me")
+        try:
+            name = check_name(name or "me")
+        except PaperatlasError:
+            if create:
+                raise
+            # looking one up: a name no reader can have is simply not there
+            raise NotFound(f"no reader {name!r}", "`paperatlas readers` lists them") from None
         r = self._store.readers.get_reader(name)
         if r is None:
             if not create:

@@ -9,9 +9,13 @@ library through `web(request).library`.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
+import re
 import secrets
+import unicodedata
+from datetime import date
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +37,8 @@ CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf"
 LEGACY_READER_COOKIE = "pa_reader"  # named the reader before sign-in existed; now only cleared
 DEFAULT_READER = "me"
+# the longest value of one query parameter: several of them must fit in one URL (MAX_URL characters)
+MAX_QUERY_VALUE = 3000
 INT_LIMIT = 2**31 - 1  # larger integers are no year, page or count (SQLite would overflow at 2**63)
 
 
@@ -59,6 +65,11 @@ class Param:
     maximum: int | None = None
     max_length: int = 500
     where: str = "query"  # "query", "path" or "form"
+    # a regular expression the value must match (re.search; anchor it with ^...$); a function
+    # returning one documents a rule the view checks itself (reader names)
+    pattern: str | Callable[[], str] = ""
+    format: str = ""  # an OpenAPI format the value must have: "date" (YYYY-MM-DD)
+    json_list: bool = False  # in a JSON body the value may also be a list of strings
 
     def parse(self, raw: str | None) -> Any:
         if raw is None or raw == "":
@@ -66,9 +77,9 @@ class Param:
                 raise HTTPError(400, gettext("missing parameter {name!r}", name=self.name),
                                 gettext("add {name}=... to the request", name=self.name))
             return self.default
-        if len(raw) > self.max_length:
+        if len(raw) > self.limit:
             raise HTTPError(400, gettext("parameter {name!r} is longer than {n} characters", name=self.name,
-                                         n=self.max_length), gettext("shorten it"))
+                                         n=self.limit), gettext("shorten it"))
         if self.type is int:
             try:
                 v: Any = int(raw)
@@ -80,10 +91,12 @@ class Param:
                 raise HTTPError(400, gettext("parameter {name!r} is out of range ({raw}...)", name=self.name,
                                              raw=raw[:20]),
                                 gettext("use a number between {low} and {high}", low=-INT_LIMIT, high=INT_LIMIT))
-            if self.minimum is not None and v < self.minimum:
-                v = self.minimum
-            if self.maximum is not None and v > self.maximum:
-                v = self.maximum
+            low = self.minimum if self.minimum is not None else -INT_LIMIT
+            high = self.maximum if self.maximum is not None else INT_LIMIT
+            if not low <= v <= high:  # refused, not clamped: the answer must be what was asked for
+                raise HTTPError(400, gettext("parameter {name!r} must be between {low} and {high}, not {raw}",
+                                             name=self.name, low=low, high=high, raw=raw[:20]),
+                                gettext("e.g. {example}", example=f"{self.name}={min(max(self.default or low, low), high)}"))
             return v
         if self.type is bool:
             low = raw.lower()
@@ -94,14 +107,32 @@ class Param:
             raise HTTPError(400, gettext("parameter {name!r} must be true or false, not {raw!r}", name=self.name,
                                          raw=raw),
                             gettext("use {name}=1 or {name}=0", name=self.name))
+        if isinstance(self.pattern, str) and self.pattern and not re.search(self.pattern, raw):
+            raise HTTPError(400, gettext("parameter {name!r} has characters or a form it may not have: {raw!r}",
+                                         name=self.name, raw=raw[:60]),
+                            self.description or gettext("see /docs for the parameter's form"))
+        if self.format == "date" and not _is_date(raw):
+            raise HTTPError(400, gettext("parameter {name!r} must be a date like 2026-01-31, not {raw!r}",
+                                         name=self.name, raw=raw[:40]),
+                            gettext("use {name}=YYYY-MM-DD", name=self.name))
         if self.choices and raw not in self.choices:
             raise HTTPError(400, gettext("parameter {name!r} must be one of {choices}, not {raw!r}", name=self.name,
                                          choices=", ".join(self.choices), raw=raw),
                             gettext("e.g. {example}", example=f"{self.name}={self.choices[0]}"))
         return raw
 
-    def schema(self) -> dict[str, Any]:
+    @property
+    def limit(self) -> int:
+        """The longest value taken: a query parameter must also fit in the URL with the others."""
+        return min(self.max_length, MAX_QUERY_VALUE) if self.where == "query" else self.max_length
+
+    def schema(self, json_body: bool = False) -> dict[str, Any]:
+        """The JSON schema of this parameter (`json_body`: as a field of a JSON request body)."""
         s: dict[str, Any] = {"type": {int: "integer", bool: "boolean"}.get(self.type, "string")}
+        if self.pattern:
+            s["pattern"] = self.pattern if isinstance(self.pattern, str) else self.pattern()
+        if self.format:
+            s["format"] = self.format
         if self.type is int:  # what parse() refuses with a 400, the document says too
             s["minimum"], s["maximum"] = -INT_LIMIT, INT_LIMIT
         if self.choices:
@@ -113,10 +144,90 @@ class Param:
         if self.maximum is not None:
             s["maximum"] = self.maximum
         if self.type is str and self.where != "path":
-            s["maxLength"] = self.max_length
+            s["maxLength"] = self.limit
             if self.required:
                 s["minLength"] = 1  # parse() refuses an empty required value
+        if json_body and self.json_list:
+            return {"anyOf": [s, {"type": "array", "items": {"type": "string", "minLength": 1},
+                                  "minItems": 1 if self.required else 0, "maxItems": 1000}]}
+        if not json_body and not self.required and self.where != "path" and (
+                self.type is not str or self.pattern or self.format):
+            # a blank field (an empty filter box in a form: `year=`) means "not given"
+            return {"anyOf": [s, {"type": "string", "maxLength": 0}]}
         return s
+
+    def from_json(self, value: Any) -> str:
+        """A JSON body's value as the text parse() reads; a 400 when its JSON type is not this
+        parameter's (a form sends text for everything, a JSON body must send the right type)."""
+        if self.type is bool and isinstance(value, bool):
+            return "true" if value else "false"
+        if self.type is int and not isinstance(value, bool):
+            if isinstance(value, int):
+                return str(value)
+            if isinstance(value, float) and value.is_integer():  # JSON's 2026.0 is the integer 2026
+                return str(int(value))
+        if self.type is str:
+            if isinstance(value, str):
+                return value
+            if self.json_list and isinstance(value, list) and all(isinstance(x, str) for x in value):
+                return json.dumps(value, ensure_ascii=False)
+        kind = {int: gettext("a whole number"), bool: gettext("true or false")}.get(
+            self.type, gettext("a list of strings or a string") if self.json_list else gettext("a string"))
+        raise HTTPError(400, gettext("field {name!r} must be {kind}, not {value}", name=self.name, kind=kind,
+                                     value=json.dumps(value, ensure_ascii=False)[:40]),
+                        gettext("e.g. {example}", example=json.dumps({self.name: self.default if self.default
+                                                                      is not None else ""})))
+
+
+def _ranges(pred: Callable[[str], bool], stop: int = 0x110000) -> list[tuple[int, int]]:
+    """The code point ranges [a, b] (inclusive) below `stop` whose characters satisfy `pred`."""
+    out: list[tuple[int, int]] = []
+    start = -1
+    for cp in range(stop):
+        if pred(chr(cp)):
+            if start < 0:
+                start = cp
+        elif start >= 0:
+            out.append((start, cp - 1))
+            start = -1
+    if start >= 0:
+        out.append((start, stop - 1))
+    return out
+
+
+def _class_of(ranges: list[tuple[int, int]]) -> str:
+    """A regex character class body for these ranges (BMP code points as \\u escapes, astral
+    ones as themselves, which both Python's re and JSON Schema's u-mode regexes read)."""
+    def ch(cp: int) -> str:
+        return f"\\u{cp:04x}" if cp <= 0xFFFF else chr(cp)
+
+    return "".join(ch(a) if a == b else f"{ch(a)}-{ch(b)}" for a, b in ranges)
+
+
+@functools.cache
+def reader_name_pattern() -> str:
+    """What Library.check_reader_name accepts, as a pattern for the API document: no control,
+    invisible or surrogate character (in this Python's Unicode version), one character besides
+    white space (names are stripped), and not both halves of a MIME encoded word (`=?`, `?=`)."""
+    from ..readers.capability import BAD_NAME_CATEGORIES
+
+    # lone surrogates (Cs) are refused too, but no UTF-8 text carries one and regex engines that
+    # validate JSON Schema (Rust's, ECMA's u mode) refuse them in a character class
+    category, cats = unicodedata.category, frozenset(BAD_NAME_CATEGORIES) - {"Cs"}
+    bad = _class_of(_ranges(lambda c: category(c) in cats))
+    bad_or_space = _class_of(_ranges(lambda c: category(c) in cats or c.isspace()))
+    return rf"^(?!.*=\?.*\?=)(?!.*\?=.*=\?)(?!.*=\?=)[^{bad}]*[^{bad_or_space}][^{bad}]*$"
+
+
+def _is_date(raw: str) -> bool:
+    """YYYY-MM-DD and a real day (what OpenAPI's format "date" means; not 20260131 or 2026-W05)."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
+        return False
+    try:
+        date.fromisoformat(raw)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass
@@ -138,6 +249,10 @@ class Endpoint:
     response: dict[str, Any] = field(default_factory=dict)  # OpenAPI schema of the JSON answer
     tags: Sequence[str] = ()
     media: Sequence[str] = ()  # the answer's content types, when not (only) JSON
+    body_rules: dict[str, Any] = field(default_factory=dict)  # more of the body's schema (anyOf ...)
+    statuses: Sequence[int] = ()  # error statuses this operation may answer besides the common ones
+    api_required: Sequence[str] = ()  # query parameters the JSON answer needs (the page shows a form without)
+    media_schemas: dict[str, Any] = field(default_factory=dict)  # the answer's schema per content type
 
 
 # -- the per-app context ---------------------------------------------------------------
@@ -207,8 +322,12 @@ async def form(request: Request) -> dict[str, str]:
         if not isinstance(data, dict):
             raise HTTPError(400, gettext("the JSON body must be an object"),
                             gettext("e.g. {example}", example='{"on": true}'))
-        return {k: (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool)
-                    else str(v)) for k, v in data.items()}
+        endpoint = request.scope.get("pa.endpoint")
+        known = {p.name: p for p in endpoint.params if p.where == "form"} if endpoint is not None else {}
+        # fields this operation reads must have their JSON types; others are ignored, as in a form
+        return {k: known[k].from_json(v) if k in known else
+                (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool) else str(v))
+                for k, v in data.items()}
     if ctype in ("", "application/x-www-form-urlencoded"):
         try:
             return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))

@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..errors import PaperatlasError
+from ..errors import NotFound, PaperatlasError
 from ..i18n import N_, gettext
 from ..llm.client import LlmError, NoEndpoint
 from ..models import Paper
@@ -32,7 +32,7 @@ def _llm_error(e: PaperatlasError) -> HTTPError:
                                  "`paperatlas serve` again"))
     if isinstance(e, LlmError):
         return HTTPError(502, e.message, e.fix)
-    return HTTPError(400, e.message, e.fix)
+    return HTTPError(404 if isinstance(e, NotFound) else 400, e.message, e.fix)
 
 
 def paper_context(request: Request, p: Paper) -> dict[str, Any]:
@@ -188,6 +188,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
 
 ENDPOINTS = [
     Endpoint("/ask", ask, params=ASK_PARAMS, json_twin=True, tags=["llm"], response=ANSWER_SCHEMA,
+             api_required=("q",), statuses=(409, 502),
              summary="Ask the papers: an answer from the retrieved abstracts only, each claim cited by paper id "
                      "(needs a configured language model)."),
     Endpoint("/cheatsheet", cheatsheet, json_twin=True, tags=["llm"],
@@ -196,5 +197,6 @@ ENDPOINTS = [
              summary="TL;DRs of some papers: stored generated ones, else the abstract's contribution sentence "
                      "(sends nothing to a model)."),
     Endpoint("/generate", generate, methods=("POST",), params=GENERATE_PARAMS, writes=True, tags=["llm"],
+             statuses=(409, 502),
              summary="Generate (or fetch from the library) a paper's TL;DR, FAQ or translation."),
 ]

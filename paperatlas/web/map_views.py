@@ -44,11 +44,11 @@ def _payload(request: Request, venue: str | None, year: int | None) -> dict[str,
 
 def map_page(request: Request) -> Response:
     a = query(request, MAP_PARAMS)
-    if wants_json(request):  # no topics yet: map_data raises, the app answers 400 with the fix
-        return json_response(_payload(request, a["venue"], a["year"]))
-    if not lib(request).topics.status()["built"]:
+    if not lib(request).topics.status()["built"]:  # the map is not built yet: nothing there (404)
         raise HTTPError(404, gettext("this library has no topics yet, so there is no map"),
                         gettext("run `paperatlas topics build`, then reload"))
+    if wants_json(request):
+        return json_response(_payload(request, a["venue"], a["year"]))
     qs = request.url.query
     page = render_map_html(title=gettext("paperatlas map"), inline=False, asset_base="/map/assets/",
                            data_url="/map.json" + (f"?{qs}" if qs else ""), paper_url="/paper/{id}",

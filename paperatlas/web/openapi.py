@@ -27,48 +27,88 @@ def _oa_path(path: str) -> str:
     return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
 
 
+def _body(e: Endpoint) -> dict[str, Any] | None:
+    """The request body of a write: the same fields as a form or a JSON object (where a JSON
+    body must give each field its JSON type)."""
+    body = [p for p in e.params if p.where == "form"]
+    if not body:
+        return None
+    content = {}
+    for media, as_json in (("application/x-www-form-urlencoded", False), ("application/json", True)):
+        schema: dict[str, Any] = {"type": "object",
+                                  "properties": {p.name: {**p.schema(json_body=as_json), "description": p.description}
+                                                 for p in body},
+                                  "required": [p.name for p in body if p.required], **e.body_rules}
+        content[media] = {"schema": schema}
+    # an empty body is refused when a field is required, or when the rules ask for one field at least
+    return {"required": any(p.required for p in body) or bool(e.body_rules), "content": content}
+
+
+def _answer_schema(e: Endpoint, media: str) -> dict[str, Any]:
+    if media in e.media_schemas:
+        return e.media_schemas[media]  # type: ignore[no-any-return]
+    return (e.response or {"type": "object"}) if media == "application/json" else {"type": "string"}
+
+
+def _operation(e: Endpoint, method: str, path: str, html: bool = False) -> dict[str, Any]:
+    op: dict[str, Any] = {"summary": e.summary.split("\n")[0], "description": e.summary,
+                          "operationId": f"{method.lower()}_{re.sub(r'[^a-z0-9]+', '_', path.lower()).strip('_')}"
+                          + ("_page" if html else "")}
+    if e.tags:
+        op["tags"] = list(e.tags)
+    params = []
+    for name in re.findall(r"\{(\w+)\}", path):
+        params.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"},
+                       "description": next((p.description for p in e.params if p.name == name), "")})
+    for p in e.params:
+        if p.where == "query":
+            required = p.required or (p.name in e.api_required and not html)
+            params.append({"name": p.name, "in": "query", "required": required,
+                           "schema": {**p.schema(), "minLength": 1} if required and p.type is str else p.schema(),
+                           "description": p.description})
+    if params:
+        op["parameters"] = params
+    body = _body(e)
+    if body:
+        op["requestBody"] = body
+    if html:  # the page; JSON when asked (Accept: application/json, or a script's bearer token)
+        content = {"text/html": {"schema": {"type": "string"}},
+                   "application/json": {"schema": e.response or {"type": "object"}}}
+    else:
+        content = {m: {"schema": _answer_schema(e, m)} for m in (e.media or ("application/json",))}
+    ok = {"description": "OK", "content": content}
+    err = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    # what the guard answers before any view: a bad Host (400), a long URL (414), big headers (431)
+    op["responses"] = {"200": ok, "400": err, "404": err, "414": err, "431": err,
+                       **{str(code): err for code in e.statuses}}
+    if e.writes:
+        op["security"] = [{"bearer": []}, {"csrf": []}]
+        op["responses"].update({"401": err, "403": err, "413": err, "415": err, "429": err})
+        if not e.json_twin:  # a form post from a page is answered with a redirect back
+            op["responses"]["303"] = {"description": "back to the page the form was on"}
+    return op
+
+
 def build(endpoints: list[Endpoint]) -> dict[str, Any]:
     paths: dict[str, Any] = {}
+    pages: list[Endpoint] = []
     for e in endpoints:
+        if e.json_twin:
+            pages.append(e)
         if not (e.json_twin or e.api_only or e.writes):
             continue  # HTML-only pages are not part of the API
         path = _oa_path(e.path + (".json" if e.json_twin else ""))
         for method in e.methods:
-            if method == "HEAD":
-                continue
-            op: dict[str, Any] = {"summary": e.summary.split("\n")[0], "description": e.summary,
-                                  "operationId": f"{method.lower()}_{re.sub(r'[^a-z0-9]+', '_', path.lower()).strip('_')}"}
-            if e.tags:
-                op["tags"] = list(e.tags)
-            params = []
-            for name in re.findall(r"\{(\w+)\}", path):
-                params.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"},
-                               "description": next((p.description for p in e.params if p.name == name), "")})
-            for p in e.params:
-                if p.where == "query":
-                    params.append({"name": p.name, "in": "query", "required": p.required, "schema": p.schema(),
-                                   "description": p.description})
-            if params:
-                op["parameters"] = params
-            body = [p for p in e.params if p.where == "form"]
-            if body:
-                schema = {"type": "object", "properties": {p.name: {**p.schema(), "description": p.description}
-                                                           for p in body},
-                          "required": [p.name for p in body if p.required]}
-                op["requestBody"] = {"content": {"application/x-www-form-urlencoded": {"schema": schema},
-                                                 "application/json": {"schema": schema}}}
-            content = {m: {"schema": (e.response or {"type": "object"}) if m == "application/json"
-                           else {"type": "string"}} for m in (e.media or ("application/json",))}
-            ok = {"description": "OK", "content": content}
-            err = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-            # what the guard answers before any view: a bad Host (400), a long URL (414), big headers (431)
-            op["responses"] = {"200": ok, "400": err, "404": err, "414": err, "431": err}
-            if e.writes:
-                op["security"] = [{"bearer": []}, {"csrf": []}]
-                op["responses"].update({"401": err, "403": err, "413": err, "415": err})
-                if not e.json_twin:  # a form post from a page is answered with a redirect back
-                    op["responses"]["303"] = {"description": "back to the page the form was on"}
-            paths.setdefault(path, {})[method.lower()] = op
+            if method != "HEAD":
+                paths.setdefault(path, {})[method.lower()] = _operation(e, method, path)
+    # a page whose address is also an API operation's (GET /triage beside POST /triage) is stated,
+    # so that what the server answers at that address and what the document says agree
+    for e in pages:
+        path = _oa_path(e.path)
+        if path in paths:
+            for method in e.methods:
+                if method != "HEAD" and method.lower() not in paths[path]:
+                    paths[path][method.lower()] = _operation(e, method, path, html=True)
     return {
         "openapi": "3.1.0",
         "info": {

@@ -9,7 +9,6 @@ go through `check_write` (CSRF token or bearer token) and create the reader on f
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -353,19 +352,9 @@ def _summary(stats: list[dict[str, Any]]) -> dict[str, float]:
 
 
 # -- digest, feeds, saved searches ---------------------------------------------------------------
-def _since(raw: str | None) -> str | None:
-    if not raw:
-        return None
-    try:
-        datetime.fromisoformat(raw)
-    except ValueError:
-        raise HTTPError(400, gettext("since must be a date like 2026-01-31, not {raw!r}", raw=raw),
-                        gettext("use since=YYYY-MM-DD")) from None
-    return raw
-
-
 DIGEST_PARAMS = [
-    Param("since", str, None, "only papers added to the library on or after this date (YYYY-MM-DD)", max_length=40),
+    Param("since", str, None, "only papers added to the library on or after this date (YYYY-MM-DD)", max_length=40,
+          format="date"),
     Param("limit", int, 20, "how many papers", minimum=1, maximum=100),
     Param("format", str, None, "markdown, html or atom: the digest as a file instead of this page",
           choices=("markdown", "html", "atom")),
@@ -381,7 +370,7 @@ def _searches(request: Request, r: Reader) -> list[dict[str, Any]]:
 
 def digest(request: Request) -> Response:
     a = query(request, DIGEST_PARAMS)
-    since = _since(a["since"])
+    since = a["since"]
     r = _viewer(request)
     L = lib(request)
     feed = _feed_url(request, r)
@@ -497,6 +486,13 @@ ENDPOINTS = [
     Endpoint("/profile", profile, json_twin=True, tags=["recommend"], response=PROFILE_SCHEMA,
              summary="The reader's profile: interests as labelled key phrases with example papers."),
     Endpoint("/profile/edit", edit_profile, methods=("POST",), params=EDIT_PARAMS, writes=True, tags=["recommend"],
+             # one edit at least: a field that is not blank, or `preferences` (blank clears them)
+             body_rules={"anyOf": [*({"required": [k], "properties": {k: {"pattern": r"\S"}}}
+                                     for k in EDITS if k != "preferences"), {"required": ["preferences"]}],
+                         # a phrase to remove and a new label name the interest they apply to
+                         "allOf": [{"if": {"required": [k], "properties": {k: {"pattern": r"\S"}}},
+                                    "then": {"required": ["interest"], "properties": {"interest": {"pattern": r"\S"}}}}
+                                   for k in ("remove_phrase", "rename")]},
              summary="Edit the profile (remove / restore an interest, add / remove a phrase, rename, "
                      "free-text preferences); answers the new profile and the re-ranked top recommendations."),
     Endpoint("/triage", triage, params=TRIAGE_PARAMS, json_twin=True, tags=["recommend"],

@@ -41,6 +41,7 @@ from .common import (
     lib,
     paper_url,
     query,
+    reader_name_pattern,
     render,
     wants_json,
     web,
@@ -393,7 +394,7 @@ async def tag(request: Request) -> Response:
 
 FEEDBACK_PARAMS = [
     Param("ids", str, None, "paper ids: a JSON list or comma-separated", required=True, max_length=60000,
-          where="form"),
+          where="form", json_list=True),
     Param("kind", str, "like", "like (star), dislike (not interested) or seen", choices=FEEDBACK_KINDS,
           where="form"),
     Param("on", bool, True, "true to set, false to clear", where="form"),
@@ -408,8 +409,8 @@ async def feedback(request: Request) -> Response:
     except ValueError:
         raise HTTPError(400, gettext("ids is not a valid JSON list"),
                         gettext("send e.g. {example}", example='["id1", "id2"]')) from None
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > 1000:
-        raise HTTPError(400, gettext("ids must be a list of at most 1000 paper ids"),
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids) or len(ids) > 1000:
+        raise HTTPError(400, gettext("ids must be a list of 1 to 1000 paper ids"),
                         gettext("send e.g. {example}", example='["id1", "id2"]'))
     kind = FEEDBACK_PARAMS[1].parse(data.get("kind"))
     on = FEEDBACK_PARAMS[2].parse(data.get("on"))
@@ -419,8 +420,8 @@ async def feedback(request: Request) -> Response:
 
 
 SIGNIN_PARAMS = [
-    Param("name", str, None, "the reader's name (a new name creates that reader)", required=True, max_length=64,
-          where="form"),
+    Param("name", str, None, "the reader's name (a new name creates that reader): 1-64 characters, no control or "
+          "invisible ones", required=True, max_length=64, where="form", pattern=reader_name_pattern),
     Param("token", str, None, "the reader's secret token (`paperatlas readers token NAME`); not needed to "
           "create a new reader", max_length=200, where="form"),
 ]
@@ -640,6 +641,8 @@ ENDPOINTS = [
              summary="The current reader's starred papers with their tags."),
     Endpoint("/saved/export", saved_export, params=EXPORT_PARAMS, api_only=True, tags=["saved"],
              media=tuple(sorted({m for _, m in EXPORT_FILES.values()})),
+             media_schemas={m: {"type": "array", "items": {"type": "object"}}
+                            for m in ("application/json", "application/vnd.citationstyles.csl+json")},
              summary="Download the starred papers as BibTeX, CSV, Markdown, JSON or JSONL.",
              response={"type": "string"}),
     Endpoint("/api/feedback", feedback, methods=("POST",), params=FEEDBACK_PARAMS, writes=True, tags=["saved"],
