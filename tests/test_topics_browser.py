@@ -104,6 +104,9 @@ def isolated_point(page) -> int:  # type: ignore[no-untyped-def]
         for (let i = 0; i < n; i++) {
             const [x, y] = p[i];
             if (x < 20 || y < 20 || x > c.clientWidth - 60 || y > c.clientHeight - 20) continue;
+            // a point under a topic label is the label's to click (it zooms to the topic)
+            const r = c.getBoundingClientRect();
+            if (document.elementFromPoint(r.left + x, r.top + y) !== c) continue;
             let near = Infinity;
             for (let j = 0; j < n; j++) if (j !== i) near = Math.min(near, Math.hypot(p[j][0] - x, p[j][1] - y));
             if (near > far) { far = near; best = i; }
