@@ -48,21 +48,19 @@ def _require_browser() -> None:
         pytest.skip(missing)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real `paperatlas serve` on a free loopback port, over the 29 examples + an XSS paper."""
-    _require_browser()
-    tmp = tmp_path_factory.mktemp("browser")
+def serve_examples(tmp: Path, extra: list[Path], *setup: list[str]) -> Iterator[str]:
+    """Ingest the 29 examples and `extra` into tmp/lib.db, run each `setup` command on it, serve it.
+
+    Yields the server's URL. No --host: start_server accepts only a 127.0.0.1 URL, so this also
+    checks that the default is loopback."""
     db = tmp / "lib.db"
-    xss = tmp / "xss.jsonl"
-    xss.write_text(json.dumps(XSS_PAPER) + "\n", encoding="utf-8")
     env = {**os.environ, "PAPERATLAS_VECTOR_CACHE": str(tmp / "vectors.sqlite")}
     env.pop("PAPERATLAS_DB", None)
     cmd = [sys.executable, "-m", "paperatlas", "--db", str(db)]
     examples = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))
-    subprocess.run([*cmd, "ingest", *examples, str(xss)], check=True, env=env, cwd=ROOT, capture_output=True)
+    for args in (["ingest", *examples, *map(str, extra)], *setup):
+        subprocess.run([*cmd, *args], check=True, env=env, cwd=ROOT, capture_output=True)
     try:
-        # no --host: start_server accepts only a 127.0.0.1 URL, so this also checks the default is loopback
         proc, port = start_server(str(db), host=None, env=env, cwd=str(ROOT), timeout=60)
     except RuntimeError as e:
         pytest.fail(str(e))
@@ -70,6 +68,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `paperatlas serve` on a free loopback port, over the 29 examples + an XSS paper."""
+    _require_browser()
+    tmp = tmp_path_factory.mktemp("browser")
+    xss = tmp / "xss.jsonl"
+    xss.write_text(json.dumps(XSS_PAPER) + "\n", encoding="utf-8")
+    yield from serve_examples(tmp, [xss])
 
 
 @pytest.fixture(scope="module")  # closed after this module: Playwright's loop must not outlive it

@@ -6,16 +6,12 @@ A real `paperatlas serve` over a library holding the recorded NeurIPS 2025 feed 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
-from paperatlas.bench.http import start_server, stop_server
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _require_browser, shot
+from .conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _require_browser, serve_examples, shot
 
 FEED = ROOT / "tests" / "data" / "programme" / "neurips-2025-orals-posters.json"
 SESSION = "/session/neurips-2025-san-diego-poster-session-6"
@@ -25,22 +21,7 @@ SESSION = "/session/neurips-2025-san-diego-poster-session-6"
 def prog_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     _require_browser()
     tmp = tmp_path_factory.mktemp("programme")
-    db = tmp / "lib.db"
-    env = {**os.environ, "PAPERATLAS_VECTOR_CACHE": str(tmp / "vectors.sqlite")}
-    env.pop("PAPERATLAS_DB", None)
-    cmd = [sys.executable, "-m", "paperatlas", "--db", str(db)]
-    examples = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))
-    subprocess.run([*cmd, "ingest", *examples, str(FEED)], check=True, env=env, cwd=ROOT, capture_output=True)
-    subprocess.run([*cmd, "like", "7HVADbW8fh", "1tzlbKySxX", "1kPO9vCRbg"], check=True, env=env, cwd=ROOT,
-                   capture_output=True)
-    try:
-        proc, port = start_server(str(db), host=None, env=env, cwd=str(ROOT), timeout=60)
-    except RuntimeError as e:
-        pytest.fail(str(e))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
+    yield from serve_examples(tmp, [FEED], ["like", "7HVADbW8fh", "1tzlbKySxX", "1kPO9vCRbg"])
 
 
 @pytest.fixture(scope="module")
