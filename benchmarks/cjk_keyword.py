@@ -87,8 +87,11 @@ def evaluate(rows: list[tuple[str, str]], tok: Callable[[str], list[str]]) -> di
 
 
 def main() -> None:
-    analyzers: dict[str, Callable[[str], list[str]] | None] = {"whole-run": whole_run, "bigram": bigram,
-                                                              "jieba": jieba_cut()}
+    analyzers: dict[str, Callable[[str], list[str]] | None] = {
+        "whole-run": whole_run,
+        "bigram": bigram,
+        "jieba": jieba_cut(),
+    }
     for path in sys.argv[1:]:
         for first, what in ((None, "all keywords"), (1, "first keyword only")):
             rows = load(path, first)

@@ -56,8 +56,11 @@ def main() -> None:
             lib.ingest([f, *sorted((ROOT / "examples").glob("*.txt"))])
             t = time.perf_counter()
             n = lib.embed()
-            print(f"{lib.count()} papers ({len(targets)} targets); default model: {n} embedded in "
-                  f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
+            print(
+                f"{lib.count()} papers ({len(targets)} targets); default model: {n} embedded in "
+                f"{time.perf_counter() - t:.0f} s",
+                file=sys.stderr,
+            )
             if not a.no_multilingual:
                 t = time.perf_counter()
                 last = [t]

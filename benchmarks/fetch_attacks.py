@@ -66,8 +66,11 @@ def one(fault: str, deadline: float) -> dict[str, object]:
         finally:
             s.stop()
     took = time.monotonic() - start
-    return {"seconds": round(took, 2), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "outcome": outcome.splitlines()[0][:110]}
+    return {
+        "seconds": round(took, 2),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "outcome": outcome.splitlines()[0][:110],
+    }
 
 
 def main() -> None:
@@ -81,8 +84,12 @@ def main() -> None:
     print(f"deadline {a.deadline:g} s, body cap 256 MiB (defaults otherwise)")
     print(f"{'attack':32} {'seconds':>8} {'peak MB':>8}  outcome")
     for name, fault in ATTACKS.items():
-        out = subprocess.run([sys.executable, __file__, "--one", fault, "--deadline", str(a.deadline)],
-                             capture_output=True, text=True, timeout=600)
+        out = subprocess.run(
+            [sys.executable, __file__, "--one", fault, "--deadline", str(a.deadline)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if out.returncode:
             print(f"{name:32} failed: {out.stderr.strip().splitlines()[-1:]}")
             continue

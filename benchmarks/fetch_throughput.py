@@ -32,11 +32,20 @@ def _notes(records: list[dict], venue_id: str) -> list[dict]:
     for r in records:
         authors = [a.strip() for a in str(r.get("author", "")).split(";") if a.strip()]
         kws = [k.strip() for k in str(r.get("keywords", "")).split(";") if k.strip()]
-        out.append({"id": str(r["id"]), "forum": str(r["id"]), "content": {
-            "title": {"value": r.get("title", "")}, "abstract": {"value": r.get("abstract", "")},
-            "authors": {"value": authors}, "keywords": {"value": kws},
-            "venue": {"value": venue_id.split(".")[0] + " " + venue_id.split("/")[1]},
-            "venueid": {"value": venue_id}}})
+        out.append(
+            {
+                "id": str(r["id"]),
+                "forum": str(r["id"]),
+                "content": {
+                    "title": {"value": r.get("title", "")},
+                    "abstract": {"value": r.get("abstract", "")},
+                    "authors": {"value": authors},
+                    "keywords": {"value": kws},
+                    "venue": {"value": venue_id.split(".")[0] + " " + venue_id.split("/")[1]},
+                    "venueid": {"value": venue_id},
+                },
+            }
+        )
     return out
 
 
@@ -55,7 +64,7 @@ def main() -> None:
 
         def notes_api(qs: dict, notes: list = notes) -> bytes:
             off, lim = int(qs["offset"][0]), int(qs["limit"][0])
-            return json.dumps({"notes": notes[off: off + lim], "count": len(notes)}).encode()
+            return json.dumps({"notes": notes[off : off + lim], "count": len(notes)}).encode()
 
         server = SourceServer(routes={f"/{venue}/{f.name}": body, "/notes": notes_api}).start()
         times: dict[str, list[float]] = {"ingest (disk)": [], "fetch paperlists": [], "fetch openreview": []}
@@ -68,11 +77,16 @@ def main() -> None:
                             if name.startswith("ingest"):
                                 n = lib.ingest([f]).new
                             elif name.endswith("paperlists"):
-                                n = lib.sources.fetch("paperlists", [venue, str(vy["year"])], base_url=server.url,
-                                              client=HttpClient(delay=0)).new
+                                n = lib.sources.fetch(
+                                    "paperlists",
+                                    [venue, str(vy["year"])],
+                                    base_url=server.url,
+                                    client=HttpClient(delay=0),
+                                ).new
                             else:
-                                n = lib.sources.fetch("openreview", [venue_id], base_url=server.url,
-                                              client=HttpClient(delay=0)).new
+                                n = lib.sources.fetch(
+                                    "openreview", [venue_id], base_url=server.url, client=HttpClient(delay=0)
+                                ).new
                             times[name].append(time.perf_counter() - t)
                             assert n == len(records), (name, n, len(records))
         finally:

@@ -46,17 +46,34 @@ class LibraryCore(Protocol):
 
     def get_many(self, ids: Sequence[str]) -> list[Paper]: ...
 
-    def papers(self, venue: str | None = None, year: int | None = None, status: str | None = None,
-               limit: int | None = None, offset: int = 0, order: str = "rowid",
-               descending: bool = False) -> list[Paper]: ...
+    def papers(
+        self,
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "rowid",
+        descending: bool = False,
+    ) -> list[Paper]: ...
 
     def count(self, venue: str | None = None, year: int | None = None, status: str | None = None) -> int: ...
 
-    def search(self, query: str, mode: str = "hybrid", limit: int = 20, offset: int = 0,
-               venue: str | None = None, year: int | None = None, status: str | None = None,
-               exclude: Sequence[str] = (), author: str | None = None) -> Hits: ...
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 20,
+        offset: int = 0,
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        exclude: Sequence[str] = (),
+        author: str | None = None,
+    ) -> Hits: ...
 
-    def similar(self, paper_id: str, limit: int = 10, venue: str | None = None,
-                year: int | None = None) -> list[Hit]: ...
+    def similar(
+        self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None
+    ) -> list[Hit]: ...
 
     def vectors(self, paper_ids: Sequence[str] | None = None) -> dict[str, Any]: ...

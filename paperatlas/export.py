@@ -40,9 +40,23 @@ def to_csv(papers: Sequence[Paper]) -> str:
     w.writerow(CSV_COLUMNS)
     for p in papers:
         # csv_cell: a cell starting with = + - @ would run as a formula in a spreadsheet
-        w.writerow([csv_cell(v) for v in (
-            p.id, p.title, int(p.title_derived), "; ".join(p.authors), p.venue, p.year or "", p.status,
-            "; ".join(p.keywords), safe_url(p.url), p.abstract)])
+        w.writerow(
+            [
+                csv_cell(v)
+                for v in (
+                    p.id,
+                    p.title,
+                    int(p.title_derived),
+                    "; ".join(p.authors),
+                    p.venue,
+                    p.year or "",
+                    p.status,
+                    "; ".join(p.keywords),
+                    safe_url(p.url),
+                    p.abstract,
+                )
+            ]
+        )
     return buf.getvalue()
 
 
@@ -100,8 +114,9 @@ def to_markdown(papers: Sequence[Paper]) -> str:
         title = md_link(p.title, p.url)
         if p.title_derived:
             title += " *(title derived)*"
-        meta = " · ".join(md_text(x) for x in (", ".join(p.authors[:6]), f"{p.venue} {p.year or ''}".strip(),
-                                               p.status) if x)
+        meta = " · ".join(
+            md_text(x) for x in (", ".join(p.authors[:6]), f"{p.venue} {p.year or ''}".strip(), p.status) if x
+        )
         lines.append(f"- **{title}**" + (f"  \n  {meta}" if meta else "") + f"  \n  {md_code(p.id)}")
     return "\n".join(lines) + "\n"
 

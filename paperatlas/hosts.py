@@ -14,7 +14,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 def host_name(host_header: str) -> str:
-    """"example.org:8000" -> "example.org", "[::1]:8000" -> "::1" (lower case)."""
+    """ "example.org:8000" -> "example.org", "[::1]:8000" -> "::1" (lower case)."""
     h = host_header.strip().lower()
     if h.startswith("["):
         return h[1:].split("]", 1)[0]

@@ -90,8 +90,9 @@ class Library:
         self._embedder: Embedder | None = None
         self._embedder_name = ""
         self.vector_cache = vector_cache or VectorCache()
-        self.engine = SearchEngine(self.store, lambda: self.embedder, search_settings,
-                                   multilingual=lambda: self.multilingual.embedder)
+        self.engine = SearchEngine(
+            self.store, lambda: self.embedder, search_settings, multilingual=lambda: self.multilingual.embedder
+        )
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
         self.on_wait = on_wait
         # the capabilities: each builds its heavy parts (models, caches) on first use
@@ -203,8 +204,10 @@ class Library:
         feeds = {str(p) for p in paths if format is None and is_feed_file(p)}
         out = preview_files([p for p in paths if str(p) not in feeds], format, venue, year, encoding)
         # a programme feed holds events, which an ingest links to papers: nothing to list here
-        out += [PreviewFile(p, "programme feed", "a programme feed (its events are linked to papers on ingest)")
-                for p in sorted(feeds)]
+        out += [
+            PreviewFile(p, "programme feed", "a programme feed (its events are linked to papers on ingest)")
+            for p in sorted(feeds)
+        ]
         return out
 
     # -- reading -----------------------------------------------------------------------
@@ -212,8 +215,10 @@ class Library:
         """The paper with this id (or an alias of a merged duplicate). Raises NotFound."""
         p = self.store.get_paper(paper_id)
         if p is None:
-            raise NotFound(gettext("no paper with id {id!r}", id=paper_id),
-                           gettext("`paperatlas list` shows the ids in this library"))
+            raise NotFound(
+                gettext("no paper with id {id!r}", id=paper_id),
+                gettext("`paperatlas list` shows the ids in this library"),
+            )
         return p
 
     def get_many(self, ids: Sequence[str]) -> list[Paper]:
@@ -244,8 +249,15 @@ class Library:
         papers = [p for p in self.store.list_papers(venue, year, status, None, 0, order, descending) if p.id in keep]
         return papers[offset:] if limit is None else papers[offset : offset + limit]
 
-    def count(self, venue: str | None = None, year: int | None = None, status: str | None = None,
-              institution: str | None = None, country: str | None = None, type: str | None = None) -> int:
+    def count(
+        self,
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        institution: str | None = None,
+        country: str | None = None,
+        type: str | None = None,
+    ) -> int:
         keep = self.report.filter_ids(institution, country, type)
         if keep is None:
             return self.store.count_papers(venue, year, status)
@@ -307,8 +319,11 @@ class Library:
 
     def _check_model(self) -> None:
         """Refuse to mix vectors of two models in one library."""
-        other = {m: n for m, n in self.store.vector_models().items()
-                 if m not in (self.embedder.id, self.multilingual.embedder.id)}
+        other = {
+            m: n
+            for m, n in self.store.vector_models().items()
+            if m not in (self.embedder.id, self.multilingual.embedder.id)
+        }
         if other:
             m = next(iter(other))
             raise ModelMismatch(
@@ -398,8 +413,14 @@ class Library:
         return dict(status)
 
     # -- search ----------------------------------------------------------------------------
-    def _allowed(self, venue: str | None, year: int | None, status: str | None,
-                 authors: Sequence[str] = (), facets: dict[str, str | None] | None = None) -> set[str] | None:
+    def _allowed(
+        self,
+        venue: str | None,
+        year: int | None,
+        status: str | None,
+        authors: Sequence[str] = (),
+        facets: dict[str, str | None] | None = None,
+    ) -> set[str] | None:
         if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
             raise PaperatlasError(gettext("year {year} is out of range", year=year), gettext("use a year such as 2024"))
         allowed = self.store.filter_ids(venue, year, status)
@@ -453,8 +474,9 @@ class Library:
         allowed = self._allowed(venue, year, status, names, facets)
         if (names or any(v and v.strip() for v in facets.values())) and not text.strip():
             # only filters (author:..., an institution...): their papers, newest first
-            papers = sorted(self.store.get_papers(list(allowed or ())).values(),
-                            key=lambda p: (-(p.year or 0), p.venue, p.title))
+            papers = sorted(
+                self.store.get_papers(list(allowed or ())).values(), key=lambda p: (-(p.year or 0), p.venue, p.title)
+            )
             return Hits([Hit(p, 1.0, {}) for p in papers[offset : offset + limit]], total=len(papers))
         if allowed is not None and not allowed:
             return Hits()

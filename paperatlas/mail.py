@@ -81,14 +81,16 @@ def check_message(msg: EmailMessage) -> None:
     want = [*_HEADERS, "MIME-Version", "Content-Type"]
     got = list(back.keys())
     # whitespace may shift when long lines are folded into encoded words (and back): compare without it
-    same = sorted(got) == sorted(want) and all("".join(str(back[h]).split()) == "".join(str(msg[h]).split())
-                                               for h in _HEADERS)
+    same = sorted(got) == sorted(want) and all(
+        "".join(str(back[h]).split()) == "".join(str(msg[h]).split()) for h in _HEADERS
+    )
     parts = [p.get_content_type() for p in back.iter_parts()] if back.is_multipart() else []
     if not same or parts != ["text/plain", "text/html"]:
         raise PaperatlasError(
             f"the digest mail would not be sent as written (headers {got}, parts {parts}): "
             "a reader name or subject holds text that breaks mail headers",
-            "rename the reader (`paperatlas readers`) to plain text, and report this as a paperatlas bug")
+            "rename the reader (`paperatlas readers`) to plain text, and report this as a paperatlas bug",
+        )
 
 
 class _WatchedSMTP(smtplib.SMTP):
@@ -122,7 +124,8 @@ def send(msg: EmailMessage, settings: SmtpSettings) -> None:
             raise PaperatlasError(
                 f"the SMTP server {settings.where} did not finish within {settings.deadline:g} s "
                 "(it answers too slowly); the digest was not sent",
-                "try again later, or use another SMTP server (--smtp-host)") from None
+                "try again later, or use another SMTP server (--smtp-host)",
+            ) from None
         raise
     finally:
         guard.cancel()
@@ -140,19 +143,28 @@ def _send(msg: EmailMessage, settings: SmtpSettings, guard: Deadline) -> None:
                 smtp.login(settings.user, settings.password)
             refused = smtp.send_message(msg)
     except smtplib.SMTPAuthenticationError as e:
-        raise PaperatlasError(f"the SMTP server {settings.where} refused the login of {settings.user!r} ({e.smtp_code})",
-                              "check --smtp-user / --smtp-password (or PAPERATLAS_SMTP_USER / _PASSWORD)") from None
+        raise PaperatlasError(
+            f"the SMTP server {settings.where} refused the login of {settings.user!r} ({e.smtp_code})",
+            "check --smtp-user / --smtp-password (or PAPERATLAS_SMTP_USER / _PASSWORD)",
+        ) from None
     except smtplib.SMTPNotSupportedError as e:
-        raise PaperatlasError(f"the SMTP server {settings.where} does not offer that ({e})",
-                              "drop --smtp-starttls, or use the server's submission port (587)") from None
+        raise PaperatlasError(
+            f"the SMTP server {settings.where} does not offer that ({e})",
+            "drop --smtp-starttls, or use the server's submission port (587)",
+        ) from None
     except smtplib.SMTPRecipientsRefused as e:
-        raise PaperatlasError(f"the SMTP server {settings.where} refused {', '.join(e.recipients)}",
-                              "check the address") from None
+        raise PaperatlasError(
+            f"the SMTP server {settings.where} refused {', '.join(e.recipients)}", "check the address"
+        ) from None
     except smtplib.SMTPException as e:
-        raise PaperatlasError(f"sending through {settings.where} failed: {e}",
-                              "check the SMTP settings (--smtp-host, --smtp-port, --smtp-starttls)") from None
+        raise PaperatlasError(
+            f"sending through {settings.where} failed: {e}",
+            "check the SMTP settings (--smtp-host, --smtp-port, --smtp-starttls)",
+        ) from None
     except (TimeoutError, OSError, ssl.SSLError) as e:
-        raise PaperatlasError(f"cannot reach the SMTP server {settings.where}: {e}",
-                              "check --smtp-host and --smtp-port (or PAPERATLAS_SMTP_HOST / _PORT)") from None
+        raise PaperatlasError(
+            f"cannot reach the SMTP server {settings.where}: {e}",
+            "check --smtp-host and --smtp-port (or PAPERATLAS_SMTP_HOST / _PORT)",
+        ) from None
     if refused:
         raise PaperatlasError(f"the SMTP server {settings.where} refused {', '.join(refused)}", "check the address")

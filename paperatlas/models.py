@@ -76,15 +76,30 @@ class Paper:
         for f in fields(cls):
             if f.name in PRIVATE_FIELDS:
                 continue
-            props[f.name] = {**_schema_of(hints[f.name]), **({"description": FIELD_DOCS[f.name]}
-                                                             if f.name in FIELD_DOCS else {})}
+            props[f.name] = {
+                **_schema_of(hints[f.name]),
+                **({"description": FIELD_DOCS[f.name]} if f.name in FIELD_DOCS else {}),
+            }
         return {"type": "object", "properties": props}
 
     def content_hash(self) -> str:
         """Hash of everything a re-ingest could change (not the source file name)."""
         # a tuple of the fields, not asdict(): this runs for every record of every ingest
-        fields = (self.id, self.title, self.abstract, self.authors, self.venue, self.year, self.status,
-                  self.track, self.keywords, self.url, self.raw, self.title_derived, self.extra)
+        fields = (
+            self.id,
+            self.title,
+            self.abstract,
+            self.authors,
+            self.venue,
+            self.year,
+            self.status,
+            self.track,
+            self.keywords,
+            self.url,
+            self.raw,
+            self.title_derived,
+            self.extra,
+        )
         blob = _canonical_json(fields)
         return hashlib.sha1(blob.encode("utf-8")).hexdigest()
 
@@ -115,17 +130,19 @@ class Hit:
             d["reason"] = self.reason
         return d
 
-
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
         """The JSON schema of `to_dict()`: the paper's fields and the hit's own."""
-        return {"type": "object", "properties": {
-            **Paper.json_schema()["properties"],
-            "score": {"type": "number"},
-            "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
-            "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
-            "reason": {"type": "string", "description": "why it is listed (recommendations, related papers)"},
-        }}
+        return {
+            "type": "object",
+            "properties": {
+                **Paper.json_schema()["properties"],
+                "score": {"type": "number"},
+                "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
+                "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
+                "reason": {"type": "string", "description": "why it is listed (recommendations, related papers)"},
+            },
+        }
 
 
 class Hits(list):  # type: ignore[type-arg]
@@ -135,8 +152,9 @@ class Hits(list):  # type: ignore[type-arg]
     list was cut at the search depth, so there may be more than `total`; `no_good_match`: the query
     had candidates but none was a real match (the floor emptied the answer)."""
 
-    def __init__(self, hits: Any = (), total: int | None = None, more: bool = False,
-                 no_good_match: bool = False) -> None:
+    def __init__(
+        self, hits: Any = (), total: int | None = None, more: bool = False, no_good_match: bool = False
+    ) -> None:
         super().__init__(hits)
         self.total = len(self) if total is None else total
         self.more = more

@@ -65,8 +65,9 @@ def client(web_lib: Library):
     from paperatlas.web import create_app
 
     # a loopback server seen from this machine: the owner ("me") is signed in, as for `make demo`
-    with TestClient(create_app(web_lib, owner_signin=True), base_url="http://127.0.0.1",
-                    client=("127.0.0.1", 50000)) as c:
+    with TestClient(
+        create_app(web_lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 50000)
+    ) as c:
         yield c
 
 

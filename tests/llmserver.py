@@ -47,18 +47,37 @@ class LlamaServer:
 
     # The fixture is a base model: under its own (Gemma) chat template it ends every turn at once (an
     # empty answer); the plain alpaca layout ("### Instruction: ... ### Response:") makes it write text.
-    def __init__(self, model: Path = FIXTURE_MODEL, n_ctx: int = 2048, threads: int = 2,
-                 chat_format: str = "alpaca") -> None:
+    def __init__(
+        self, model: Path = FIXTURE_MODEL, n_ctx: int = 2048, threads: int = 2, chat_format: str = "alpaca"
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.log = open(os.devnull, "w")  # noqa: SIM115 - closed in stop()
         py = server_python()
         assert py is not None
         self.proc = subprocess.Popen(
-            [str(py), "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--chat_format", chat_format,
-             "--verbose", "False"],
-            stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                str(py),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                str(n_ctx),
+                "--n_threads",
+                str(threads),
+                "--chat_format",
+                chat_format,
+                "--verbose",
+                "False",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -105,8 +124,9 @@ class Proxy:
             def _forward(self) -> None:
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else b""
-                proxy.seen.append({"method": self.command, "path": self.path, "headers": dict(self.headers),
-                                   "body": body})
+                proxy.seen.append(
+                    {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+                )
                 fault = proxy.faults.pop(0) if proxy.faults else ""
                 name, _, arg = fault.partition(":")
                 if name == "reset":
@@ -136,8 +156,7 @@ class Proxy:
                 up.request(self.command, self.path, body=body or None, headers=headers)
                 r = up.getresponse()
                 self.send_response(r.status)
-                chunked = r.getheader("Transfer-Encoding", "").lower() == "chunked" or not r.getheader(
-                    "Content-Length")
+                chunked = r.getheader("Transfer-Encoding", "").lower() == "chunked" or not r.getheader("Content-Length")
                 for k, v in r.getheaders():
                     if k.lower() not in ("transfer-encoding", "content-length", "connection"):
                         self.send_header(k, v)

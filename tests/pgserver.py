@@ -27,8 +27,6 @@ def pg_bin() -> Path | None:
     return Path(found).parent if found else None
 
 
-
-
 class PgServer:
     """One throw-away cluster. `url(db)` creates database `db` on first use."""
 
@@ -55,9 +53,19 @@ class PgServer:
         deadline = time.monotonic() + 30
         while True:
             try:
-                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-t", "60", "-o",
-                          f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
-                          " -c max_connections=200", "start")
+                self._run(
+                    "pg_ctl",
+                    "-D",
+                    str(self.data),
+                    "-l",
+                    str(self.root / "log"),
+                    "-w",
+                    "-t",
+                    "60",
+                    "-o",
+                    f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                    "start",
+                )
                 self.running = True
                 return
             except RuntimeError:

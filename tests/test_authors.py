@@ -18,30 +18,36 @@ PERCY = {"iclr2024/pdf-218fcaae4d72", "iclr2024/pdf-394bc531aa1b", "iclr2024/pdf
 PAUL = "iclr2024/pdf-43740f583263"
 
 
-@pytest.mark.parametrize("query, author, same", [
-    ("P. Liang", "Percy Liang", True),
-    ("percy liang", "Percy Liang", True),
-    ("PERCY LIANG", "Percy Liang", True),
-    ("Liang, Percy", "Percy Liang", True),
-    ("Percy Liang", "Percy S. Liang", True),  # a middle name the query leaves out
-    ("Bernhard Scholkopf", "Bernhard Schölkopf", True),
-    ("bernhard schölkopf", "Bernhard Scholkopf", True),
-    ("J.-P. Vert", "Jean-Philippe Vert", True),
-    ("Zhang Hao", "Hao Zhang", True),  # family name first
-    ("Liang", "Percy Liang", True),
-    ("Q. Liang", "Percy Liang", False),
-    ("Percy Liang", "Percy Liangx", False),
-    ("Percy Liang", "Liang Percival", False),
-    ("Percy Liang", "Yingbin Liang", False),
-    ("", "Percy Liang", False),
-])
+@pytest.mark.parametrize(
+    "query, author, same",
+    [
+        ("P. Liang", "Percy Liang", True),
+        ("percy liang", "Percy Liang", True),
+        ("PERCY LIANG", "Percy Liang", True),
+        ("Liang, Percy", "Percy Liang", True),
+        ("Percy Liang", "Percy S. Liang", True),  # a middle name the query leaves out
+        ("Bernhard Scholkopf", "Bernhard Schölkopf", True),
+        ("bernhard schölkopf", "Bernhard Scholkopf", True),
+        ("J.-P. Vert", "Jean-Philippe Vert", True),
+        ("Zhang Hao", "Hao Zhang", True),  # family name first
+        ("Liang", "Percy Liang", True),
+        ("Q. Liang", "Percy Liang", False),
+        ("Percy Liang", "Percy Liangx", False),
+        ("Percy Liang", "Liang Percival", False),
+        ("Percy Liang", "Yingbin Liang", False),
+        ("", "Percy Liang", False),
+    ],
+)
 def test_names_match(query: str, author: str, same: bool) -> None:
     assert names_match(name_tokens(query), name_tokens(author)) is same
 
 
 def test_split_author_filters() -> None:
     assert split_author_filters('author:"P. Liang" language models') == ("language models", ["P. Liang"])
-    assert split_author_filters("Author:Liang watermark author:'B. Schölkopf'") == ("watermark", ["Liang", "B. Schölkopf"])
+    assert split_author_filters("Author:Liang watermark author:'B. Schölkopf'") == (
+        "watermark",
+        ["Liang", "B. Schölkopf"],
+    )
     assert split_author_filters("no filter here: authorship") == ("no filter here: authorship", [])
 
 
@@ -87,8 +93,9 @@ def test_cli_search_author_json(lib: Library, runner) -> None:  # type: ignore[n
     rows = json.loads(r.stdout)
     assert {row["id"] for row in rows} == PERCY | {PAUL}
     assert all(any("Liang" in a for a in row["authors"]) for row in rows)
-    r = runner.invoke(cli, ["--db", lib.path, "search", "consistency", "--author", "Percy Liang", "--json",
-                            "--mode", "keyword"])
+    r = runner.invoke(
+        cli, ["--db", lib.path, "search", "consistency", "--author", "Percy Liang", "--json", "--mode", "keyword"]
+    )
     assert [row["id"] for row in json.loads(r.stdout)] == ["iclr2024/pdf-c50486991ac0"]
     r = runner.invoke(cli, ["--db", lib.path, "search", "--author", "Nobody Atall"])
     assert r.exit_code == 4

@@ -15,7 +15,10 @@ from paperatlas.search.bm25 import TOKEN, tokens
 from paperatlas.search.snippets import highlight
 
 PAPERS = [
-    {"title": "基于扩散模型的蛋白质结构生成", "abstract": "本文提出一种在潜空间中进行扩散的蛋白质生成方法，生成的结构更稳定。"},
+    {
+        "title": "基于扩散模型的蛋白质结构生成",
+        "abstract": "本文提出一种在潜空间中进行扩散的蛋白质生成方法，生成的结构更稳定。",
+    },
     {"title": "大语言模型的强化学习推理", "abstract": "我们用强化学习训练大语言模型的推理能力，在数学题上取得提升。"},
     {"title": "图神经网络的链接预测", "abstract": "研究图神经网络在链接预测任务上的表现，并分析其拓扑性质。"},
     {"title": "Denoising diffusion for images", "abstract": "We train diffusion models on images."},

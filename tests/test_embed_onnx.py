@@ -108,8 +108,9 @@ def test_query_matches_relevant_doc(emb: OnnxEmbedder) -> None:
     np.testing.assert_allclose(fp32.embed_query(TEXTS[1]), docs[1], atol=1e-5)
 
 
-def test_quantized_queries_stay_close_to_fp32(emb: OnnxEmbedder, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quantized_queries_stay_close_to_fp32(
+    emb: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The default embeds queries with a dynamic-int8 copy of the model (embed/quantize.py)."""
     monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(tmp_path))
     q8 = OnnxEmbedder(threads=1)

@@ -36,8 +36,13 @@ def server() -> Iterator[SourceServer]:
 
 def _client(**kw: object) -> HttpClient:
     waits: list[float] = []
-    opts: dict[str, object] = {"sleep": waits.append, "read_timeout": 0.6, "total_timeout": 0.8,
-                               "max_bytes": 200_000, "retries": 2}
+    opts: dict[str, object] = {
+        "sleep": waits.append,
+        "read_timeout": 0.6,
+        "total_timeout": 0.8,
+        "max_bytes": 200_000,
+        "retries": 2,
+    }
     c = HttpClient(**{**opts, **kw})  # type: ignore[arg-type]
     c.waits = waits  # type: ignore[attr-defined]
     return c
@@ -146,7 +151,9 @@ def test_arxiv_answering_the_same_full_page_forever_stops_at_the_repeat(tmp_path
     s = SourceServer(routes={"/api/query": lambda qs: ARXIV_PAGE}).start()
     try:
         with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-            r = lib.sources.fetch("arxiv", ["hep-ph"], base_url=s.url, client=_client(), since="2000-01-01", page_size=10)
+            r = lib.sources.fetch(
+                "arxiv", ["hep-ph"], base_url=s.url, client=_client(), since="2000-01-01", page_size=10
+            )
             assert (r.new, r.pages) == (10, 1) and len(s.seen) == 2
             assert r.stopped == "page 2 repeats page 1" and "the source repeats itself" in r.notes[-1]
             assert "stopped early: page 2 repeats page 1" in r.summary() and r.to_dict()["stopped"]
@@ -180,8 +187,19 @@ def test_the_cli_says_why_a_fetch_stopped(tmp_path: Path, monkeypatch: pytest.Mo
     s = SourceServer(routes={"/notes": _inventing_notes}).start()
     monkeypatch.setenv("PAPERATLAS_FETCH_MAX_PAGES", "2")
     try:
-        args = ["--db", str(tmp_path / "lib.db"), "fetch", "openreview", VENUE, "--base-url", s.url,
-                "--delay", "0", "--no-embed", "--json"]
+        args = [
+            "--db",
+            str(tmp_path / "lib.db"),
+            "fetch",
+            "openreview",
+            VENUE,
+            "--base-url",
+            s.url,
+            "--delay",
+            "0",
+            "--no-embed",
+            "--json",
+        ]
         r = CliRunner().invoke(cli, [*args, "--max-pages", "1"])  # the flag wins over the environment
         assert r.exit_code == 0, r.output
         out = json.loads(r.stdout)
@@ -216,14 +234,16 @@ def test_zotero_backoff_is_capped() -> None:
         s.stop()
 
 
-@pytest.mark.parametrize("headers,body,message", [
-    ({"Total-Results": "lots"}, b'[{"data": {"title": "x"}}]', "Total-Results: 'lots', not a number"),
-    ({"Total-Results": "2"}, b'[1, "two"]', "item 1 of the answer is int, not an object"),
-    ({"Total-Results": "1"}, b'[{"data": [1]}]', "item 1 of the answer is an object whose data is not an object"),
-    ({}, b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
-])
-def test_zotero_answers_that_are_not_items_are_clear_errors(headers: dict[str, str], body: bytes,
-                                                            message: str) -> None:
+@pytest.mark.parametrize(
+    "headers,body,message",
+    [
+        ({"Total-Results": "lots"}, b'[{"data": {"title": "x"}}]', "Total-Results: 'lots', not a number"),
+        ({"Total-Results": "2"}, b'[1, "two"]', "item 1 of the answer is int, not an object"),
+        ({"Total-Results": "1"}, b'[{"data": [1]}]', "item 1 of the answer is an object whose data is not an object"),
+        ({}, b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+    ],
+)
+def test_zotero_answers_that_are_not_items_are_clear_errors(headers: dict[str, str], body: bytes, message: str) -> None:
     from paperatlas.errors import PaperatlasError
 
     s = _zserver(lambda qs: (200, headers, body))
@@ -247,8 +267,13 @@ def test_zotero_paging_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         s.stop()
     monkeypatch.setenv("PAPERATLAS_FETCH_MAX_PAGES", "3")
-    s = _zserver(lambda qs: (200, {"Total-Results": "1000000"},
-                             json.dumps([{"data": {"title": f"paper {qs['start'][0]}"}}]).encode()))
+    s = _zserver(
+        lambda qs: (
+            200,
+            {"Total-Results": "1000000"},
+            json.dumps([{"data": {"title": f"paper {qs['start'][0]}"}}]).encode(),
+        )
+    )
     try:
         with pytest.raises(PaperatlasError, match="more than 3 pages") as e:
             _zotero(base=s.url, sleep=lambda _: None)
@@ -302,12 +327,21 @@ def test_openreview_json_nested_deep_is_a_clear_error(tmp_path: Path) -> None:
         s.stop()
 
 
-@pytest.mark.parametrize("name,content,message", [
-    ("deep.json", "[" * 100_000 + "]" * 100_000, "JSON nested too deep to read"),
-    ("deep.jsonl", '{"title": "a"}\n' + "[" * 100_000 + "]" * 100_000 + "\n", "line 2: JSON nested too deep"),
-    ("deep.rdf", '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' + "<a>" * 10_000
-     + "</a>" * 10_000 + "</rdf:RDF>", "nests elements more than 64 deep"),
-])
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "JSON nested too deep to read"),
+        ("deep.jsonl", '{"title": "a"}\n' + "[" * 100_000 + "]" * 100_000 + "\n", "line 2: JSON nested too deep"),
+        (
+            "deep.rdf",
+            '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+            + "<a>" * 10_000
+            + "</a>" * 10_000
+            + "</rdf:RDF>",
+            "nests elements more than 64 deep",
+        ),
+    ],
+)
 def test_import_reader_refuses_nesting_bombs(tmp_path: Path, name: str, content: str, message: str) -> None:
     Library(tmp_path / "lib.db", embedder="hashing").close()
     f = tmp_path / name

@@ -30,8 +30,22 @@ def server() -> Iterator[SourceServer]:
 def test_a_failed_fetch_into_a_new_db_leaves_no_library_file(server: SourceServer, tmp_path: Path) -> None:
     db = tmp_path / "new.db"
     server.faults["/colt/colt2024.json"] = ["503"] * 10
-    r = CliRunner().invoke(cli, ["--db", str(db), "fetch", "paperlists", "colt", "2024", "--base-url", server.url,
-                                 "--retries", "0", "--no-embed"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(db),
+            "fetch",
+            "paperlists",
+            "colt",
+            "2024",
+            "--base-url",
+            server.url,
+            "--retries",
+            "0",
+            "--no-embed",
+        ],
+    )
     assert r.exit_code == 1 and "Fix:" in r.output, r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     # bad arguments: no file either
@@ -43,8 +57,22 @@ def test_a_failed_fetch_keeps_an_existing_library(server: SourceServer, tmp_path
     db = tmp_path / "old.db"
     Library(db).close()  # existed before, even empty: the user made it, it stays
     server.faults["/colt/colt2024.json"] = ["503"] * 10
-    r = CliRunner().invoke(cli, ["--db", str(db), "fetch", "paperlists", "colt", "2024", "--base-url", server.url,
-                                 "--retries", "0", "--no-embed"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(db),
+            "fetch",
+            "paperlists",
+            "colt",
+            "2024",
+            "--base-url",
+            server.url,
+            "--retries",
+            "0",
+            "--no-embed",
+        ],
+    )
     assert r.exit_code == 1 and db.exists(), r.output
 
 
@@ -68,8 +96,9 @@ def test_follow_after_a_fetch_of_the_same_source_knows_it_was_fetched(server: So
 
 # -- snippets ------------------------------------------------------------------------------------
 def test_snippets_do_not_mark_stop_words() -> None:
-    s = highlight("Methods for learning a model of the world for agents", ["methods", "for", "the", "world"],
-                  whole=True)
+    s = highlight(
+        "Methods for learning a model of the world for agents", ["methods", "for", "the", "world"], whole=True
+    )
     assert s == "<mark>Methods</mark> for learning a model of the <mark>world</mark> for agents"
 
 

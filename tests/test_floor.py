@@ -15,8 +15,12 @@ from paperatlas.search.floor import Floor, apply_floor, content_stems, coverage,
 from conftest import DATA, EXAMPLES
 
 NONSENSE = ["asdkjhqwe", "banana bread", "qwzx plomb vrtk", "best pizza in naples", "football world cup final score"]
-REAL = ["controllable user simulators", "watermarks for language models", "second-order optimizer for pretraining",
-        "causal consistency of user simulators"]
+REAL = [
+    "controllable user simulators",
+    "watermarks for language models",
+    "second-order optimizer for pretraining",
+    "causal consistency of user simulators",
+]
 
 
 def test_coverage_counts_content_words() -> None:
@@ -110,9 +114,11 @@ def _beir(folder: Path) -> Path:
     import gzip
 
     (folder / "qrels").mkdir(parents=True)
-    docs = [("d1", "Zebrafish fin regeneration", "Zebrafish regrow amputated fins through blastema formation."),
-            ("d2", "Vitamin D and bone density", "Supplementing vitamin D raises bone mineral density."),
-            ("d3", "Statins lower cholesterol", "Statins reduce LDL cholesterol and cardiovascular events.")]
+    docs = [
+        ("d1", "Zebrafish fin regeneration", "Zebrafish regrow amputated fins through blastema formation."),
+        ("d2", "Vitamin D and bone density", "Supplementing vitamin D raises bone mineral density."),
+        ("d3", "Statins lower cholesterol", "Statins reduce LDL cholesterol and cardiovascular events."),
+    ]
     with gzip.open(folder / "corpus.jsonl.gz", "wt", encoding="utf-8") as f:
         for i, t, a in docs:
             f.write(json.dumps({"_id": i, "title": t, "text": a}) + "\n")
@@ -128,13 +134,18 @@ def _beir(folder: Path) -> Path:
 def test_eval_floor_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("PAPERATLAS_VECTOR_CACHE", str(tmp_path / "v.sqlite"))
     folder = _beir(tmp_path / "b")
-    r = runner.invoke(cli, ["eval", "floor", str(folder), "--embedder", "hashing", "--nonsense",
-                            str(folder / "nonsense.txt")])
+    r = runner.invoke(
+        cli, ["eval", "floor", str(folder), "--embedder", "hashing", "--nonsense", str(folder / "nonsense.txt")]
+    )
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["nonsense_queries"] == 2
-    assert set(out["distributions"]) == {"train best cosine", "nonsense best cosine", "train coverage",
-                                         "nonsense coverage"}
+    assert set(out["distributions"]) == {
+        "train best cosine",
+        "nonsense best cosine",
+        "train coverage",
+        "nonsense coverage",
+    }
     picked = out["picked"]
     rep = out["picked on test"]
     assert rep["train false-empty"]["rate"] <= 0.0025  # the gate keeps (nearly) every real query

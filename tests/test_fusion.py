@@ -77,7 +77,6 @@ def test_convex_zscore_missing_defaults_to_the_lists_floor() -> None:
     assert out["d"] == pytest.approx(0.5 * min(zk.values()) + 0.5 * zs["d"])
 
 
-
 def test_calibrated_convex_keeps_a_weak_best_match_weak() -> None:
     from paperatlas.search.fusion import calibrated_convex
     from paperatlas.search.floor import ScoreScale

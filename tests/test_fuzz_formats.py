@@ -33,23 +33,76 @@ EXAMPLES = int(os.environ.get("PAPERATLAS_FUZZ_EXAMPLES", "40"))
 OUTCOMES: collections.Counter[tuple[str, str]] = collections.Counter()
 
 HOSTILE_CHARS = "\x00\x01\x07\x08\x0b\x0c\x1b\x7f\x85\x9f\u200b\u200e\u202e\u2066\u2028\u2029\ufeff\ufffd\U0001f600"
-SPECIAL = '"\',;\t\n\r{}[]<>&@%$#\\=+-|`*_~:'
-pieces = st.sampled_from([
-    "", " ", "Title", "Abstract", "We study graphs.", "<script>alert(1)</script>", "javascript:alert(1)",
-    "=HYPERLINK(\"http://x\",\"y\")", "\\cite{x}", "$x^2$", "\\begin{equation}", "}}}}", "{{{{", "@article{",
-    "]]>", "<![CDATA[", "&amp;", "&#0;", "&#xD800;", "NeurIPS 2026", "1.", "Authors:", "Title:", "Abstract:",
-    "9" * 40, "-1e999", "NaN", "null", "日本語の論文", "مقالة", "אבי כהן", "x" * 300,
-    "\ud83d", "\udc00",  # lone surrogates: json.dumps writes them as \\ud83d escapes
-])
-text = st.lists(st.one_of(pieces, st.text(alphabet=st.sampled_from(HOSTILE_CHARS + SPECIAL + "abc XYZ"),
-                                          max_size=30)), max_size=8).map("".join)
-json_scalar = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-                        st.floats(allow_nan=False), text)
-json_value = st.recursive(json_scalar, lambda inner: st.lists(inner, max_size=3)
-                          | st.dictionaries(st.one_of(text, st.sampled_from(["title", "abstract", "authors", "id"])),
-                                            inner, max_size=3), max_leaves=10)
-KEYS = ["title", "abstract", "authors", "author", "year", "venue", "id", "_id", "text", "url", "keywords",
-        "status", "summary", "content", "date"]
+SPECIAL = "\"',;\t\n\r{}[]<>&@%$#\\=+-|`*_~:"
+pieces = st.sampled_from(
+    [
+        "",
+        " ",
+        "Title",
+        "Abstract",
+        "We study graphs.",
+        "<script>alert(1)</script>",
+        "javascript:alert(1)",
+        '=HYPERLINK("http://x","y")',
+        "\\cite{x}",
+        "$x^2$",
+        "\\begin{equation}",
+        "}}}}",
+        "{{{{",
+        "@article{",
+        "]]>",
+        "<![CDATA[",
+        "&amp;",
+        "&#0;",
+        "&#xD800;",
+        "NeurIPS 2026",
+        "1.",
+        "Authors:",
+        "Title:",
+        "Abstract:",
+        "9" * 40,
+        "-1e999",
+        "NaN",
+        "null",
+        "日本語の論文",
+        "مقالة",
+        "אבי כהן",
+        "x" * 300,
+        "\ud83d",
+        "\udc00",  # lone surrogates: json.dumps writes them as \\ud83d escapes
+    ]
+)
+text = st.lists(
+    st.one_of(pieces, st.text(alphabet=st.sampled_from(HOSTILE_CHARS + SPECIAL + "abc XYZ"), max_size=30)), max_size=8
+).map("".join)
+json_scalar = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=False), text
+)
+json_value = st.recursive(
+    json_scalar,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.one_of(text, st.sampled_from(["title", "abstract", "authors", "id"])), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+KEYS = [
+    "title",
+    "abstract",
+    "authors",
+    "author",
+    "year",
+    "venue",
+    "id",
+    "_id",
+    "text",
+    "url",
+    "keywords",
+    "status",
+    "summary",
+    "content",
+    "date",
+]
 record = st.dictionaries(st.sampled_from(KEYS) | text, st.one_of(text, json_value), max_size=7)
 
 
@@ -69,8 +122,13 @@ def text_list(draw: st.DrawFn) -> str:
 
 @st.composite
 def jsonl(draw: st.DrawFn) -> str:
-    lines = draw(st.lists(st.one_of(record.map(json.dumps), json_value.map(json.dumps), text,
-                                    DEPTHS.map(deep)), min_size=1, max_size=6))
+    lines = draw(
+        st.lists(
+            st.one_of(record.map(json.dumps), json_value.map(json.dumps), text, DEPTHS.map(deep)),
+            min_size=1,
+            max_size=6,
+        )
+    )
     return "\n".join(lines)
 
 
@@ -104,31 +162,52 @@ def _delimited(delim: str) -> Callable[[st.DrawFn], str]:
 def bibtex(draw: st.DrawFn) -> str:
     entries = []
     for _ in range(draw(st.integers(1, 4))):
-        fields = draw(st.dictionaries(st.sampled_from(["title", "abstract", "author", "year", "booktitle", "url"])
-                                      | text, text, max_size=5))
+        fields = draw(
+            st.dictionaries(
+                st.sampled_from(["title", "abstract", "author", "year", "booktitle", "url"]) | text, text, max_size=5
+            )
+        )
         quoting = st.sampled_from(["{{{}}}", '"{}"', "{}"])
         body = ",\n".join(f"  {k} = " + draw(quoting).format(v) for k, v in fields.items())
-        entries.append(f"@{draw(st.sampled_from(['article', 'inproceedings', 'misc', '']))}"
-                       f"{{{draw(text)},\n{body}\n}}")
+        entries.append(f"@{draw(st.sampled_from(['article', 'inproceedings', 'misc', '']))}{{{draw(text)},\n{body}\n}}")
     return "\n\n".join(entries)
 
 
 @st.composite
 def openreview(draw: st.DrawFn) -> str:
-    notes = [{"id": draw(text), "content": {k: draw(st.sampled_from([{"value": v}, v]))
-                                            for k, v in draw(st.dictionaries(st.sampled_from(
-                                                ["title", "abstract", "authors", "venue", "keywords"]),
-                                                st.one_of(text, json_value), max_size=5)).items()}}
-             for _ in range(draw(st.integers(0, 4)))]
+    notes = [
+        {
+            "id": draw(text),
+            "content": {
+                k: draw(st.sampled_from([{"value": v}, v]))
+                for k, v in draw(
+                    st.dictionaries(
+                        st.sampled_from(["title", "abstract", "authors", "venue", "keywords"]),
+                        st.one_of(text, json_value),
+                        max_size=5,
+                    )
+                ).items()
+            },
+        }
+        for _ in range(draw(st.integers(0, 4)))
+    ]
     return json.dumps({"notes": notes})
 
 
 @st.composite
 def arxiv_snapshot(draw: st.DrawFn) -> str:
-    rows = [{"id": draw(text), "title": draw(text), "abstract": draw(text), "authors": draw(text),
-             "versions": draw(st.one_of(json_value, st.just([{"version": "v1", "created": "Mon, 2 Apr 2007"}]))),
-             "update_date": draw(text), "journal-ref": draw(st.one_of(st.none(), text))}
-            for _ in range(draw(st.integers(1, 4)))]
+    rows = [
+        {
+            "id": draw(text),
+            "title": draw(text),
+            "abstract": draw(text),
+            "authors": draw(text),
+            "versions": draw(st.one_of(json_value, st.just([{"version": "v1", "created": "Mon, 2 Apr 2007"}]))),
+            "update_date": draw(text),
+            "journal-ref": draw(st.one_of(st.none(), text)),
+        }
+        for _ in range(draw(st.integers(1, 4)))
+    ]
     return "\n".join(json.dumps(r) for r in rows)
 
 
@@ -141,8 +220,9 @@ def arxiv_atom(draw: st.DrawFn) -> str:
     entries = "".join(
         f"<entry><id>{_xml(draw(text))}</id><title>{_xml(draw(text))}</title><summary>{_xml(draw(text))}</summary>"
         f"<author><name>{_xml(draw(text))}</name></author><published>{_xml(draw(text))}</published>"
-        f"<link rel=\"alternate\" href=\"{_xml(draw(text)).replace(chr(34), '')}\"/></entry>"
-        for _ in range(draw(st.integers(0, 4))))
+        f'<link rel="alternate" href="{_xml(draw(text)).replace(chr(34), "")}"/></entry>'
+        for _ in range(draw(st.integers(0, 4)))
+    )
     return f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom">{entries}</feed>'
 
 

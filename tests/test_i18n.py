@@ -16,9 +16,15 @@ from paperatlas.i18n import catalogue as catmod
 from paperatlas.i18n import extract, gettext, language, negotiate, ngettext, normalize
 
 PAPERS = [
-    {"id": "neurips2023/NnMEadcdyD", "title": "Low-rank adapters for protein language models",
-     "abstract": "We adapt protein language models with low-rank adapters and study folding accuracy.",
-     "authors": ["Ada Lovelace", "Alan Turing"], "venue": "NeurIPS", "year": 2023, "status": "Oral"},
+    {
+        "id": "neurips2023/NnMEadcdyD",
+        "title": "Low-rank adapters for protein language models",
+        "abstract": "We adapt protein language models with low-rank adapters and study folding accuracy.",
+        "authors": ["Ada Lovelace", "Alan Turing"],
+        "venue": "NeurIPS",
+        "year": 2023,
+        "status": "Oral",
+    },
 ]
 PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
 
@@ -31,13 +37,18 @@ def test_every_marked_string_has_a_chinese_translation() -> None:
     assert len(found) > 20, "the extractor found almost nothing: is it still reading the templates?"
     missing = extract.missing("zh")
     assert not missing, "untranslated (run `python -m paperatlas.i18n.extract --update`):\n" + "\n".join(
-        f"  {m.where}: {m.msgid!r}" for m in missing)
+        f"  {m.where}: {m.msgid!r}" for m in missing
+    )
 
 
 def test_translations_keep_their_placeholders() -> None:
     cat = catmod.load("zh_CN.po")
-    bad = [(k, e.msgstr) for k, e in cat.entries.items()
-           for s in e.msgstr if s and sorted(PLACEHOLDER.findall(s)) != sorted(PLACEHOLDER.findall(k))]
+    bad = [
+        (k, e.msgstr)
+        for k, e in cat.entries.items()
+        for s in e.msgstr
+        if s and sorted(PLACEHOLDER.findall(s)) != sorted(PLACEHOLDER.findall(k))
+    ]
     assert not bad, f"a translation lost or renamed a {{placeholder}}: {bad[:5]}"
 
 
@@ -52,9 +63,11 @@ def test_extractor_sees_templates_python_and_plurals(tmp_path: Path, monkeypatch
 
 
 def test_catalogue_parser_reads_po_and_names_bad_lines(tmp_path: Path) -> None:
-    text = ('msgid ""\nmsgstr "Language: zh_CN\\n"\n\n#: x.py:1\nmsgid "Say \\"hi\\""\nmsgstr "说\\"你好\\""\n\n'
-            'msgid "long "\n"one"\nmsgstr ""\n"很长"\n\n#, fuzzy\nmsgid "Maybe"\nmsgstr "也许"\n\n'
-            'msgid "{n} file"\nmsgid_plural "{n} files"\nmsgstr[0] "{n} 个文件"\n')
+    text = (
+        'msgid ""\nmsgstr "Language: zh_CN\\n"\n\n#: x.py:1\nmsgid "Say \\"hi\\""\nmsgstr "说\\"你好\\""\n\n'
+        'msgid "long "\n"one"\nmsgstr ""\n"很长"\n\n#, fuzzy\nmsgid "Maybe"\nmsgstr "也许"\n\n'
+        'msgid "{n} file"\nmsgid_plural "{n} files"\nmsgstr[0] "{n} 个文件"\n'
+    )
     entries = catmod.parse(text)
     cat = catmod.Catalogue(tmp_path, entries)
     assert cat.get('Say "hi"') == '说"你好"' and cat.get("long one") == "很长"
@@ -77,17 +90,33 @@ def test_gettext_follows_the_current_language() -> None:
     assert gettext("Search") == "Search"
 
 
-@pytest.mark.parametrize("header,lang", [
-    ("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("en-US,en;q=0.9,zh-CN;q=0.8", "en"), ("fr-FR, zh-Hans;q=0.5", "zh"),
-    ("en;q=0.2, zh-TW;q=0.9", "zh"), ("zh;q=0, en", "en"), ("de", None), ("", None), ("zh;q=bad, en;q=0.1", "en"),
-])
+@pytest.mark.parametrize(
+    "header,lang",
+    [
+        ("zh-CN,zh;q=0.9,en;q=0.8", "zh"),
+        ("en-US,en;q=0.9,zh-CN;q=0.8", "en"),
+        ("fr-FR, zh-Hans;q=0.5", "zh"),
+        ("en;q=0.2, zh-TW;q=0.9", "zh"),
+        ("zh;q=0, en", "en"),
+        ("de", None),
+        ("", None),
+        ("zh;q=bad, en;q=0.1", "en"),
+    ],
+)
 def test_accept_language(header: str, lang: str | None) -> None:
     assert negotiate(header) == lang
 
 
 def test_normalize() -> None:
-    assert [normalize(x) for x in ("zh", "zh-CN", "ZH_hans", "en-GB", "fr", "", None)] == \
-        ["zh", "zh", "zh", "en", None, None, None]
+    assert [normalize(x) for x in ("zh", "zh-CN", "ZH_hans", "en-GB", "fr", "", None)] == [
+        "zh",
+        "zh",
+        "zh",
+        "en",
+        None,
+        None,
+        None,
+    ]
 
 
 # -- the web UI -------------------------------------------------------------------------------
@@ -118,9 +147,12 @@ def test_accept_language_chooses_until_a_cookie_says_otherwise(client: TestClien
     zh = {"accept-language": "zh-CN,zh;q=0.9,en;q=0.5"}
     r = client.get("/search", headers=zh)
     assert BeautifulSoup(r.text, "html.parser").html["lang"] == "zh-CN" and "pa_lang" not in r.headers.get(
-        "set-cookie", "")
-    assert BeautifulSoup(client.get("/search", headers={"accept-language": "fr, en"}).text,
-                         "html.parser").html["lang"] == "en"
+        "set-cookie", ""
+    )
+    assert (
+        BeautifulSoup(client.get("/search", headers={"accept-language": "fr, en"}).text, "html.parser").html["lang"]
+        == "en"
+    )
     client.cookies.set("pa_lang", "en")
     assert BeautifulSoup(client.get("/search", headers=zh).text, "html.parser").html["lang"] == "en"
 
@@ -144,11 +176,16 @@ def test_every_string_the_scripts_translate_is_sent_to_them() -> None:
 
     from paperatlas.topics.map import MAP_MESSAGES
 
-    for folder, known, where in [("web/static", JS_MESSAGES, "JS_MESSAGES in web/common.py"),
-                                 ("topics/static", MAP_MESSAGES, "MAP_MESSAGES in topics/map.py")]:
-        used = {json.loads(f'"{m}"') for f in (extract.PACKAGE / folder).glob("*.js")
-                for m in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\s*[,)]', f.read_text())}
-        assert len(used) > 5, f"no _(\"...\") calls found in {folder}"
+    for folder, known, where in [
+        ("web/static", JS_MESSAGES, "JS_MESSAGES in web/common.py"),
+        ("topics/static", MAP_MESSAGES, "MAP_MESSAGES in topics/map.py"),
+    ]:
+        used = {
+            json.loads(f'"{m}"')
+            for f in (extract.PACKAGE / folder).glob("*.js")
+            for m in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\s*[,)]', f.read_text())
+        }
+        assert len(used) > 5, f'no _("...") calls found in {folder}'
         assert used <= set(known), f"add to {where}: {sorted(used - set(known))}"
 
 
@@ -161,16 +198,21 @@ def test_pages_embed_the_script_strings_in_chinese_only(client: TestClient) -> N
 
 
 def test_a_browser_fetch_gets_json_in_its_language(client: TestClient) -> None:
-    r = client.get("/search.json", params={"q": "x"}, headers={"accept-language": "zh-CN", "sec-fetch-site": "same-origin"})
+    r = client.get(
+        "/search.json", params={"q": "x"}, headers={"accept-language": "zh-CN", "sec-fetch-site": "same-origin"}
+    )
     assert r.headers["content-language"] == "zh-CN"
 
 
 def _section(text: str, section: str, sub: bool = False) -> str:
     """The text of one `## ` section (with `sub`: up to its first `### ` subsection)."""
     start = text.index(section)
-    ends = [e for e in (text.find("\n## ", start + len(section)),
-                        text.find("\n### ", start + len(section)) if sub else -1) if e != -1]
-    return text[start: min(ends) if ends else len(text)]
+    ends = [
+        e
+        for e in (text.find("\n## ", start + len(section)), text.find("\n### ", start + len(section)) if sub else -1)
+        if e != -1
+    ]
+    return text[start : min(ends) if ends else len(text)]
 
 
 def _sh_lines(text: str, section: str) -> list[tuple[str, str]]:
@@ -190,8 +232,9 @@ def _sh_commands(text: str, section: str) -> list[str]:
 
 def _options(comment: str) -> list[str]:
     """What a comment offers as options: `--flags`, `a | b | c` lists (the words around them are prose)."""
-    return sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", comment))
-                  | set(re.findall(r"[\w-]+(?: \| [\w-]+)+", comment)))
+    return sorted(
+        set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", comment)) | set(re.findall(r"[\w-]+(?: \| [\w-]+)+", comment))
+    )
 
 
 def _inline_commands(text: str, sections: list[str]) -> set[str]:
@@ -214,19 +257,39 @@ def test_the_chinese_readme_shows_the_same_commands() -> None:
         for (cmd, c_en), (_, c_zh) in zip(_sh_lines(en, section_en), _sh_lines(zh, section_zh)):
             assert _options(c_zh) == _options(c_en), f"{cmd}: {c_zh!r} lacks what {c_en!r} lists"
     # and the commands the prose names: Zotero import, fetch and follow, tokens
-    pairs = [("## The CLI", "## 命令行"), ("## What next", "## 接下来"),
-             ("## Zotero and other reference managers", "## Zotero 和其他文献管理工具"),
-             ("## Quick start", "## 快速开始")]
-    missing = (_inline_commands(en, [p[0] for p in pairs])
-               - _inline_commands(zh, [p[1] for p in pairs] + ["## 网页界面的语言"]))
+    pairs = [
+        ("## The CLI", "## 命令行"),
+        ("## What next", "## 接下来"),
+        ("## Zotero and other reference managers", "## Zotero 和其他文献管理工具"),
+        ("## Quick start", "## 快速开始"),
+    ]
+    missing = _inline_commands(en, [p[0] for p in pairs]) - _inline_commands(
+        zh, [p[1] for p in pairs] + ["## 网页界面的语言"]
+    )
     assert not missing, f"README.zh-CN.md lacks {sorted(missing)}"
     # what the two say about fonts: Chinese glyphs need a CJK font
     assert "fonts-noto-cjk" in en and "fonts-noto-cjk" in zh
 
 
 # Words that may stand untranslated in a template's own text: names, formats, protocol words.
-NOT_TRANSLATED = {"paperatlas", "paper", "atlas", "API", "HTTP", "HTML", "Markdown", "Atom", "JSON", "BibTeX", "CSV",
-                  "OpenAPI", "PDF", "arXiv", "TL", "DR"}
+NOT_TRANSLATED = {
+    "paperatlas",
+    "paper",
+    "atlas",
+    "API",
+    "HTTP",
+    "HTML",
+    "Markdown",
+    "Atom",
+    "JSON",
+    "BibTeX",
+    "CSV",
+    "OpenAPI",
+    "PDF",
+    "arXiv",
+    "TL",
+    "DR",
+}
 ATTRS = re.compile(r'\b(?:title|placeholder|aria-label|alt)\s*=\s*"([^"]*)"')
 
 
@@ -248,8 +311,10 @@ def untranslated_text(source: str) -> set[str]:
 
 
 def test_untranslated_text_is_found() -> None:
-    src = ('<p title="Open it">{{ _("fine") }} Left over <code>curl x</code>'
-           '<input placeholder="{{ _(\'ok\') }}"></p>{% if x %}<b>More</b>{% endif %}')
+    src = (
+        '<p title="Open it">{{ _("fine") }} Left over <code>curl x</code>'
+        "<input placeholder=\"{{ _('ok') }}\"></p>{% if x %}<b>More</b>{% endif %}"
+    )
     assert untranslated_text(src) == {"Open", "it", "Left", "over", "More"}
 
 
@@ -264,7 +329,7 @@ def test_templates_have_no_unmarked_english(template: str) -> None:
         pytest.skip(f"{template}: being rewritten; its strings are marked when that lands")
     path = next(d / template for d in extract.TEMPLATE_DIRS if (d / template).exists())
     left = untranslated_text(path.read_text(encoding="utf-8"))
-    assert not left, f"{path}: wrap these words' text in {{{{ _(\"...\") }}}}: {sorted(left)}"
+    assert not left, f'{path}: wrap these words\' text in {{{{ _("...") }}}}: {sorted(left)}'
 
 
 def test_error_pages_in_chinese(client: TestClient) -> None:

@@ -9,11 +9,25 @@ from paperatlas import Library
 from paperatlas.cli import cli
 from paperatlas.i18n import language
 
-TITLES = ["Protein language models predict folding", "Protein structure design with language models",
-          "Protein binding affinity from sequence", "Diffusion models for image generation",
-          "Faster sampling for diffusion models", "Graph neural networks for molecules"]
-PAPERS = [{"id": f"p/{i}", "title": t, "venue": "TestConf", "year": 2025, "authors": [f"A{j}" for j in range(8)],
-           "abstract": f"{t}. We study these methods and report results."} for i, t in enumerate(TITLES)]
+TITLES = [
+    "Protein language models predict folding",
+    "Protein structure design with language models",
+    "Protein binding affinity from sequence",
+    "Diffusion models for image generation",
+    "Faster sampling for diffusion models",
+    "Graph neural networks for molecules",
+]
+PAPERS = [
+    {
+        "id": f"p/{i}",
+        "title": t,
+        "venue": "TestConf",
+        "year": 2025,
+        "authors": [f"A{j}" for j in range(8)],
+        "abstract": f"{t}. We study these methods and report results.",
+    }
+    for i, t in enumerate(TITLES)
+]
 
 
 def test_foryou_says_why_in_chinese(client: TestClient, web_lib: Library) -> None:

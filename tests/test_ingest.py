@@ -74,20 +74,75 @@ def test_duplicates_across_files_are_merged(library: Library, tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("name", "fmt", "n", "check"),
     [
-        ("openreview_v2.json", Format.JSON, 2, lambda p: p.id == "aBcD123xyz" and p.venue == "ICLR" and p.year == 2024
-         and p.status == "Spotlight" and p.authors == ["Ada Lovelace", "Alan Turing"] and "SMoLE" in p.abstract
-         and p.url.endswith("aBcD123xyz") and p.extra["primary_area"].startswith("transfer")),
-        ("arxiv_snapshot.jsonl", Format.JSONL, 2, lambda p: p.id == "2106.09685" and p.year == 2021
-         and p.authors[0] == "Edward J. Hu" and "cs.CL" in p.keywords and p.url == "https://arxiv.org/abs/2106.09685"),
-        ("arxiv_api.xml", Format.ATOM, 2, lambda p: p.id == "2006.11239" and p.year == 2020 and p.venue == "arXiv"
-         and p.authors == ["Jonathan Ho", "Ajay Jain", "Pieter Abbeel"] and "\n" not in p.abstract),
-        ("refs.bib", Format.BIBTEX, 2, lambda p: p.id == "kingma2023understanding" and p.title.startswith(
-            "Understanding Diffusion Objectives as the ELBO") and p.authors == ["Diederik Kingma", "Ruiqi Gao"]
-         and p.venue == "NeurIPS" and p.year == 2023),
-        ("papers.csv", Format.CSV, 2, lambda p: p.id == "p1" and p.status == "Oral" and p.authors == ["A. Author", "B. Author"]
-         and p.keywords == ["proteins", "generative models"] and '"geometric"' in p.abstract),
-        ("papers.tsv", Format.TSV, 1, lambda p: p.title == "Tabular Diffusion" and p.year == 2023
-         and p.authors == ["D. Author", "E. Author"]),
+        (
+            "openreview_v2.json",
+            Format.JSON,
+            2,
+            lambda p: (
+                p.id == "aBcD123xyz"
+                and p.venue == "ICLR"
+                and p.year == 2024
+                and p.status == "Spotlight"
+                and p.authors == ["Ada Lovelace", "Alan Turing"]
+                and "SMoLE" in p.abstract
+                and p.url.endswith("aBcD123xyz")
+                and p.extra["primary_area"].startswith("transfer")
+            ),
+        ),
+        (
+            "arxiv_snapshot.jsonl",
+            Format.JSONL,
+            2,
+            lambda p: (
+                p.id == "2106.09685"
+                and p.year == 2021
+                and p.authors[0] == "Edward J. Hu"
+                and "cs.CL" in p.keywords
+                and p.url == "https://arxiv.org/abs/2106.09685"
+            ),
+        ),
+        (
+            "arxiv_api.xml",
+            Format.ATOM,
+            2,
+            lambda p: (
+                p.id == "2006.11239"
+                and p.year == 2020
+                and p.venue == "arXiv"
+                and p.authors == ["Jonathan Ho", "Ajay Jain", "Pieter Abbeel"]
+                and "\n" not in p.abstract
+            ),
+        ),
+        (
+            "refs.bib",
+            Format.BIBTEX,
+            2,
+            lambda p: (
+                p.id == "kingma2023understanding"
+                and p.title.startswith("Understanding Diffusion Objectives as the ELBO")
+                and p.authors == ["Diederik Kingma", "Ruiqi Gao"]
+                and p.venue == "NeurIPS"
+                and p.year == 2023
+            ),
+        ),
+        (
+            "papers.csv",
+            Format.CSV,
+            2,
+            lambda p: (
+                p.id == "p1"
+                and p.status == "Oral"
+                and p.authors == ["A. Author", "B. Author"]
+                and p.keywords == ["proteins", "generative models"]
+                and '"geometric"' in p.abstract
+            ),
+        ),
+        (
+            "papers.tsv",
+            Format.TSV,
+            1,
+            lambda p: p.title == "Tabular Diffusion" and p.year == 2023 and p.authors == ["D. Author", "E. Author"],
+        ),
     ],
 )
 def test_formats(library: Library, name: str, fmt: Format, n: int, check) -> None:  # type: ignore[no-untyped-def]

@@ -24,10 +24,19 @@ from paperatlas.recommend.digest import atom
 GOOD = {"title": "A good paper about graphs", "abstract": "We study message passing on graphs and find it works."}
 
 
-def _ingest(db: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120,
-            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--no-embed", *args],
-                          capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+def _ingest(
+    db: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--no-embed", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _count(db: Path) -> int:
@@ -44,8 +53,15 @@ def _deep(depth: int) -> str:
 
 def test_depth_1000_record_is_a_bad_record_that_skip_bad_skips(tmp_path: Path) -> None:
     f = tmp_path / "deep.jsonl"
-    f.write_text(json.dumps({"title": "deep", "abstract": "x"})[:-1] + ', "extra": ' + _deep(1000) + "}\n"
-                 + json.dumps(GOOD) + "\n", encoding="utf-8")
+    f.write_text(
+        json.dumps({"title": "deep", "abstract": "x"})[:-1]
+        + ', "extra": '
+        + _deep(1000)
+        + "}\n"
+        + json.dumps(GOOD)
+        + "\n",
+        encoding="utf-8",
+    )
     db = tmp_path / "lib.db"
     r = _ingest(db, str(f))
     assert r.returncode == 3, r.stderr
@@ -71,8 +87,10 @@ def test_depth_1000_inside_a_json_array_skips_only_that_record(tmp_path: Path) -
 
 def test_20_mb_abstract_is_refused_with_the_record_and_the_fix(tmp_path: Path) -> None:
     f = tmp_path / "big.jsonl"
-    f.write_text(json.dumps(GOOD) + "\n" + json.dumps({"title": "huge", "abstract": "word " * 4_000_000}) + "\n",
-                 encoding="utf-8")
+    f.write_text(
+        json.dumps(GOOD) + "\n" + json.dumps({"title": "huge", "abstract": "word " * 4_000_000}) + "\n",
+        encoding="utf-8",
+    )
     db = tmp_path / "lib.db"
     r = _ingest(db, str(f), timeout=30)  # the contract: refused within 30 s
     assert r.returncode == 3, r.stderr
@@ -93,10 +111,12 @@ def test_huge_text_list_paragraph_is_refused(tmp_path: Path) -> None:
 
 def _peak_rss_mb(cmd: list[str]) -> tuple[subprocess.CompletedProcess[str], float]:
     """Run `cmd` under a fresh wrapper process, so RUSAGE_CHILDREN holds that one command's peak."""
-    probe = ("import resource, subprocess, sys, json;"
-             "r = subprocess.run(sys.argv[1:], capture_output=True, text=True);"
-             "print(json.dumps([r.returncode, r.stdout, r.stderr,"
-             " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))")
+    probe = (
+        "import resource, subprocess, sys, json;"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True);"
+        "print(json.dumps([r.returncode, r.stdout, r.stderr,"
+        " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))"
+    )
     p = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, timeout=300)
     rc, out, err, kb = json.loads(p.stdout)
     return subprocess.CompletedProcess(cmd, rc, out, err), kb / 1024
@@ -111,8 +131,9 @@ def test_gzip_bomb_is_refused_early_in_bounded_memory(tmp_path: Path) -> None:
         for _ in range(300):  # ~300 MB of text in well under 1 MB
             g.write(chunk)
     assert bomb.stat().st_size < 5_000_000
-    r, peak = _peak_rss_mb([sys.executable, "-m", "paperatlas", "--db", str(tmp_path / "lib.db"), "ingest",
-                            "--no-embed", str(bomb)])
+    r, peak = _peak_rss_mb(
+        [sys.executable, "-m", "paperatlas", "--db", str(tmp_path / "lib.db"), "ingest", "--no-embed", str(bomb)]
+    )
     assert r.returncode == 3 and "Traceback" not in r.stderr, r.stderr
     assert "papers.txt.gz" in r.stderr and "gzip" in r.stderr
     assert "100x" in r.stderr
@@ -132,9 +153,12 @@ def test_utf16_without_bom_reads_with_encoding(tmp_path: Path) -> None:
     assert r.returncode == 3 and "NUL" in r.stderr and "--encoding" in r.stderr, r.stderr
 
 
-HOSTILE_TEXT = {"title": "Nul\u0000 bell\u0007 escape\u001b title \u202eevil\u202c",
-                "abstract": "An abstract with a NUL\u0000 a form feed\u000c and a C1\u0085 control.",
-                "authors": ["Ann\u0000 Lee", "Bob\u0008 Ray"], "url": "https://example.org/p\u0000"}
+HOSTILE_TEXT = {
+    "title": "Nul\u0000 bell\u0007 escape\u001b title \u202eevil\u202c",
+    "abstract": "An abstract with a NUL\u0000 a form feed\u000c and a C1\u0085 control.",
+    "authors": ["Ann\u0000 Lee", "Bob\u0008 Ray"],
+    "url": "https://example.org/p\u0000",
+}
 
 
 def test_control_characters_are_stripped_at_ingest_and_atom_parses(tmp_path: Path) -> None:
@@ -156,8 +180,10 @@ def test_control_characters_are_stripped_at_ingest_and_atom_parses(tmp_path: Pat
 def test_lone_surrogates_become_replacement_characters(tmp_path: Path) -> None:
     """`\\ud83d` without its pair is valid JSON but no text: it used to crash the record hash (found by fuzzing)."""
     f = tmp_path / "sur.jsonl"
-    f.write_text('{"title": "Half an emoji \\ud83d here", "abstract": "Text.", "x\\udc00": {"\\ud800": "\\udfff"}}\n',
-                 encoding="utf-8")
+    f.write_text(
+        '{"title": "Half an emoji \\ud83d here", "abstract": "Text.", "x\\udc00": {"\\ud800": "\\udfff"}}\n',
+        encoding="utf-8",
+    )
     db = tmp_path / "lib.db"
     r = _ingest(db, str(f))
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr

@@ -19,15 +19,30 @@ ROUNDS = int(os.environ.get("PAPERATLAS_CONCURRENCY_ROUNDS", "3"))
 
 
 def _papers(lo: int, hi: int) -> str:
-    return "".join(json.dumps({"id": f"c/{i}", "title": f"Paper number {i} on topic {i % 17}",
-                               "abstract": f"We study problem {i} with method {i % 5} and report result {i * 7}.",
-                               "venue": "ConcConf", "year": 2026}) + "\n" for i in range(lo, hi))
+    return "".join(
+        json.dumps(
+            {
+                "id": f"c/{i}",
+                "title": f"Paper number {i} on topic {i % 17}",
+                "abstract": f"We study problem {i} with method {i % 5} and report result {i * 7}.",
+                "venue": "ConcConf",
+                "year": 2026,
+            }
+        )
+        + "\n"
+        for i in range(lo, hi)
+    )
 
 
 def _start(db: Path, path: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PAPERATLAS_INGEST_BATCH": "100", "PAPERATLAS_EMBEDDER": "hashing"}
-    return subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--json", *extra,
-                             str(path)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--json", *extra, str(path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _both(db: Path, a: Path, b: Path, *extra: str) -> list[dict]:
@@ -117,8 +132,12 @@ def test_kill_9_then_rerun_finishes_with_every_paper(tmp_path: Path, point: str)
 
     path = need(VENUE_PAPERS)
     db = tmp_path / "lib.db"
-    env = {**os.environ, "PAPERATLAS_INGEST_BATCH": "200", "PAPERATLAS_EMBEDDER": "hashing",
-           "PAPERATLAS_VECTOR_CACHE": "off"}
+    env = {
+        **os.environ,
+        "PAPERATLAS_INGEST_BATCH": "200",
+        "PAPERATLAS_EMBEDDER": "hashing",
+        "PAPERATLAS_VECTOR_CACHE": "off",
+    }
     cmd = [sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--json", str(path)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     what, at = KILL_POINTS[point]
@@ -151,5 +170,15 @@ def test_kill_9_then_rerun_finishes_with_every_paper(tmp_path: Path, point: str)
     assert report["new"] == 8088 - before
     if os.environ.get("PAPERATLAS_KILL_REPORT"):
         with open(os.environ["PAPERATLAS_KILL_REPORT"], "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"point": point, "papers_at_kill": before, "rerun_new": report["new"],
-                                 "rerun_unchanged": report["unchanged"], "rerun_embedded": report["embedded"]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "point": point,
+                        "papers_at_kill": before,
+                        "rerun_new": report["new"],
+                        "rerun_unchanged": report["unchanged"],
+                        "rerun_embedded": report["embedded"],
+                    }
+                )
+                + "\n"
+            )

@@ -35,7 +35,9 @@ def _start_ingest(db: Path, path: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PAPERATLAS_INGEST_BATCH": str(BATCH)}
     return subprocess.Popen(
         [sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--no-embed", str(path)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -99,8 +101,24 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12,
 )
-keys = st.sampled_from(["title", "abstract", "authors", "year", "venue", "id", "_id", "text", "content",
-                        "keywords", "versions", "status", "url", "date"]) | st.text(max_size=8)
+keys = st.sampled_from(
+    [
+        "title",
+        "abstract",
+        "authors",
+        "year",
+        "venue",
+        "id",
+        "_id",
+        "text",
+        "content",
+        "keywords",
+        "versions",
+        "status",
+        "url",
+        "date",
+    ]
+) | st.text(max_size=8)
 
 
 @settings(max_examples=300, deadline=None)

@@ -117,8 +117,11 @@ def test_the_contract_reads_real_imports() -> None:
 
 def test_nothing_imports_upward() -> None:
     """A module imports only its own layer or the layers below it."""
-    up = [f"{a} ({layer(a)}) imports {b} ({layer(b)})" for a, b in edges()
-          if ORDER[layer(b)] > ORDER[layer(a)] and a != "paperatlas" and (a, b) not in EXCEPTIONS]
+    up = [
+        f"{a} ({layer(a)}) imports {b} ({layer(b)})"
+        for a, b in edges()
+        if ORDER[layer(b)] > ORDER[layer(a)] and a != "paperatlas" and (a, b) not in EXCEPTIONS
+    ]
     assert not up, "\n".join(up)
 
 
@@ -147,7 +150,7 @@ def test_no_circles_between_rooms() -> None:
         stack.append(r)
         for nxt in sorted(graph.get(r, ())):
             if seen.get(nxt) == 1:
-                pytest.fail("rooms import each other in a circle: " + " -> ".join([*stack[stack.index(nxt):], nxt]))
+                pytest.fail("rooms import each other in a circle: " + " -> ".join([*stack[stack.index(nxt) :], nxt]))
             if nxt not in seen:
                 visit(nxt)
         stack.pop()

@@ -20,17 +20,32 @@ from paperatlas.llm.capability import parse_faq, parse_questions, resolve_citati
 from paperatlas.llm.extractive import extractive_tldr, first_sentence, rouge, sentences
 
 PAPERS = [
-    {"id": "p-lora", "title": "Low-rank adapters for cheap fine-tuning",
-     "abstract": "Fine-tuning large models is expensive. We propose low-rank adapters that train 0.1% of the "
-                 "weights, e.g. in attention layers. They match full fine-tuning on GLUE.",
-     "authors": ["Ada Lovelace"], "venue": "ICLR", "year": 2024},
-    {"id": "p-graph", "title": "Signed graph link prediction with copulas",
-     "abstract": "Gaussian copula models capture edge dependency in signed graphs. We show that they predict "
-                 "links better than embeddings.",
-     "authors": ["Grace Hopper"], "venue": "ICLR", "year": 2024},
-    {"id": "p-rl", "title": "Reinforcement learning for reasoning in language models",
-     "abstract": "Policy optimisation improves chain of thought reasoning of large language models.",
-     "authors": ["Alan Turing"], "venue": "NeurIPS", "year": 2023},
+    {
+        "id": "p-lora",
+        "title": "Low-rank adapters for cheap fine-tuning",
+        "abstract": "Fine-tuning large models is expensive. We propose low-rank adapters that train 0.1% of the "
+        "weights, e.g. in attention layers. They match full fine-tuning on GLUE.",
+        "authors": ["Ada Lovelace"],
+        "venue": "ICLR",
+        "year": 2024,
+    },
+    {
+        "id": "p-graph",
+        "title": "Signed graph link prediction with copulas",
+        "abstract": "Gaussian copula models capture edge dependency in signed graphs. We show that they predict "
+        "links better than embeddings.",
+        "authors": ["Grace Hopper"],
+        "venue": "ICLR",
+        "year": 2024,
+    },
+    {
+        "id": "p-rl",
+        "title": "Reinforcement learning for reasoning in language models",
+        "abstract": "Policy optimisation improves chain of thought reasoning of large language models.",
+        "authors": ["Alan Turing"],
+        "venue": "NeurIPS",
+        "year": 2023,
+    },
 ]
 
 
@@ -66,16 +81,22 @@ def test_extractive_picks_the_contribution_not_the_background() -> None:
     a = PAPERS[0]["abstract"]
     assert extractive_tldr(a).startswith("We propose low-rank adapters")
     assert first_sentence(a) == "Fine-tuning large models is expensive."
-    assert extractive_tldr("") == "" and extractive_tldr("\\emph{One} sentence only here, with enough words.") \
+    assert (
+        extractive_tldr("") == ""
+        and extractive_tldr("\\emph{One} sentence only here, with enough words.")
         == "One sentence only here, with enough words."
+    )
 
 
 def test_rouge_bounds_and_known_values() -> None:
     assert rouge("the cat sat", "the cat sat") == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
     assert rouge("dogs bark", "the cat sat")["rouge1"] == 0.0
     r = rouge("the cat sat on the mat", "the cat lay on the mat")
-    assert r["rouge1"] == pytest.approx(5 / 6) and r["rouge2"] == pytest.approx(3 / 5) and r["rougeL"] == \
-        pytest.approx(5 / 6)
+    assert (
+        r["rouge1"] == pytest.approx(5 / 6)
+        and r["rouge2"] == pytest.approx(3 / 5)
+        and r["rougeL"] == pytest.approx(5 / 6)
+    )
 
 
 def test_citations_map_numbers_to_ids_and_drop_the_rest() -> None:
@@ -87,8 +108,11 @@ def test_faq_and_questions_parse_loosely() -> None:
     items = parse_faq("Q: What problem?\nA: Cost.\nQ: 用了什么方法？\n答：低秩。\nmore")
     assert items == [{"q": "What problem?", "a": "Cost."}, {"q": "用了什么方法？", "a": "低秩。 more"}]
     assert parse_faq("no format") == [{"q": "", "a": "no format"}]
-    assert parse_questions("1. Why rank 8?\n- Does it scale?\n\n3) What fails?\n4. Extra?") == \
-        ["Why rank 8?", "Does it scale?", "What fails?"]
+    assert parse_questions("1. Why rank 8?\n- Does it scale?\n\n3) What fails?\n4. Extra?") == [
+        "Why rank 8?",
+        "Does it scale?",
+        "What fails?",
+    ]
 
 
 # -- without an endpoint: useful, and nothing is sent --------------------------------------------------------
@@ -146,10 +170,14 @@ def test_bad_url_is_refused_before_anything_is_sent(lib: Library) -> None:
 
 # -- the cache in both stores -------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_generated_texts_are_kept_per_key_and_go_stale_with_the_text(backend: str, tmp_path: Path,
-                                                                     request: pytest.FixtureRequest) -> None:
-    url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_server").url(
-        fresh_db_name("llm"))
+def test_generated_texts_are_kept_per_key_and_go_stale_with_the_text(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = (
+        str(tmp_path / "s.db")
+        if backend == "sqlite"
+        else request.getfixturevalue("pg_server").url(fresh_db_name("llm"))
+    )
     with Library(url, embedder="hashing") as lib:
         s = lib.store.llm
         row = s.put_generated("p1", "tldr", "zh", "m1", "tldr-1", "h1", "一句话")
@@ -161,8 +189,9 @@ def test_generated_texts_are_kept_per_key_and_go_stale_with_the_text(backend: st
         s.put_generated("p1", "tldr", "zh", "m1", "tldr-1", "h2", "新的")  # replaces, never duplicates
         assert s.latest_generated("p1", "tldr", "zh", "tldr-1", "h2")["text"] == "新的"
         assert s.generated_counts() == [("tldr", "zh", "m1", "tldr-1", 1)]
-        assert lib.stats()["generated"] == [{"task": "tldr", "lang": "zh", "model": "m1", "prompt_version": "tldr-1",
-                                             "texts": 1}]
+        assert lib.stats()["generated"] == [
+            {"task": "tldr", "lang": "zh", "model": "m1", "prompt_version": "tldr-1", "texts": 1}
+        ]
 
 
 # -- against the real server ----------------------------------------------------------------------------------
@@ -241,8 +270,9 @@ def test_batch_translation_estimates_resumes_and_skips_what_is_done(lib: Library
 
 def test_ask_cites_only_retrieved_papers_and_answers_from_cache(lib: Library, llm_proxy, runner, tmp_path) -> None:
     env = {"PAPERATLAS_LLM_URL": llm_proxy.url}
-    r = _run(runner, tmp_path / "lib.db", "ask", "How can fine-tuning be made cheap?", "--limit", "2", "--json",
-             env=env)
+    r = _run(
+        runner, tmp_path / "lib.db", "ask", "How can fine-tuning be made cheap?", "--limit", "2", "--json", env=env
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["answer"] and isinstance(d["cited"], list) and d["lang"] == "en"
@@ -251,8 +281,9 @@ def test_ask_cites_only_retrieved_papers_and_answers_from_cache(lib: Library, ll
     body = json.loads(llm_proxy.chat_requests()[-1]["body"])["messages"][-1]["content"]
     assert "[1] Low-rank adapters" in body and "Not in these papers." in body
     n = len(llm_proxy.chat_requests())
-    r = _run(runner, tmp_path / "lib.db", "ask", "How can fine-tuning  be made cheap?", "--limit", "2", "--json",
-             env=env)
+    r = _run(
+        runner, tmp_path / "lib.db", "ask", "How can fine-tuning  be made cheap?", "--limit", "2", "--json", env=env
+    )
     assert json.loads(r.stdout)["cached"] is True and len(llm_proxy.chat_requests()) == n
     # a question in Chinese is answered in Chinese, retrieved with its English rendering too
     lib.llm.configure(llm_proxy.url)
@@ -310,8 +341,11 @@ def test_generate_from_the_paper_page_then_it_is_shown_marked(web, lib: Library,
     token = _csrf(web)
     soup = BeautifulSoup(web.get("/paper/p-rl?lang=zh").text, "html.parser")
     assert soup.select_one(".llm-actions") is not None
-    r = web.post("/generate", data={"id": "p-rl", "task": "translate", "lang": "zh", "csrf": token},
-                 headers={"accept": "application/json"})
+    r = web.post(
+        "/generate",
+        data={"id": "p-rl", "task": "translate", "lang": "zh", "csrf": token},
+        headers={"accept": "application/json"},
+    )
     assert r.status_code == 200, r.text
     assert r.json()["title"] and r.json()["generated"] is True
     soup = BeautifulSoup(web.get("/paper/p-rl?lang=zh").text, "html.parser")
@@ -360,21 +394,28 @@ def test_mcp_ask_against_the_server(lib: Library, llm_proxy) -> None:
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_translations_are_keyword_searchable_in_chinese(backend: str, tmp_path: Path,
-                                                        request: pytest.FixtureRequest) -> None:
+def test_translations_are_keyword_searchable_in_chinese(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from paperatlas.store.vector_cache import text_hash
 
-    url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_server").url(
-        fresh_db_name("llmkw"))
+    url = (
+        str(tmp_path / "s.db")
+        if backend == "sqlite"
+        else request.getfixturevalue("pg_server").url(fresh_db_name("llmkw"))
+    )
     with Library(url, embedder="hashing") as lib:
         lib.ingest([_jsonl(tmp_path)])
         assert not lib.search("强化学习", mode="keyword")
         p = lib.get("p-rl")
-        lib.store.llm.put_generated("p-rl", "translate_title", "zh", "m", "title-1", text_hash(p.title),
-                                "语言模型推理的强化学习")
+        lib.store.llm.put_generated(
+            "p-rl", "translate_title", "zh", "m", "title-1", text_hash(p.title), "语言模型推理的强化学习"
+        )
         assert [h.paper.id for h in lib.search("强化学习", mode="keyword")] == ["p-rl"]
         # a translation of a title that has since changed is not searched
-        lib.store.llm.put_generated("p-graph", "translate_title", "zh", "m", "title-1", text_hash("old title"), "符号图")
+        lib.store.llm.put_generated(
+            "p-graph", "translate_title", "zh", "m", "title-1", text_hash("old title"), "符号图"
+        )
         assert not lib.search("符号图", mode="keyword")
 
 
@@ -384,7 +425,9 @@ def test_results_show_the_chinese_title_and_a_tldr_on_demand(web, lib: Library) 
     from paperatlas.store.vector_cache import text_hash
 
     p = lib.get("p-rl")
-    lib.store.llm.put_generated("p-rl", "translate_title", "zh", "m", "title-1", text_hash(p.title), "语言模型推理的强化学习")
+    lib.store.llm.put_generated(
+        "p-rl", "translate_title", "zh", "m", "title-1", text_hash(p.title), "语言模型推理的强化学习"
+    )
     soup = BeautifulSoup(web.get("/search?q=强化学习&lang=zh&mode=keyword").text, "html.parser")
     item = soup.select_one('li.paper-item[data-id="p-rl"]')
     assert item is not None and item.select_one(".translated-title").text.startswith("语言模型推理的强化学习")

@@ -28,8 +28,6 @@ from ports import free_port  # noqa: E402
 COLM = (Path(__file__).parent / "data" / "pasted" / "colm2025.json").read_bytes()
 
 
-
-
 @dataclass
 class Inbox:
     messages: list[Message] = field(default_factory=list)
@@ -44,9 +42,28 @@ class Inbox:
 @pytest.fixture
 def smtp(tmp_path: Path) -> Iterator[tuple[Inbox, int, Path]]:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        ],
+        check=True,
+        capture_output=True,
+    )
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.load_cert_chain(cert, key)
 
@@ -56,25 +73,39 @@ def smtp(tmp_path: Path) -> Iterator[tuple[Inbox, int, Path]]:
 
     inbox = Inbox()
     port = free_port()
-    c = aiosmtpd_controller.Controller(inbox, hostname="127.0.0.1", port=port, tls_context=ctx, require_starttls=True,
-                                       authenticator=auth, auth_required=True)
+    c = aiosmtpd_controller.Controller(
+        inbox,
+        hostname="127.0.0.1",
+        port=port,
+        tls_context=ctx,
+        require_starttls=True,
+        authenticator=auth,
+        auth_required=True,
+    )
     c.start()
     yield inbox, port, cert
     c.stop()
 
 
-def test_update_then_digest_by_email(smtp: tuple[Inbox, int, Path], tmp_path: Path,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_update_then_digest_by_email(
+    smtp: tuple[Inbox, int, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inbox, port, cert = smtp
     server = SourceServer(routes={"/colm/colm2025.json": COLM}).start()
     db = str(tmp_path / "lib.db")
     monkeypatch.setenv("PAPERATLAS_EMBEDDER", "hashing")
     runner = CliRunner()
     try:
-        assert runner.invoke(cli, ["--db", db, "ingest", *map(str, sorted((Path(__file__).parents[1] / "examples")
-                                                                           .glob("*.txt")))]).exit_code == 0
-        assert runner.invoke(cli, ["--db", db, "follow", "paperlists", "colm", "2025", "--base-url", server.url]
-                             ).exit_code == 0
+        assert (
+            runner.invoke(
+                cli, ["--db", db, "ingest", *map(str, sorted((Path(__file__).parents[1] / "examples").glob("*.txt")))]
+            ).exit_code
+            == 0
+        )
+        assert (
+            runner.invoke(cli, ["--db", db, "follow", "paperlists", "colm", "2025", "--base-url", server.url]).exit_code
+            == 0
+        )
         r = runner.invoke(cli, ["--db", db, "update", "--quiet"])
         assert r.exit_code == 0 and "2 new" in r.output, r.output
     finally:
@@ -82,9 +113,31 @@ def test_update_then_digest_by_email(smtp: tuple[Inbox, int, Path], tmp_path: Pa
     with Library(db) as lib:
         lib.readers.set_feedback("me", [lib.papers(limit=1)[0].id], "like")
     monkeypatch.setenv("PAPERATLAS_SMTP_PASSWORD", "s3cret")
-    r = runner.invoke(cli, ["--db", db, "digest", "--since", "2000-01-01", "--limit", "40", "--email", "me@example.org",
-                            "--smtp-host", "127.0.0.1", "--smtp-port", str(port), "--smtp-starttls",
-                            "--smtp-user", "reader", "--smtp-cafile", str(cert), "--from", "atlas@example.org"])
+    r = runner.invoke(
+        cli,
+        [
+            "--db",
+            db,
+            "digest",
+            "--since",
+            "2000-01-01",
+            "--limit",
+            "40",
+            "--email",
+            "me@example.org",
+            "--smtp-host",
+            "127.0.0.1",
+            "--smtp-port",
+            str(port),
+            "--smtp-starttls",
+            "--smtp-user",
+            "reader",
+            "--smtp-cafile",
+            str(cert),
+            "--from",
+            "atlas@example.org",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert f"127.0.0.1:{port}" in r.output
     (msg,) = inbox.messages
@@ -100,11 +153,26 @@ def test_wrong_password_and_no_server_say_so(smtp: tuple[Inbox, int, Path], tmp_
     inbox, port, cert = smtp
     db = str(tmp_path / "lib.db")
     runner = CliRunner()
-    runner.invoke(cli, ["--db", db, "ingest", str(Path(__file__).parents[1] / "examples" / "neurips-2026.txt"),
-                        "--no-embed"])
+    runner.invoke(
+        cli, ["--db", db, "ingest", str(Path(__file__).parents[1] / "examples" / "neurips-2026.txt"), "--no-embed"]
+    )
     base = ["--db", db, "digest", "--email", "me@example.org", "--smtp-host", "127.0.0.1"]
-    r = runner.invoke(cli, [*base, "--smtp-port", str(port), "--smtp-starttls", "--smtp-cafile", str(cert),
-                            "--smtp-user", "reader", "--smtp-password", "wrong"], env={"PAPERATLAS_EMBEDDER": "hashing"})
+    r = runner.invoke(
+        cli,
+        [
+            *base,
+            "--smtp-port",
+            str(port),
+            "--smtp-starttls",
+            "--smtp-cafile",
+            str(cert),
+            "--smtp-user",
+            "reader",
+            "--smtp-password",
+            "wrong",
+        ],
+        env={"PAPERATLAS_EMBEDDER": "hashing"},
+    )
     assert r.exit_code == 1 and "refused the login" in r.output and "--smtp-password" in r.output
     r = runner.invoke(cli, [*base, "--smtp-port", str(port)], env={"PAPERATLAS_EMBEDDER": "hashing"})
     assert r.exit_code == 1 and f"127.0.0.1:{port}" in r.output  # STARTTLS required but not asked for
@@ -128,11 +196,12 @@ def test_an_encoded_word_in_the_subject_cannot_inject_headers(smtp: tuple[Inbox,
 
     inbox, port, cert = smtp
     subject = f"paperatlas digest for {name}: 12 papers since 2026-11-01 (NeurIPS 2026, ICLR 2027)"
-    send(digest_message("me@example.org", subject, "the digest", "<p>the digest</p>", "atlas@example.org"),
-         SmtpSettings("127.0.0.1", port, "reader", "s3cret", True, cafile=str(cert)))
+    send(
+        digest_message("me@example.org", subject, "the digest", "<p>the digest</p>", "atlas@example.org"),
+        SmtpSettings("127.0.0.1", port, "reader", "s3cret", True, cafile=str(cert)),
+    )
     (msg,) = inbox.messages
-    assert sorted(msg.keys()) == sorted(["From", "To", "Subject", "Date", "Message-ID", "MIME-Version",
-                                         "Content-Type"])
+    assert sorted(msg.keys()) == sorted(["From", "To", "Subject", "Date", "Message-ID", "MIME-Version", "Content-Type"])
     assert msg["Reply-To"] is None and "\n" not in str(msg["Subject"])
     assert "utf-8?q?=0D=0A" in str(msg["Subject"])  # what the reader typed, shown, not decoded
     assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
@@ -173,8 +242,10 @@ def test_a_one_byte_per_tick_smtp_server_meets_the_deadline() -> None:
     try:
         start = time.monotonic()
         with pytest.raises(PaperatlasError) as e:
-            send(digest_message("me@example.org", "s", "t", "<p>h</p>", "a@example.org"),
-                 SmtpSettings("127.0.0.1", port, timeout=0.5, deadline=1.0))
+            send(
+                digest_message("me@example.org", "s", "t", "<p>h</p>", "a@example.org"),
+                SmtpSettings("127.0.0.1", port, timeout=0.5, deadline=1.0),
+            )
         took = time.monotonic() - start
     finally:
         stop.set()

@@ -29,15 +29,26 @@ from ports import free_port
 pytestmark = pytest.mark.slow
 
 EXTRA = [  # papers with authors and ids, for the author filter and DOI / arXiv lookups
-    {"id": "2106.09685", "title": "LoRA: Low-Rank Adaptation of Large Language Models",
-     "abstract": "We propose low-rank adaptation, which freezes the pretrained weights and injects trainable "
-                 "rank decomposition matrices into each layer of the Transformer.",
-     "authors": ["Edward J. Hu", "Yelong Shen", "Phillip Wallis"], "venue": "ICLR", "year": 2022,
-     "doi": "10.48550/arXiv.2106.09685", "url": "https://arxiv.org/abs/2106.09685"},
-    {"id": "2305.14314", "title": "QLoRA: Efficient Finetuning of Quantized LLMs",
-     "abstract": "We present QLoRA, an efficient finetuning approach that reduces memory usage enough to finetune "
-                 "a 65B parameter model on a single GPU, using low-rank adapters over a 4-bit quantized model.",
-     "authors": ["Tim Dettmers", "Artidoro Pagnoni"], "venue": "NeurIPS", "year": 2023},
+    {
+        "id": "2106.09685",
+        "title": "LoRA: Low-Rank Adaptation of Large Language Models",
+        "abstract": "We propose low-rank adaptation, which freezes the pretrained weights and injects trainable "
+        "rank decomposition matrices into each layer of the Transformer.",
+        "authors": ["Edward J. Hu", "Yelong Shen", "Phillip Wallis"],
+        "venue": "ICLR",
+        "year": 2022,
+        "doi": "10.48550/arXiv.2106.09685",
+        "url": "https://arxiv.org/abs/2106.09685",
+    },
+    {
+        "id": "2305.14314",
+        "title": "QLoRA: Efficient Finetuning of Quantized LLMs",
+        "abstract": "We present QLoRA, an efficient finetuning approach that reduces memory usage enough to finetune "
+        "a 65B parameter model on a single GPU, using low-rank adapters over a 4-bit quantized model.",
+        "authors": ["Tim Dettmers", "Artidoro Pagnoni"],
+        "venue": "NeurIPS",
+        "year": 2023,
+    },
 ]
 
 
@@ -58,8 +69,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def stdio(db: Path, *flags: str) -> StdioServerParameters:
     env = {"PYTHONPATH": str(ROOT), **{k: v for k, v in os.environ.items() if k.startswith("PAPERATLAS_")}}
-    return StdioServerParameters(command=sys.executable, args=["-m", "paperatlas", "--db", str(db), "mcp", *flags],
-                                 env=env, cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "paperatlas", "--db", str(db), "mcp", *flags], env=env, cwd=str(ROOT)
+    )
 
 
 def session(server: Any, body: Callable[[Client], Awaitable[None]]) -> None:
@@ -79,8 +91,17 @@ def test_tools_over_stdio(db: Path) -> None:
         tools = {t.name: t for t in (await c.list_tools()).tools}
         assert {"search", "get_paper", "similar", "recommend", "topics", "like", "dislike"} <= set(tools)
         assert tools["search"].input_schema["required"] == ["query"]
-        assert set(tools["search"].input_schema["properties"]) == {"query", "mode", "venue", "year", "author", "limit",
-                                                                  "institution", "country", "type"}
+        assert set(tools["search"].input_schema["properties"]) == {
+            "query",
+            "mode",
+            "venue",
+            "year",
+            "author",
+            "limit",
+            "institution",
+            "country",
+            "type",
+        }
         assert tools["get_paper"].input_schema["required"] == ["id"]
         assert tools["similar"].input_schema["required"] == ["id"]
         assert "hits" in tools["search"].output_schema["properties"]
@@ -128,8 +149,12 @@ def test_tools_over_stdio(db: Path) -> None:
 
         # like -> recommend, then undo
         r = await c.call_tool("like", {"ids": ["2106.09685"], "reader": "alice"})
-        assert not r.is_error and r.structured_content == {"reader": "alice", "kind": "like", "ids": ["2106.09685"],
-                                                           "undone": False}
+        assert not r.is_error and r.structured_content == {
+            "reader": "alice",
+            "kind": "like",
+            "ids": ["2106.09685"],
+            "undone": False,
+        }
         r = await c.call_tool("recommend", {"reader": "alice", "limit": 3})
         assert r.structured_content["hits"] and "2106.09685" not in [h["id"] for h in r.structured_content["hits"]]
         assert r.structured_content["hits"][0]["reason"]
@@ -167,7 +192,7 @@ def test_errors_are_tool_errors_with_the_fix(db: Path) -> None:
         with pytest.raises(Exception, match="no paper"):
             await c.read_resource("paper://no-such-paper")
         # the server is still there, answering
-        r = await c.call_tool("search", {"query": "\"unbalanced quote AND OR (", "limit": 2})
+        r = await c.call_tool("search", {"query": '"unbalanced quote AND OR (', "limit": 2})
         assert not r.is_error
 
     session(stdio(db), body)
@@ -199,13 +224,16 @@ def test_read_only_refuses_changes(db: Path) -> None:
         assert lib.store.readers.get_reader("carol") is None
 
 
-
-
 def test_streamable_http(db: Path) -> None:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "mcp", "--http", str(port),
-                             "--read-only"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), "mcp", "--http", str(port), "--read-only"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

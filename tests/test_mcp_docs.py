@@ -13,7 +13,7 @@ from paperatlas.cli import cli
 
 def test_readme_mcp_snippet_is_a_working_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Use it from an AI assistant (MCP)"):]
+    section = readme[readme.index("## Use it from an AI assistant (MCP)") :]
     config = json.loads(re.search(r"```json\n(.*?)```", section, flags=re.S).group(1))  # type: ignore[union-attr]
     server = config["mcpServers"]["paperatlas"]
     assert server["command"].endswith("/paperatlas")
@@ -34,6 +34,12 @@ def test_other_commands_do_not_import_the_sdk() -> None:
     import sys
 
     code = "import sys, paperatlas.cli; print(sorted(m for m in ('mcp', 'pydantic') if m in sys.modules))"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr

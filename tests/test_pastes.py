@@ -45,8 +45,9 @@ def test_the_corpus_is_read_at_least_as_well_as_measured(scores: dict) -> None:
         s = scores[name]
         got = (s.titles, s.first_authors, s.abstracts, s.fields)
         if s.stored != stored or got < (titles, authors, abstracts, fields) or not s.venue_year:
-            low.append(f"{name}: stored {s.stored}/{stored}, titles/authors/abstracts/fields {got}, "
-                       f"venue/year {s.venue_year}")
+            low.append(
+                f"{name}: stored {s.stored}/{stored}, titles/authors/abstracts/fields {got}, venue/year {s.venue_year}"
+            )
     assert not low, "\n".join(low)
     t = totals(list(scores.values()))
     assert t["stored"] == t["expected"] == 120 and t["fields"] == t["fields_expected"] == 70
@@ -155,16 +156,19 @@ def test_a_clean_list_has_no_warnings(tmp_path: Path) -> None:
         assert code == 0 and "warning:" not in err, (name, err)
 
 
-@pytest.mark.parametrize("line, want", [
-    ("COLM 2025 accepted papers (copied from the conference site)", ("COLM", 2025)),
-    ("ICML 2024 接收论文列表（从会议官网复制）", ("ICML", 2024)),
-    ("Accepted papers at ICLR 2024", ("ICLR", 2024)),
-    ("2025年ICML接收论文", ("ICML", 2025)),
-    ("NeurIPS 2026 论文列表", ("NeurIPS", 2026)),
-    ("# ICLR 2024 papers", ("ICLR", 2024)),
-    ("We show in 2023 that our method works on many benchmarks and accepted tasks.", None),
-    ("New submissions (showing 6 of 6 entries)", None),
-])
+@pytest.mark.parametrize(
+    "line, want",
+    [
+        ("COLM 2025 accepted papers (copied from the conference site)", ("COLM", 2025)),
+        ("ICML 2024 接收论文列表（从会议官网复制）", ("ICML", 2024)),
+        ("Accepted papers at ICLR 2024", ("ICLR", 2024)),
+        ("2025年ICML接收论文", ("ICML", 2025)),
+        ("NeurIPS 2026 论文列表", ("NeurIPS", 2026)),
+        ("# ICLR 2024 papers", ("ICLR", 2024)),
+        ("We show in 2023 that our method works on many benchmarks and accepted tasks.", None),
+        ("New submissions (showing 6 of 6 entries)", None),
+    ],
+)
 def test_header_sentences_name_venue_and_year(line: str, want: tuple[str, int] | None) -> None:
     got = parse_list_header(line)
     assert (got and (got["venue"], got["year"])) == want if want else got is None
@@ -184,9 +188,11 @@ def test_line_classes() -> None:
 
 
 def test_affiliations_in_parentheses_become_fields() -> None:
-    text = ("Attention Is All You Need\nAshish Vaswani (Google Brain), Noam Shazeer (Google Brain), "
-            "Niki Parmar (Google Research)\nThe dominant sequence transduction models are based on complex networks.")
-    (_, row), = read_blocks([(n + 1, ln) for n, ln in enumerate(text.split("\n"))]).rows
+    text = (
+        "Attention Is All You Need\nAshish Vaswani (Google Brain), Noam Shazeer (Google Brain), "
+        "Niki Parmar (Google Research)\nThe dominant sequence transduction models are based on complex networks."
+    )
+    ((_, row),) = read_blocks([(n + 1, ln) for n, ln in enumerate(text.split("\n"))]).rows
     assert row["authors"] == ["Ashish Vaswani", "Noam Shazeer", "Niki Parmar"]
     assert row["affiliations"][2] == {"author": "Niki Parmar", "institution": "Google Research", "country": ""}
 
@@ -209,10 +215,14 @@ def test_the_help_documents_the_exit_codes() -> None:
 def test_clean_title_keeps_math_and_dashes_and_strip_braces_spares_math() -> None:
     from paperatlas.ingest.clean import clean_title, strip_braces
 
-    assert clean_title(r"Online RL in Linearly $q^\pi$-Realizable MDPs -- \emph{x}") == \
-        r"Online RL in Linearly $q^\pi$-Realizable MDPs -- x"
-    assert strip_braces(clean_title(r"{$(ε, u)$-Adaptive} the {ELBO} and $\mathcal{O}(n)$")) == \
-        r"$(ε, u)$-Adaptive the ELBO and $\mathcal{O}(n)$"
+    assert (
+        clean_title(r"Online RL in Linearly $q^\pi$-Realizable MDPs -- \emph{x}")
+        == r"Online RL in Linearly $q^\pi$-Realizable MDPs -- x"
+    )
+    assert (
+        strip_braces(clean_title(r"{$(ε, u)$-Adaptive} the {ELBO} and $\mathcal{O}(n)$"))
+        == r"$(ε, u)$-Adaptive the ELBO and $\mathcal{O}(n)$"
+    )
     assert clean_title("A plain title") == "A plain title"
 
 
@@ -221,5 +231,8 @@ def test_et_al_is_not_an_author() -> None:
 
     assert is_author_line("Kaiming He, Xiangyu Zhang, Shaoqing Ren, et al.")
     assert split_author_line("Kaiming He, Xiangyu Zhang, Shaoqing Ren, et al.")[0] == [
-        "Kaiming He", "Xiangyu Zhang", "Shaoqing Ren"]
+        "Kaiming He",
+        "Xiangyu Zhang",
+        "Shaoqing Ren",
+    ]
     assert split_author_line("Hao Zhang1,2, Qi Liu3*, Wei Chen1†")[0] == ["Hao Zhang", "Qi Liu", "Wei Chen"]

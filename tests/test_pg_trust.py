@@ -43,8 +43,10 @@ def _with_password(url: str, form: str) -> str:
 
 def test_redact_hides_both_password_forms() -> None:
     assert redact(f"postgresql://u:{SECRET}@h:5432/db") == "postgresql://u:***@h:5432/db"
-    assert redact(f"postgresql://u@h/db?sslmode=disable&password={SECRET}") == \
-        "postgresql://u@h/db?sslmode=disable&password=***"
+    assert (
+        redact(f"postgresql://u@h/db?sslmode=disable&password={SECRET}")
+        == "postgresql://u@h/db?sslmode=disable&password=***"
+    )
     assert redact(f"postgres://h/db?sslpassword={SECRET}") == "postgres://h/db?sslpassword=***"
     assert redact("library.db") == "library.db"
 
@@ -89,9 +91,13 @@ def test_serve_survives_a_postgres_restart(own_pg, tmp_path: Path) -> None:
         lib.ingest(EXAMPLES)
         lib.embed()
         count = lib.count()
-    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", url, "serve", "--host", "127.0.0.1",
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=dict(os.environ, PAPERATLAS_CACHE_DIR=str(tmp_path / "cache")))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paperatlas", "--db", url, "serve", "--host", "127.0.0.1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, PAPERATLAS_CACHE_DIR=str(tmp_path / "cache")),
+    )
     try:
         banner = _banner(proc)
         assert "serving postgresql://" in banner and SECRET not in banner and "password=***" in banner, banner
@@ -103,7 +109,9 @@ def test_serve_survives_a_postgres_restart(own_pg, tmp_path: Path) -> None:
                 assert c.get(base + p).status_code == 200, p
             own_pg.kill()
             down = [c.get(base + p) for p in pages for _ in range(3)]
-            assert {r.status_code for r in down} == {503}, [(r.request.url.path, r.status_code, r.text[-300:]) for r in down if r.status_code != 503]
+            assert {r.status_code for r in down} == {503}, [
+                (r.request.url.path, r.status_code, r.text[-300:]) for r in down if r.status_code != 503
+            ]
             err = down[0].json()  # the HTML page (last) says the same in HTML
             assert "is not answering" in err["error"] and "reconnects by itself" in err["fix"]
             assert SECRET not in " ".join(r.text for r in down)

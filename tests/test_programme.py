@@ -37,8 +37,23 @@ def server():
 
 
 def fetch(runner, db, server, *extra):
-    res = runner.invoke(cli, ["--db", str(db), "fetch", "virtual", "neurips", "2025", "--base-url", server.url,
-                              "--no-embed", "--retries", "2", *extra])
+    res = runner.invoke(
+        cli,
+        [
+            "--db",
+            str(db),
+            "fetch",
+            "virtual",
+            "neurips",
+            "2025",
+            "--base-url",
+            server.url,
+            "--no-embed",
+            "--retries",
+            "2",
+            *extra,
+        ],
+    )
     return res
 
 
@@ -51,9 +66,18 @@ def show_events(runner, db, pid):
 def test_events_link_to_papers_already_there_by_forum_id(tmp_path, runner, server):
     db = tmp_path / "lib.db"
     # the library holds two of the papers under its own ids (as the venue data names them)
-    rows = [{"id": f"neurips2025/{ev['paper_url'].rsplit('=', 1)[1]}", "openreview_id": ev["paper_url"].rsplit("=", 1)[1],
-             "title": ev["name"], "abstract": ev["abstract"] + " (the full abstract)", "venue": "NeurIPS", "year": 2025,
-             "authors": [a["fullname"] for a in ev["authors"]]} for ev in FEED["results"][:2]]
+    rows = [
+        {
+            "id": f"neurips2025/{ev['paper_url'].rsplit('=', 1)[1]}",
+            "openreview_id": ev["paper_url"].rsplit("=", 1)[1],
+            "title": ev["name"],
+            "abstract": ev["abstract"] + " (the full abstract)",
+            "venue": "NeurIPS",
+            "year": 2025,
+            "authors": [a["fullname"] for a in ev["authors"]],
+        }
+        for ev in FEED["results"][:2]
+    ]
     (tmp_path / "papers.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     assert runner.invoke(cli, ["--db", str(db), "ingest", str(tmp_path / "papers.jsonl")]).exit_code == 0
     res = fetch(runner, db, server)
@@ -62,16 +86,28 @@ def test_events_link_to_papers_already_there_by_forum_id(tmp_path, runner, serve
     assert server.seen[0].path == PATH
     d = show_events(runner, db, f"neurips2025/{POSTER_A}")
     assert d["abstract"].endswith("(the full abstract)")  # the library's paper is not overwritten
-    assert d["events"] == [{
-        "session": "San Diego Poster Session 6", "start": "2025-12-05T16:30:00-08:00",
-        "end": "2025-12-05T19:30:00-08:00", "timezone": "-08:00", "room": "Exhibit Hall C,D,E",
-        "poster_position": "#2504", "type": "poster", "event_id": "119718",
-        "session_id": "neurips-2025-san-diego-poster-session-6", "feed": "neurips 2025",
-        "url": server.url + "/virtual/2025/poster/119718"}]
+    assert d["events"] == [
+        {
+            "session": "San Diego Poster Session 6",
+            "start": "2025-12-05T16:30:00-08:00",
+            "end": "2025-12-05T19:30:00-08:00",
+            "timezone": "-08:00",
+            "room": "Exhibit Hall C,D,E",
+            "poster_position": "#2504",
+            "type": "poster",
+            "event_id": "119718",
+            "session_id": "neurips-2025-san-diego-poster-session-6",
+            "feed": "neurips 2025",
+            "url": server.url + "/virtual/2025/poster/119718",
+        }
+    ]
     x = d["extra"]
     assert (x["presentation"], x["room"], x["poster_position"]) == ("poster", "Exhibit Hall C,D,E", "#2504")
-    assert x["affiliations"][2] == {"author": "Daniel Zhengkui Wang", "institution": "Singapore Institute of Technology",
-                                    "country": ""}
+    assert x["affiliations"][2] == {
+        "author": "Daniel Zhengkui Wang",
+        "institution": "Singapore Institute of Technology",
+        "country": "",
+    }
     oral = show_events(runner, db, ORAL)  # brought in: a paper of the conference
     assert oral["title"].startswith("DisCO") and oral["venue"] == "NeurIPS" and oral["year"] == 2025
     assert oral["extra"]["presentation"] == "oral"
@@ -139,8 +175,9 @@ def test_clashes_between_starred_orals_and_planned_posters(tmp_path, runner):
         for pid in (POSTER_A, POSTER_B, ORAL):
             runner.invoke(cli, ["--db", str(db), "like", pid])
         a = json.loads(runner.invoke(cli, ["--db", str(db), "agenda", "--json"]).output)
-        kinds = sorted((c["kind"], c["a"].get("paper_id"), c["b"].get("paper_id") or c["b"].get("session"))
-                       for c in a["clashes"])
+        kinds = sorted(
+            (c["kind"], c["a"].get("paper_id"), c["b"].get("paper_id") or c["b"].get("session")) for c in a["clashes"]
+        )
         assert ("orals", ORAL, POSTER_B) in kinds or ("orals", POSTER_B, ORAL) in kinds
         assert any(k[0] == "oral-poster" and k[2] == "San Diego Poster Session 6" for k in kinds)
         d = show_events(runner, db, POSTER_B)
@@ -171,7 +208,9 @@ def test_programme_changes_are_recorded_and_the_ics_follows(tmp_path, runner, se
         assert sorted(c["kind"] for c in mine) == ["moved", "retimed"]
         assert mine[0]["before"]["poster_position"] == "#2504" and mine[0]["after"]["poster_position"] == "#2600"
         assert lib.programme.events_for(POSTER_B) == []  # withdrawn
-    cal = icalendar.Calendar.from_ical(runner.invoke(cli, ["--db", str(db), "agenda", "--ics", "--recommended", "0"]).output)
+    cal = icalendar.Calendar.from_ical(
+        runner.invoke(cli, ["--db", str(db), "agenda", "--ics", "--recommended", "0"]).output
+    )
     (ev,) = cal.walk("VEVENT")
     assert str(ev["UID"]) == "neurips-2025-119718@paperatlas" and int(ev["SEQUENCE"]) == 2
     assert str(ev["LOCATION"]).endswith("#2600")
@@ -234,7 +273,10 @@ def test_mcp_get_paper_carries_the_events(tmp_path, runner, server):
         r = await c.call_tool("get_paper", {"id": POSTER_A})
         (e,) = r.structured_content["events"]
         assert (e["session"], e["poster_position"], e["start"]) == (
-            "San Diego Poster Session 6", "#2504", "2025-12-05T16:30:00-08:00")
+            "San Diego Poster Session 6",
+            "#2504",
+            "2025-12-05T16:30:00-08:00",
+        )
         assert "Exhibit Hall C,D,E" in "\n".join(x.text for x in r.content)
 
     session(stdio(db), body)

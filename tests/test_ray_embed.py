@@ -34,7 +34,9 @@ def ray_local():
 
 def _lib(tmp_path: Path, name: str) -> Library:
     """A library of the first example list with its own, empty vector cache (no answer from a cache)."""
-    lib = Library(tmp_path / f"{name}.db", embedder="minilm", vector_cache=VectorCache(tmp_path / f"{name}-cache.sqlite"))
+    lib = Library(
+        tmp_path / f"{name}.db", embedder="minilm", vector_cache=VectorCache(tmp_path / f"{name}-cache.sqlite")
+    )
     lib.ingest([EXAMPLES[1]])  # neurips-2026.txt: 10 papers
     return lib
 

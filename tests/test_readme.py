@@ -23,7 +23,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def _section(title: str) -> str:
     start = README.index(title)
     nxt = README.find("\n## ", start + len(title))
-    return README[start: nxt if nxt != -1 else len(README)]
+    return README[start : nxt if nxt != -1 else len(README)]
 
 
 def _commands() -> list[str]:
@@ -41,8 +41,9 @@ def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project folder after the demo's steps (Makefile `demo`, minus the server)."""
     folder = tmp_path_factory.mktemp("clone")
     shutil.copytree(ROOT / "examples", folder / "examples")
-    steps = [line.strip() for line in (ROOT / "Makefile").read_text().split("\ndemo:")[1].split("\n\n")[0]
-             .splitlines()[1:]]
+    steps = [
+        line.strip() for line in (ROOT / "Makefile").read_text().split("\ndemo:")[1].split("\n\n")[0].splitlines()[1:]
+    ]
     assert any(" ingest examples/*.txt" in s for s in steps) and any(" topics build" in s for s in steps)
     return folder
 
@@ -55,8 +56,10 @@ def test_readme_cli_examples_work_as_written(demo_folder: Path, monkeypatch: pyt
     # what `make demo` runs, with the Makefile's default DB: the CLI's own default library
     make = (ROOT / "Makefile").read_text()
     assert re.search(r"^DB \?= paperatlas\.db$", make, flags=re.M)
-    for args in (["ingest", *sorted(str(p.relative_to(demo_folder)) for p in (demo_folder / "examples").glob("*.txt"))],
-                 ["topics", "build"]):
+    for args in (
+        ["ingest", *sorted(str(p.relative_to(demo_folder)) for p in (demo_folder / "examples").glob("*.txt"))],
+        ["topics", "build"],
+    ):
         r = runner.invoke(cli, ["--db", "paperatlas.db", *args])
         assert r.exit_code == 0, r.output
     cmds = _commands()
@@ -67,7 +70,7 @@ def test_readme_cli_examples_work_as_written(demo_folder: Path, monkeypatch: pyt
         assert argv[0] == "paperatlas", cmd
         if "examples/*.txt" in argv:
             i = argv.index("examples/*.txt")
-            argv[i: i + 1] = sorted(str(p.relative_to(demo_folder)) for p in (demo_folder / "examples").glob("*.txt"))
+            argv[i : i + 1] = sorted(str(p.relative_to(demo_folder)) for p in (demo_folder / "examples").glob("*.txt"))
         r = runner.invoke(cli, argv[1:])
         assert r.exit_code == 0, f"{cmd}\n{r.output}"
         ran += 1
@@ -125,8 +128,13 @@ def test_a_busy_port_under_make_names_port(tmp_path: Path) -> None:
     with busy, next_busy:
         port = busy.getsockname()[1]
         env = {"PAPERATLAS_PORT_HINT": "make demo PORT={port}", "PATH": "/usr/bin:/bin"}
-        r = subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", str(port)],
-                           capture_output=True, text=True, env=env, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert r.returncode == 1
         m = re.search(r"make demo PORT=(\d+)", r.stderr)
         assert m and "--port" not in r.stderr, r.stderr
@@ -134,8 +142,13 @@ def test_a_busy_port_under_make_names_port(tmp_path: Path) -> None:
         assert suggested not in (port, port + 1)
         with socket.socket() as s:
             s.bind(("127.0.0.1", suggested))  # free, as the hint says
-        r = subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", str(port)],
-                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+            timeout=120,
+        )
         m = re.search(r"--port (\d+)", r.stderr)
         assert r.returncode == 1 and m and int(m.group(1)) not in (port, port + 1), r.stderr
     make = (ROOT / "Makefile").read_text()

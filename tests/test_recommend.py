@@ -31,9 +31,17 @@ def _papers(per_topic: int = 20, seed: int = 0) -> list[dict]:
         for i in range(per_topic):
             body = " ".join(rng.choice(words, 25).tolist() + rng.choice(COMMON, 10).tolist())
             extra = " benchmark evaluation suite dataset leaderboard" if i % 4 == 0 else " theorem proof bound"
-            out.append({"id": f"{t}-{i}", "title": f"{t.title()} study {i}: {' '.join(rng.choice(words, 3))}",
-                        "abstract": body + extra, "venue": "TestConf", "year": 2026,
-                        "status": "Oral" if i == 0 else "Poster", "authors": [f"Author {t} {i % 3}"]})
+            out.append(
+                {
+                    "id": f"{t}-{i}",
+                    "title": f"{t.title()} study {i}: {' '.join(rng.choice(words, 3))}",
+                    "abstract": body + extra,
+                    "venue": "TestConf",
+                    "year": 2026,
+                    "status": "Oral" if i == 0 else "Poster",
+                    "authors": [f"Author {t} {i % 3}"],
+                }
+            )
     return out
 
 
@@ -56,7 +64,9 @@ def _topic(pid: str) -> str:
 def test_preferences_parse_signs_and_phrases() -> None:
     assert preferences.parse("more theory, fewer benchmark papers") == [(1, "theory"), (-1, "benchmark")]
     assert preferences.parse("I love graph neural networks; no robotics") == [
-        (1, "graph neural networks"), (-1, "robotics")]
+        (1, "graph neural networks"),
+        (-1, "robotics"),
+    ]
     assert preferences.parse("") == []
 
 
@@ -137,8 +147,7 @@ def test_metadata_profile_prefers_liked_venue_series_and_years() -> None:
     assert parts["venue"][4] == 0.0 and parts["year"][4] == 0.0  # unknown venue / year: neutral
     # a single-venue, single-year list: the terms vanish (no harm)
     one = build_corpus(ids, ids, ["text words"] * 5, [[]] * 5, venues=["ICLR"] * 5, years=[2024] * 5)
-    assert all(not v.any() for v in metadata_profile(one, np.array([0, 1]), np.ones(2, np.float32),
-                                                     Weights()).values())
+    assert all(not v.any() for v in metadata_profile(one, np.array([0, 1]), np.ones(2, np.float32), Weights()).values())
 
 
 def test_eval_and_product_pick_triage_pairs_with_the_same_function(topic_lib: Library, monkeypatch) -> None:
@@ -167,7 +176,10 @@ def test_neither_answers_push_their_topic_down(topic_lib: Library) -> None:
     assert u[is_bandit].mean() < u[~is_bandit].mean()
     # the product records it, and neither paper comes back in triage
     topic_lib.recommend.triage_neither("nei", "graphs-1", "graphs-2")
-    assert [c[:2] for c in topic_lib.store.readers.choices(topic_lib.readers.get("nei").id)] == [("", "graphs-1"), ("", "graphs-2")]
+    assert [c[:2] for c in topic_lib.store.readers.choices(topic_lib.readers.get("nei").id)] == [
+        ("", "graphs-1"),
+        ("", "graphs-2"),
+    ]
     pair = topic_lib.recommend.triage_pair("nei")
     assert pair is not None and not {"graphs-1", "graphs-2"} & {p.id for p in pair}
 
@@ -238,7 +250,9 @@ def test_preferences_text_steers_the_ranking(topic_lib: Library) -> None:
 
 # -- the profile is what ranks --------------------------------------------------------------------
 def test_profile_has_labelled_interests_and_removing_one_changes_the_ranking(topic_lib: Library) -> None:
-    topic_lib.readers.set_feedback("r", ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"], "like")
+    topic_lib.readers.set_feedback(
+        "r", ["graphs-1", "graphs-2", "graphs-3", "bandits-1", "bandits-2", "bandits-3"], "like"
+    )
     prof = topic_lib.recommend.profile("r")
     assert len(prof["interests"]) >= 2
     for it in prof["interests"]:
@@ -322,8 +336,14 @@ def test_group_list_serves_every_member(topic_lib: Library) -> None:
     assert all(m["satisfaction"] > 0 for m in res["members"])
     assert "sum" in res["compare"]
     # no paper a member judged is listed: its missing rank would tell the others what they liked
-    assert not {h.paper.id for h in res["papers"]} & {"graphs-1", "graphs-2", "graphs-3", "graphs-4",
-                                                       "bandits-1", "bandits-2"}
+    assert not {h.paper.id for h in res["papers"]} & {
+        "graphs-1",
+        "graphs-2",
+        "graphs-3",
+        "graphs-4",
+        "bandits-1",
+        "bandits-2",
+    }
     one = topic_lib.recommend.group_list(["g1", "g1"], n=3)  # a group of one is that reader's own list
     assert [m["reader"] for m in one["members"]] == ["g1"] and len(one["papers"]) == 3
     with pytest.raises(Exception, match="at least one reader"):
@@ -362,7 +382,8 @@ def test_import_reader_matches_ids_titles_and_reports_the_rest(topic_lib: Librar
         "@inproceedings{a, title={" + t1.upper() + "}, year={2026}}\n"
         "@article{b, title={" + t2[:-1] + "}, year={2026}}\n"
         "@article{c, title={A Paper That Is Not In The Library At All}, year={2020}}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     rep = topic_lib.readers.import_file("imp", bib)
     assert {pid for _, pid, _ in rep.matched} == {"graphs-1", "bandits-2"}
     assert rep.unmatched == ["A Paper That Is Not In The Library At All"]
@@ -417,10 +438,20 @@ def test_acm_eval_runs_every_recommender_on_a_fixed_pool(tmp_path: Path) -> None
     data.mkdir()
     with gzip.open(data / "corpus.jsonl.gz", "wt", encoding="utf-8") as f:
         for p in papers:
-            f.write(json.dumps({"_id": p["id"], "title": p["title"], "text": p["abstract"], "keywords": "",
-                                "year": "2020", "venue": "X"}) + "\n")
-    cites = [{"paper_doi": f"c{t}", "title": t, "cited_in_collection": [f"{t}-{i}" for i in range(8)]}
-             for t in TOPICS]
+            f.write(
+                json.dumps(
+                    {
+                        "_id": p["id"],
+                        "title": p["title"],
+                        "text": p["abstract"],
+                        "keywords": "",
+                        "year": "2020",
+                        "venue": "X",
+                    }
+                )
+                + "\n"
+            )
+    cites = [{"paper_doi": f"c{t}", "title": t, "cited_in_collection": [f"{t}-{i}" for i in range(8)]} for t in TOPICS]
     (data / "citations.jsonl").write_text("\n".join(json.dumps(c) for c in cites), encoding="utf-8")
     pool = ev.acm_pool(data, size=30)
     assert len(pool) == 30 and pool == ev.acm_pool(data, size=30)  # fixed for every run
@@ -468,8 +499,9 @@ def test_rank_respects_exclude_and_allowed() -> None:
     assert rank(S(), 3, allowed=np.array([False, False, True, True])) == [2, 3]
 
 
-def test_tfidf_features_are_saved_and_reloaded_exactly(topic_lib: Library, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tfidf_features_are_saved_and_reloaded_exactly(
+    topic_lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import paperatlas.recommend.features as features
 
     first = topic_lib.recommend.corpus()
@@ -486,8 +518,17 @@ def test_tfidf_features_are_saved_and_reloaded_exactly(topic_lib: Library, tmp_p
     assert (a != b).nnz == 0
     # an edited abstract changes the texts: the next process refits
     f = tmp_path / "edit.jsonl"
-    f.write_text(json.dumps({"id": "graphs-1", "title": "Graph edit", "abstract": "A brand new abstract "
-                             "about message passing on molecule graphs."}) + "\n", encoding="utf-8")
+    f.write_text(
+        json.dumps(
+            {
+                "id": "graphs-1",
+                "title": "Graph edit",
+                "abstract": "A brand new abstract about message passing on molecule graphs.",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     again.ingest([f])
     third = Library(topic_lib.store.path, embedder="hashing")
     third.recommend.corpus()

@@ -18,17 +18,32 @@ from paperatlas import Library
 from paperatlas.cli import cli
 
 EXTRA = [
-    {"id": "2106.09685", "title": "LoRA: Low-Rank Adaptation of Large Language Models",
-     "abstract": "We propose low-rank adaptation, which freezes the pretrained weights and injects\n\ntrainable "
-                 "rank decomposition matrices into each layer of the Transformer.",
-     "authors": ["Edward J. Hu", "Yelong Shen", "Phillip Wallis"], "venue": "ICLR", "year": 2022,
-     "keywords": ["low-rank", "fine-tuning"]},
-    {"id": "lecun2015", "title": "Deep learning", "doi": "10.1038/nature14539",
-     "abstract": "Deep learning allows computational models composed of multiple processing layers to learn "
-                 "representations of data with multiple levels of abstraction.",
-     "authors": ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"], "venue": "Nature", "year": 2015},
-    {"id": "weird", "title": "Braces {and} \"quotes\" & <tags>, one-word author",
-     "abstract": "An abstract with a = formula, a newline\nand a tab\tinside.", "authors": ["Plato"]},
+    {
+        "id": "2106.09685",
+        "title": "LoRA: Low-Rank Adaptation of Large Language Models",
+        "abstract": "We propose low-rank adaptation, which freezes the pretrained weights and injects\n\ntrainable "
+        "rank decomposition matrices into each layer of the Transformer.",
+        "authors": ["Edward J. Hu", "Yelong Shen", "Phillip Wallis"],
+        "venue": "ICLR",
+        "year": 2022,
+        "keywords": ["low-rank", "fine-tuning"],
+    },
+    {
+        "id": "lecun2015",
+        "title": "Deep learning",
+        "doi": "10.1038/nature14539",
+        "abstract": "Deep learning allows computational models composed of multiple processing layers to learn "
+        "representations of data with multiple levels of abstraction.",
+        "authors": ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"],
+        "venue": "Nature",
+        "year": 2015,
+    },
+    {
+        "id": "weird",
+        "title": 'Braces {and} "quotes" & <tags>, one-word author',
+        "abstract": "An abstract with a = formula, a newline\nand a tab\tinside.",
+        "authors": ["Plato"],
+    },
 ]
 
 
@@ -96,9 +111,13 @@ def test_csl_json_export_is_valid_csl_and_renders(lib_path: str) -> None:
 
     # citeproc-py reads the same items and formats a bibliography (the style it ships)
     import citeproc
+
     style_path = Path(citeproc.__file__).parent / "data" / "styles" / "harvard-cite-them-right.csl"
-    bib = CitationStylesBibliography(CitationStylesStyle(str(style_path), validate=False),
-                                     CiteProcJSON([by_id["2106.09685"], by_id["lecun2015"]]), formatter.plain)
+    bib = CitationStylesBibliography(
+        CitationStylesStyle(str(style_path), validate=False),
+        CiteProcJSON([by_id["2106.09685"], by_id["lecun2015"]]),
+        formatter.plain,
+    )
     for key in ("2106.09685", "lecun2015"):
         bib.register(Citation([CitationItem(key)]))
     text = "\n".join(str(entry) for entry in bib.bibliography())
@@ -121,8 +140,10 @@ def test_saved_page_downloads_ris_and_csl_json(lib_path: str) -> None:
     from paperatlas.web import create_app
 
     # a loopback server seen from this machine: the owner ("me") is signed in, as for `make demo`
-    with Library(lib_path) as lib, TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
-                                              client=("127.0.0.1", 50000)) as c:
+    with (
+        Library(lib_path) as lib,
+        TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 50000)) as c,
+    ):
         lib.readers.set_feedback("me", ["2106.09685", "h4185992fcd6e189"], "like")  # the browser's default reader
         page = c.get("/saved")
         hrefs = [a["href"] for a in BeautifulSoup(page.text, "html.parser").select('a[href^="/saved/export"]')]

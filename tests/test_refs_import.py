@@ -21,21 +21,39 @@ from paperatlas.refs import read_entries, sniff
 
 Z = DATA / "zotero"
 EXTRA = [
-    {"id": "2106.09685", "title": "LoRA: Low-Rank Adaptation of Large Language Models",
-     "abstract": "We propose low-rank adaptation of large language models.", "venue": "ICLR", "year": 2022},
-    {"id": "lecun2015", "title": "Deep learning", "doi": "10.1038/nature14539", "venue": "Nature", "year": 2015,
-     "abstract": "Deep learning allows computational models of many layers to learn representations."},
-    {"id": "2305.14314", "title": "QLoRA: Efficient Finetuning of Quantized Large Language Models",
-     "url": "https://openreview.net/forum?id=OUIFPHEgJU", "venue": "NeurIPS", "year": 2023,
-     "abstract": "We present QLoRA, an efficient finetuning approach with low-rank adapters on a 4-bit model."},
+    {
+        "id": "2106.09685",
+        "title": "LoRA: Low-Rank Adaptation of Large Language Models",
+        "abstract": "We propose low-rank adaptation of large language models.",
+        "venue": "ICLR",
+        "year": 2022,
+    },
+    {
+        "id": "lecun2015",
+        "title": "Deep learning",
+        "doi": "10.1038/nature14539",
+        "venue": "Nature",
+        "year": 2015,
+        "abstract": "Deep learning allows computational models of many layers to learn representations.",
+    },
+    {
+        "id": "2305.14314",
+        "title": "QLoRA: Efficient Finetuning of Quantized Large Language Models",
+        "url": "https://openreview.net/forum?id=OUIFPHEgJU",
+        "venue": "NeurIPS",
+        "year": 2023,
+        "abstract": "We present QLoRA, an efficient finetuning approach with low-rank adapters on a 4-bit model.",
+    },
 ]
 EXPECTED = {  # entry title -> (paper id, how it matched)
     "LoRA: Low-Rank Adaptation of Large Language Models": ("2106.09685", "arxiv"),
     "Deep learning": ("lecun2015", "doi"),
     "QLoRA: Efficient Finetuning of Quantized LLMs": ("2305.14314", "url"),
     "Fair Multi-User Dueling Bandit": ("h70c65e847c18a1c", "title"),
-    "BehaviourBench: A Benchmark for Modelling User Decisions from Real-World Behavioural Traces":
-        ("h958c00b44c20e36", "similar title"),
+    "BehaviourBench: A Benchmark for Modelling User Decisions from Real-World Behavioural Traces": (
+        "h958c00b44c20e36",
+        "similar title",
+    ),
 }
 FILES = ["library.json", "library.ris", "library.bib", "library.rdf"]
 
@@ -51,8 +69,10 @@ def lib_path(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(d / "lib.db")
 
 
-@pytest.mark.parametrize("name,fmt", [("library.json", "csl-json"), ("library.ris", "ris"),
-                                      ("library.bib", "bibtex"), ("library.rdf", "zotero-rdf")])
+@pytest.mark.parametrize(
+    "name,fmt",
+    [("library.json", "csl-json"), ("library.ris", "ris"), ("library.bib", "bibtex"), ("library.rdf", "zotero-rdf")],
+)
 def test_each_format_is_detected_and_read(name: str, fmt: str) -> None:
     assert sniff((Z / name).read_text(encoding="utf-8")) == fmt
     entries = read_entries(Z / name)
@@ -116,14 +136,21 @@ def test_round_trip_through_our_own_exports(lib_path: str, tmp_path: Path) -> No
         assert len(rep["matched"]) == 32
 
 
-@pytest.mark.parametrize("name,text,where", [
-    ("bad.json", '[\n  {"title": "x"},\n  {"title": \n]', "bad.json, line 4"),
-    ("bad.json", '{"items": 3}', "bad.json"),
-    ("bad.json", '[1, 2]', "bad.json, item 1"),
-    ("bad.jsonl", '{"title": "a"}\n{"title": "b"}\n{"title": \n', "bad.jsonl, line 3"),
-    ("bad.ris", "TI  - no type first\nER  - \nTY  - JOUR\n", "bad.ris, line 1"),
-    ("bad.rdf", "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\n<oops>\n</rdf:RDF>", "bad.rdf, line 3"),
-])
+@pytest.mark.parametrize(
+    "name,text,where",
+    [
+        ("bad.json", '[\n  {"title": "x"},\n  {"title": \n]', "bad.json, line 4"),
+        ("bad.json", '{"items": 3}', "bad.json"),
+        ("bad.json", "[1, 2]", "bad.json, item 1"),
+        ("bad.jsonl", '{"title": "a"}\n{"title": "b"}\n{"title": \n', "bad.jsonl, line 3"),
+        ("bad.ris", "TI  - no type first\nER  - \nTY  - JOUR\n", "bad.ris, line 1"),
+        (
+            "bad.rdf",
+            "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\n<oops>\n</rdf:RDF>",
+            "bad.rdf, line 3",
+        ),
+    ],
+)
 def test_bad_files_are_named_with_the_fix(lib_path: str, tmp_path: Path, name: str, text: str, where: str) -> None:
     f = tmp_path / name
     f.write_text(text, encoding="utf-8")
@@ -140,6 +167,7 @@ def test_not_utf8_and_forced_format(lib_path: str, tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["--db", lib_path, "import-reader", str(f), "-r", "x"])
     assert r.exit_code == 1 and "not UTF-8" in r.stderr and "Fix:" in r.stderr
     # --format overrides detection: a JSON file read as a plain list is one line per entry
-    r = CliRunner().invoke(cli, ["--db", lib_path, "import-reader", str(Z / "library.ris"), "--format", "csl-json",
-                                 "-r", "x"])
+    r = CliRunner().invoke(
+        cli, ["--db", lib_path, "import-reader", str(Z / "library.ris"), "--format", "csl-json", "-r", "x"]
+    )
     assert r.exit_code == 1 and "not valid JSON" in r.stderr

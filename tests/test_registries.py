@@ -37,9 +37,11 @@ def test_an_unknown_name_lists_the_valid_ones(registry: Registry) -> None:
 
 
 # -- embedders --------------------------------------------------------------------------------------
-TEXTS = ["Diffusion models generate images by reversing a noising process.",
-         "Graph neural networks pass messages along the edges of a graph.",
-         "Denoising diffusion probabilistic models for image synthesis."]
+TEXTS = [
+    "Diffusion models generate images by reversing a noising process.",
+    "Graph neural networks pass messages along the edges of a graph.",
+    "Denoising diffusion probabilistic models for image synthesis.",
+]
 
 
 @pytest.mark.parametrize("name", EMBEDDERS.names())
@@ -76,11 +78,16 @@ def test_vector_index_contract(name: str) -> None:
 
 # -- recommenders -----------------------------------------------------------------------------------
 def _corpus():
-    topics = {"diffusion": "denoising diffusion models generate images from noise",
-              "graphs": "graph neural networks pass messages between nodes",
-              "bandits": "multi-armed bandits balance exploration and exploitation"}
-    papers = [Paper(f"{t}-{i}", f"{t.title()} paper {i}", f"{text} variant {i}", authors=[f"A{i}"], venue="V",
-                    year=2024) for t, text in topics.items() for i in range(6)]
+    topics = {
+        "diffusion": "denoising diffusion models generate images from noise",
+        "graphs": "graph neural networks pass messages between nodes",
+        "bandits": "multi-armed bandits balance exploration and exploitation",
+    }
+    papers = [
+        Paper(f"{t}-{i}", f"{t.title()} paper {i}", f"{text} variant {i}", authors=[f"A{i}"], venue="V", year=2024)
+        for t, text in topics.items()
+        for i in range(6)
+    ]
     return corpus_from_papers(papers)
 
 

@@ -80,12 +80,27 @@ def test_field_helpers_on_edge_values() -> None:
     assert presentation_of("Accept") == "" and presentation_of("Spotlights") == "spotlight"
     assert reviews_of({"rating": "", "rating_avg": [0, 0]}) == {}  # what paperlists writes with no reviews
     assert reviews_of({"rating": "3;5", "confidence": "4;x"}) == {
-        "ratings": [3.0, 5.0], "rating_avg": 4.0, "rating_std": 1.0, "confidences": [4.0], "confidence_avg": 4.0}
+        "ratings": [3.0, 5.0],
+        "rating_avg": 4.0,
+        "rating_std": 1.0,
+        "confidences": [4.0],
+        "confidence_avg": 4.0,
+    }
     # lists that do not line up: kept as written, the country not guessed
-    aff = affiliations_of({"aff": "MIT;Oxford", "aff_unique_norm": "MIT", "aff_unique_index": "0;0;0",
-                           "aff_country_unique": "United States", "aff_country_unique_index": "0"}, ["A", "B"])
-    assert aff == [{"author": "A", "institution": "MIT", "country": ""},
-                   {"author": "B", "institution": "Oxford", "country": ""}]
+    aff = affiliations_of(
+        {
+            "aff": "MIT;Oxford",
+            "aff_unique_norm": "MIT",
+            "aff_unique_index": "0;0;0",
+            "aff_country_unique": "United States",
+            "aff_country_unique_index": "0",
+        },
+        ["A", "B"],
+    )
+    assert aff == [
+        {"author": "A", "institution": "MIT", "country": ""},
+        {"author": "B", "institution": "Oxford", "country": ""},
+    ]
 
 
 # -- the filters ----------------------------------------------------------------------------------
@@ -98,8 +113,10 @@ def test_filters_in_cli_match_the_raw_records(corl: str) -> None:
     got = {p["id"] for p in json.loads(run("--db", corl, "list", "--type", "oral", "--limit", "0", "--json"))}
     assert got == want_oral and len(got) == 24
     want_cmu = _raw_ids(lambda r: "Carnegie Mellon University" in r["aff_unique_norm"].split(";"))
-    got = {p["id"] for p in json.loads(run("--db", corl, "list", "--institution", "carnegie mellon", "--limit", "0",
-                                           "--json"))}
+    got = {
+        p["id"]
+        for p in json.loads(run("--db", corl, "list", "--institution", "carnegie mellon", "--limit", "0", "--json"))
+    }
     assert got == want_cmu and got
     hits = json.loads(run("--db", corl, "search", "--country", "中国", "--type", "poster", "--limit", "100", "--json"))
     for h in hits:
@@ -131,7 +148,9 @@ def test_report_json_contract_and_every_figure_recomputed_from_the_library(corl:
         assert t["share"] == round(t["papers"] / 120, 4)
         assert t["types"].get("oral", 0) == sum(RAW[i][1]["status"] == "Oral" for i in t["ids"])
     # institutions and countries, counted from the raw files
-    inst = Counter(n for _, r in RAW.values() for n in set(r["aff_unique_norm"].split(";")) - {"", "Unknown Institution"})
+    inst = Counter(
+        n for _, r in RAW.values() for n in set(r["aff_unique_norm"].split(";")) - {"", "Unknown Institution"}
+    )
     for row in rep["institutions"][:10]:
         assert row["papers"] == inst[row["name"]] == len(row["ids"])
     assert rep["institutions"][0]["name"] == inst.most_common(1)[0][0]
@@ -139,7 +158,9 @@ def test_report_json_contract_and_every_figure_recomputed_from_the_library(corl:
     row = next(c for c in rep["countries"] if c["name"] == "China")
     assert set(row["ids"]) == china and row["papers"] == len(china)
     # reviews: mean of the per-paper means of the papers that have ratings
-    rated = [sum(map(float, r["rating"].split(";"))) / len(r["rating"].split(";")) for _, r in RAW.values() if r["rating"]]
+    rated = [
+        sum(map(float, r["rating"].split(";"))) / len(r["rating"].split(";")) for _, r in RAW.values() if r["rating"]
+    ]
     assert rep["reviews"]["papers"] == len(rated) == 96
     assert math.isclose(rep["reviews"]["rating_avg"], sum(rated) / len(rated), abs_tol=1e-3)
 
@@ -250,10 +271,23 @@ def test_fetch_years_pulls_every_year_in_one_command_and_names_the_one_that_fail
     try:
         server.faults["/corl/corl2023.json"] = ["429:0"]  # retried, not lost
         db = str(tmp_path / "fetched.db")
-        base = ["--db", db, "fetch", "paperlists", "corl", "--base-url", server.url, "--no-embed", "--retries", "2", "--delay", "0"]
+        base = [
+            "--db",
+            db,
+            "fetch",
+            "paperlists",
+            "corl",
+            "--base-url",
+            server.url,
+            "--no-embed",
+            "--retries",
+            "2",
+            "--delay",
+            "0",
+        ]
         r = CliRunner().invoke(cli, [*base, "--years", "2020-2025", "--json"])
         assert r.exit_code == 1, r.output  # 2020 is not served: named, the other years stored
-        out = json.loads(r.output[r.output.index("{"):])
+        out = json.loads(r.output[r.output.index("{") :])
         assert out["failed"] == 1 and out["new"] == 120
         assert [d["args"] for d in out["fetches"]] == [["corl", str(y)] for y in range(2020, 2026)]
         assert "HTTP 404" in out["fetches"][0]["error"]
@@ -316,8 +350,9 @@ def test_web_filters_and_paper_page_show_the_kept_fields(web) -> None:  # type: 
     want = _raw_ids(lambda r: "Stanford University" in r["aff_unique_norm"].split(";") and r["status"] == "Oral")
     assert got == want and got
     b = web.get("/browse.json?venue=CoRL&year=2023&type=oral").json()
-    assert b["matching"] == 6 and {p["id"] for p in b["papers"]} == _raw_ids(lambda r: r["status"] == "Oral"
-                                                                                and RAW[r["id"]][0] == 2023)
+    assert b["matching"] == 6 and {p["id"] for p in b["papers"]} == _raw_ids(
+        lambda r: r["status"] == "Oral" and RAW[r["id"]][0] == 2023
+    )
     assert web.get("/search.json?type=keynote").status_code == 400
     from bs4 import BeautifulSoup
 
@@ -343,15 +378,16 @@ def test_mcp_report_tool_and_search_filters(corl: str) -> None:
             r = await c.call_tool("report", {"venue": "CoRL", "years": "2024-2025"})
             s = r.structured_content
             assert s["papers"] == cli_json["papers"] and s["trends"]["themes"][0]["counts"] == {
-                k: v for k, v in cli_json["trends"]["themes"][0]["counts"].items()}
+                k: v for k, v in cli_json["trends"]["themes"][0]["counts"].items()
+            }
             assert [t["papers"] for t in s["themes"]] == [t["papers"] for t in cli_json["themes"]]
             assert "ids" not in s["themes"][0] and "titles" not in s
             assert "# CoRL 2024–2025" in r.content[0].text
-            r = await c.call_tool("search", {"query": "robot", "institution": "stanford", "type": "oral",
-                                             "limit": 50})
+            r = await c.call_tool("search", {"query": "robot", "institution": "stanford", "type": "oral", "limit": 50})
             got = {h["id"] for h in r.structured_content["hits"]}
-            assert got and got <= _raw_ids(lambda x: "Stanford University" in x["aff_unique_norm"] and
-                                           x["status"] == "Oral")
+            assert got and got <= _raw_ids(
+                lambda x: "Stanford University" in x["aff_unique_norm"] and x["status"] == "Oral"
+            )
 
     anyio.run(main)
 

@@ -14,21 +14,49 @@ from paperatlas.recommend.digest import render
 from paperatlas.safety import csv_cell, md_link, md_text, safe_url
 
 HOSTILE = [
-    Paper(id="x1", title="<script>alert(1)</script> Attention", url="javascript:alert(1)",
-          authors=["<svg onload=alert(2)>"], abstract="=HYPERLINK(\"http://evil\",\"x\")", venue="@SUM(A1)"),
-    Paper(id="x2", title="[click](javascript:alert(3))", url="JaVa\tScRiPt:alert(4)", authors=["+cmd|' /C calc'!A0"],
-          abstract="<img src=x onerror=alert(5)>", keywords=["-2+3"]),
-    Paper(id="x3", title="Good paper\n<script>alert(6)</script>", url="https://example.org/p?a=1&b=(2)",
-          abstract="data:text/html,<script>alert(7)</script>", status="\tlead"),
+    Paper(
+        id="x1",
+        title="<script>alert(1)</script> Attention",
+        url="javascript:alert(1)",
+        authors=["<svg onload=alert(2)>"],
+        abstract='=HYPERLINK("http://evil","x")',
+        venue="@SUM(A1)",
+    ),
+    Paper(
+        id="x2",
+        title="[click](javascript:alert(3))",
+        url="JaVa\tScRiPt:alert(4)",
+        authors=["+cmd|' /C calc'!A0"],
+        abstract="<img src=x onerror=alert(5)>",
+        keywords=["-2+3"],
+    ),
+    Paper(
+        id="x3",
+        title="Good paper\n<script>alert(6)</script>",
+        url="https://example.org/p?a=1&b=(2)",
+        abstract="data:text/html,<script>alert(7)</script>",
+        status="\tlead",
+    ),
 ]
 
 
-@pytest.mark.parametrize("url,ok", [
-    ("https://arxiv.org/abs/2106.09685", True), ("http://x.org", True), ("javascript:alert(1)", False),
-    (" JAVASCRIPT:alert(1)", False), ("java\tscript:alert(1)", False), ("data:text/html,x", False),
-    ("vbscript:x", False), ("//evil.example/x", False), ("/relative", False), ("", False), ("http://", False),
-    ("\x00javascript:alert(1)", False),
-])
+@pytest.mark.parametrize(
+    "url,ok",
+    [
+        ("https://arxiv.org/abs/2106.09685", True),
+        ("http://x.org", True),
+        ("javascript:alert(1)", False),
+        (" JAVASCRIPT:alert(1)", False),
+        ("java\tscript:alert(1)", False),
+        ("data:text/html,x", False),
+        ("vbscript:x", False),
+        ("//evil.example/x", False),
+        ("/relative", False),
+        ("", False),
+        ("http://", False),
+        ("\x00javascript:alert(1)", False),
+    ],
+)
 def test_safe_url(url: str, ok: bool) -> None:
     assert bool(safe_url(url)) is ok
 
@@ -46,7 +74,7 @@ def test_csv_export_neutralises_formulas() -> None:
     cells = [c for row in rows[1:] for c in row]
     assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in cells)
     assert [r[rows[0].index("url")] for r in rows[1:]] == ["", "", "https://example.org/p?a=1&b=(2)"]
-    assert rows[1][rows[0].index("abstract")] == "'=HYPERLINK(\"http://evil\",\"x\")"  # data kept, made inert
+    assert rows[1][rows[0].index("abstract")] == '\'=HYPERLINK("http://evil","x")'  # data kept, made inert
     assert csv_cell(2023) == 2023 and csv_cell("plain") == "plain"
 
 
@@ -56,7 +84,8 @@ def test_csv_cells_carry_no_script_tag_or_live_scheme() -> None:
     low = cell.lower()
     assert "<script" not in low and "javascript:" not in low and "vbscript:" not in low
     assert cell.replace("\u2060", "").replace("vbscript:", "vbscript :") == (
-        "See <SCRIPT>alert(1)</script> and [x](JavaScript:alert(2)) or vbscript :x")  # reads the same
+        "See <SCRIPT>alert(1)</script> and [x](JavaScript:alert(2)) or vbscript :x"
+    )  # reads the same
     assert csv_cell("x < y and a:b") == "x < y and a:b"
 
 

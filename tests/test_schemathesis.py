@@ -28,8 +28,14 @@ pytestmark = pytest.mark.slow
 
 
 def cli(db: Path, *args: str) -> str:
-    return subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), *args], capture_output=True,
-                          text=True, env=ENV, timeout=300, check=True).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+        check=True,
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -47,21 +53,41 @@ def test_no_operation_answers_5xx(library: Path, mode: str, tmp_path: Path) -> N
         pytest.fail(f"schemathesis is not installed in {ST.parent}: pip install -e '.[test]'")
     token = cli(library, "readers", "token", "me").strip()
     args = ("--read-only",) if mode == "read-only" else ()
-    proc, port = start_server(str(library), *args, env={**ENV, "XDG_CACHE_HOME": str(tmp_path)}, cwd=str(ROOT),
-                              timeout=90)
+    proc, port = start_server(
+        str(library), *args, env={**ENV, "XDG_CACHE_HOME": str(tmp_path)}, cwd=str(ROOT), timeout=90
+    )
     try:
-        r = subprocess.run([str(ST), "run", f"http://127.0.0.1:{port}/openapi.json", "--checks", "not_a_server_error",
-                            "-n", str(EXAMPLES), "--seed", "16", "-H", f"Authorization: Bearer {token}",
-                            "--request-timeout", "30"],
-                           capture_output=True, text=True, timeout=900, env={**os.environ, "NO_COLOR": "1"},
-                           cwd=tmp_path)  # its cache folder (.schemathesis/) goes there, not into the checkout
+        r = subprocess.run(
+            [
+                str(ST),
+                "run",
+                f"http://127.0.0.1:{port}/openapi.json",
+                "--checks",
+                "not_a_server_error",
+                "-n",
+                str(EXAMPLES),
+                "--seed",
+                "16",
+                "-H",
+                f"Authorization: Bearer {token}",
+                "--request-timeout",
+                "30",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "NO_COLOR": "1"},
+            cwd=tmp_path,
+        )  # its cache folder (.schemathesis/) goes there, not into the checkout
     finally:
         stop_server(proc)
     out = r.stdout + r.stderr
     tested = re.search(r"Tested:\s+(\d+)", out)
     cases = re.search(r"(\d+) generated", out)
-    print(f"schemathesis {mode}: {tested.group(1) if tested else '?'} operations, "
-          f"{cases.group(1) if cases else '?'} generated test cases")
+    print(
+        f"schemathesis {mode}: {tested.group(1) if tested else '?'} operations, "
+        f"{cases.group(1) if cases else '?'} generated test cases"
+    )
     assert "Server error" not in out, out[-6000:]
     assert r.returncode == 0, out[-6000:]
     assert tested and int(tested.group(1)) >= 20, out[-3000:]  # every operation was reached

@@ -19,26 +19,50 @@ from paperatlas.store.vector_cache import VectorCache
 from conftest import EXAMPLES
 
 PAPERS = [
-    {"id": "p1", "title": "Graph neural networks for molecule property prediction",
-     "abstract": "We predict molecular properties with message passing graph networks.",
-     "venue": "NeurIPS", "year": 2023, "status": "Oral"},
-    {"id": "p2", "title": "Diffusion models for protein design",
-     "abstract": "A denoising diffusion model generates protein backbones; graph networks score them.",
-     "venue": "ICLR", "year": 2024, "status": "Poster"},
-    {"id": "p3", "title": "Scaling laws for language models",
-     "abstract": "Loss falls as a power law in parameters, data and compute.",
-     "venue": "NeurIPS", "year": 2024, "status": "Spotlight"},
-    {"id": "p4", "title": "Unsafe <script>alert('x')</script> & friends",
-     "abstract": "An abstract with <b>markup</b> & ampersands about networks of graph neural models.",
-     "venue": "ICML", "year": 2024, "status": "Poster"},
+    {
+        "id": "p1",
+        "title": "Graph neural networks for molecule property prediction",
+        "abstract": "We predict molecular properties with message passing graph networks.",
+        "venue": "NeurIPS",
+        "year": 2023,
+        "status": "Oral",
+    },
+    {
+        "id": "p2",
+        "title": "Diffusion models for protein design",
+        "abstract": "A denoising diffusion model generates protein backbones; graph networks score them.",
+        "venue": "ICLR",
+        "year": 2024,
+        "status": "Poster",
+    },
+    {
+        "id": "p3",
+        "title": "Scaling laws for language models",
+        "abstract": "Loss falls as a power law in parameters, data and compute.",
+        "venue": "NeurIPS",
+        "year": 2024,
+        "status": "Spotlight",
+    },
+    {
+        "id": "p4",
+        "title": "Unsafe <script>alert('x')</script> & friends",
+        "abstract": "An abstract with <b>markup</b> & ampersands about networks of graph neural models.",
+        "venue": "ICML",
+        "year": 2024,
+        "status": "Poster",
+    },
 ]
 
 
 def _make(path: Path, keyword_index: str = "bm25s") -> Library:
     f = path.parent / "papers.jsonl"
     f.write_text("\n".join(json.dumps(p) for p in PAPERS), encoding="utf-8")
-    lib = Library(path, embedder="hashing", search_settings=SearchSettings(keyword_index=keyword_index),
-                  vector_cache=VectorCache(path.parent / "vectors.sqlite"))
+    lib = Library(
+        path,
+        embedder="hashing",
+        search_settings=SearchSettings(keyword_index=keyword_index),
+        vector_cache=VectorCache(path.parent / "vectors.sqlite"),
+    )
     lib.ingest([f, *EXAMPLES])
     lib.embed()
     return lib
@@ -58,7 +82,7 @@ def test_parse_treats_operators_and_symbols_as_words() -> None:
     assert q.phrases == [["message", "passing"]]
     assert parse('"unbalanced quote graph').phrases == []
     assert parse('"one"').phrases == []  # a one-word phrase is just a word
-    assert parse("").empty and parse("  ()*\"\" ").empty and parse("\x00").empty
+    assert parse("").empty and parse('  ()*"" ').empty and parse("\x00").empty
 
 
 def test_parse_bounds_long_input() -> None:
@@ -81,9 +105,48 @@ def test_phrase_filter_is_word_sequence() -> None:
 
 
 # -- safety: anything a user types -------------------------------------------------------
-NASTY = ['"', '""', "'", "(", ")", "((", "AND", "OR", "NOT", "NEAR", "NEAR/2", "*", "^", "-", ":",
-         "title:", "{", "}", "[", "]", "\\", "\x00", "🧬", "👩‍🔬", "ﬁ", "ß", "İ", "\u200b", "\ufeff",
-         "graph", "neural", "simulators", "%", "_", ";", "--", "/*", "NULL", "\n", "\t"]
+NASTY = [
+    '"',
+    '""',
+    "'",
+    "(",
+    ")",
+    "((",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR",
+    "NEAR/2",
+    "*",
+    "^",
+    "-",
+    ":",
+    "title:",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\\",
+    "\x00",
+    "🧬",
+    "👩‍🔬",
+    "ﬁ",
+    "ß",
+    "İ",
+    "\u200b",
+    "\ufeff",
+    "graph",
+    "neural",
+    "simulators",
+    "%",
+    "_",
+    ";",
+    "--",
+    "/*",
+    "NULL",
+    "\n",
+    "\t",
+]
 
 query_text = st.one_of(
     st.text(max_size=200),
@@ -101,11 +164,24 @@ def test_fuzz_search_never_raises(lib: Library, text: str, mode: str, offset: in
         assert "<script" not in h.snippet
 
 
-@pytest.mark.parametrize("text", [
-    "x" * 10_000, ("graph " * 2000)[:10_000], "🧬" * 3000, '"' * 999, "(" * 500 + "graph",
-    "graph\x00neural", "AND OR NOT NEAR", '"graph neural" AND "', "*", "NEAR(graph neural, 2)",
-    "title:graph", "'; DROP TABLE papers; --", " ".join(["a"] * 10_000),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 10_000,
+        ("graph " * 2000)[:10_000],
+        "🧬" * 3000,
+        '"' * 999,
+        "(" * 500 + "graph",
+        "graph\x00neural",
+        "AND OR NOT NEAR",
+        '"graph neural" AND "',
+        "*",
+        "NEAR(graph neural, 2)",
+        "title:graph",
+        "'; DROP TABLE papers; --",
+        " ".join(["a"] * 10_000),
+    ],
+)
 @pytest.mark.parametrize("mode", MODES)
 def test_hostile_queries(lib: Library, text: str, mode: str) -> None:
     hits = lib.search(text, mode=mode, limit=10, venue="NeurIPS", exclude=["p1"])
@@ -131,7 +207,8 @@ def test_phrase_search(lib: Library) -> None:
     assert sorted(ids) == ["p1", "p4"]  # p2 has both words, not as a phrase
     assert lib.search('"neural graph"', mode="semantic") == [] or all(
         phrase_filter(parse('"neural graph"'), h.paper.title + " " + h.paper.abstract)
-        for h in lib.search('"neural graph"', mode="semantic"))
+        for h in lib.search('"neural graph"', mode="semantic")
+    )
     assert lib.search('"controllable user simulators"', limit=3)[0].paper.venue == "NeurIPS"
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from paperatlas.cli import cli
-from paperatlas.eval.beir import (canonical_qrels, eval_beir, evaluate, load_beir, mrr_at_k, ndcg_at_k,
-                                  recall_at_k)
+from paperatlas.eval.beir import canonical_qrels, eval_beir, evaluate, load_beir, mrr_at_k, ndcg_at_k, recall_at_k
 
 
 def test_metrics_by_hand() -> None:
@@ -63,8 +62,12 @@ def _beir(folder: Path, with_split_field: bool) -> Path:
     with gzip.open(folder / "corpus.jsonl.gz", "wt", encoding="utf-8") as f:
         for i, t, a in docs:
             f.write(json.dumps({"_id": i, "title": t, "text": a}) + "\n")
-    queries = [("q1", "fish regrowing fins", "test"), ("q2", "vitamin D bones", "test"),
-               ("q3", "cholesterol drugs", "train"), ("q4", "does sleep help memory", "test")]
+    queries = [
+        ("q1", "fish regrowing fins", "test"),
+        ("q2", "vitamin D bones", "test"),
+        ("q3", "cholesterol drugs", "train"),
+        ("q4", "does sleep help memory", "test"),
+    ]
     with open(folder / "queries.jsonl", "w", encoding="utf-8") as f:
         for q, t, s in queries:
             f.write(json.dumps({"_id": q, "text": t, **({"split": s} if with_split_field else {})}) + "\n")

@@ -17,8 +17,15 @@ from paperatlas.search.keyword import Bm25sIndex
 from paperatlas.search.query import parse
 from paperatlas.store.vector_cache import VectorCache
 
-QUERIES = ["user simulators", "reinforcement learning framework", "benchmark for user behavior",
-           "graph copula edges", "chess transformer", "reward model omni-modal", "the of and"]
+QUERIES = [
+    "user simulators",
+    "reinforcement learning framework",
+    "benchmark for user behavior",
+    "graph copula edges",
+    "chess transformer",
+    "reward model omni-modal",
+    "the of and",
+]
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +33,17 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, bool,
     lib = Library(tmp_path_factory.mktemp("d") / "d.db")
     lib.ingest(EXAMPLES)
     extra = tmp_path_factory.mktemp("e") / "x.jsonl"
-    extra.write_text("\n".join(json.dumps({"id": f"t{i}", "title": t, "abstract": a}) for i, (t, a) in enumerate([
-        ("Simulating users for dialogue evaluation", "User simulators evaluate conversational agents."),
-        ("Chess engines", "Transformers that play chess from board states."),
-    ])))
+    extra.write_text(
+        "\n".join(
+            json.dumps({"id": f"t{i}", "title": t, "abstract": a})
+            for i, (t, a) in enumerate(
+                [
+                    ("Simulating users for dialogue evaluation", "User simulators evaluate conversational agents."),
+                    ("Chess engines", "Transformers that play chess from board states."),
+                ]
+            )
+        )
+    )
     lib.ingest(extra)
     out = lib.store.all_texts()
     lib.close()
@@ -171,8 +185,10 @@ def test_bm25_maxscore_pruning_is_exact() -> None:
     p = 1 / np.arange(1, 401)  # Zipf: a few words in most documents, most words rare
     p /= p.sum()
     words = rng.choice(vocab, (2000, 40), p=p)
-    docs = [(f"d{i}", " ".join(words[i, :4]), False, " ".join(words[i, 4 : 4 + rng.integers(5, 36)]))
-            for i in range(len(words))]
+    docs = [
+        (f"d{i}", " ".join(words[i, :4]), False, " ".join(words[i, 4 : 4 + rng.integers(5, 36)]))
+        for i in range(len(words))
+    ]
     idx = Bm25Index()
     idx.prune_min_docs = 0
     idx.build(docs)

@@ -13,16 +13,23 @@ pytestmark = pytest.mark.slow
 
 # (query that shares few words with the abstract, the abstract's first words)
 PARAPHRASES = [
-    ("why testing chatbots against fine-tuned fake customers gives skewed results, a cause-and-effect view",
-     "Using offline datasets to evaluate conversational agents"),
-    ("predicting which move a human player of a given rating will make on the board",
-     "Chess has played a uniquely important historical role"),
-    ("when and how often to show adverts so people stay interested in the long run",
-     "Optimizing the timing and frequency of advertisements"),
-    ("electrical implants in the visual cortex that make blind people perceive light",
-     "Brain stimulation is a powerful tool"),
-    ("look up theorems in a formal proof library by describing them in plain English",
-     "We present Lean Finder"),
+    (
+        "why testing chatbots against fine-tuned fake customers gives skewed results, a cause-and-effect view",
+        "Using offline datasets to evaluate conversational agents",
+    ),
+    (
+        "predicting which move a human player of a given rating will make on the board",
+        "Chess has played a uniquely important historical role",
+    ),
+    (
+        "when and how often to show adverts so people stay interested in the long run",
+        "Optimizing the timing and frequency of advertisements",
+    ),
+    (
+        "electrical implants in the visual cortex that make blind people perceive light",
+        "Brain stimulation is a powerful tool",
+    ),
+    ("look up theorems in a formal proof library by describing them in plain English", "We present Lean Finder"),
 ]
 
 

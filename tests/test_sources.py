@@ -40,8 +40,6 @@ def _client(**kw: object) -> HttpClient:
     return c
 
 
-
-
 # -- the HTTP client --------------------------------------------------------------------------
 def test_client_sends_user_agent_and_honours_retry_after(server: SourceServer) -> None:
     server.faults["/colt/colt2024.json"] = ["429:7", "503:2", "503"]
@@ -164,8 +162,20 @@ def test_cli_fetch_paperlists_contract(server: SourceServer, tmp_path: Path) -> 
 def test_cli_fetch_unreachable_exits_nonzero_fast_with_host_port(tmp_path: Path) -> None:
     port = free_port()
     start = time.monotonic()
-    r = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "fetch", "paperlists", "colm", "2025",
-                                 "--base-url", f"http://127.0.0.1:{port}", "--no-embed"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(tmp_path / "lib.db"),
+            "fetch",
+            "paperlists",
+            "colm",
+            "2025",
+            "--base-url",
+            f"http://127.0.0.1:{port}",
+            "--no-embed",
+        ],
+    )
     assert r.exit_code == 1 and time.monotonic() - start < 10
     assert f"127.0.0.1:{port}" in r.output and "Fix:" in r.output
 
@@ -205,7 +215,7 @@ def _notes_api(qs: dict[str, list[str]]) -> bytes:
     if qs.get("content.venueid", [""])[0] != VENUE and qs.get("invitation", [""])[0] != VENUE + "/-/Submission":
         return json.dumps({"notes": [], "count": 0}).encode()
     off, lim = int(qs.get("offset", ["0"])[0]), int(qs.get("limit", ["1000"])[0])
-    return json.dumps({"notes": OR_NOTES[off: off + lim], "count": len(OR_NOTES)}).encode()
+    return json.dumps({"notes": OR_NOTES[off : off + lim], "count": len(OR_NOTES)}).encode()
 
 
 @pytest.fixture
@@ -242,8 +252,14 @@ def test_openreview_decisions_from_venueid() -> None:
     from paperatlas.ingest.formats import Format
     from paperatlas.ingest.normalize import to_paper
 
-    note = dict(OR_NOTES[0], content={**OR_NOTES[0]["content"], "venue": {"value": "Submitted to COLM 2025"},
-                                      "venueid": {"value": VENUE.replace("Conference", "Conference/Rejected_Submission")}})
+    note = dict(
+        OR_NOTES[0],
+        content={
+            **OR_NOTES[0]["content"],
+            "venue": {"value": "Submitted to COLM 2025"},
+            "venueid": {"value": VENUE.replace("Conference", "Conference/Rejected_Submission")},
+        },
+    )
     p, _ = to_paper(note, Format.OPENREVIEW)
     assert (p.venue, p.year, p.status) == ("COLM", 2025, "Rejected")
 
@@ -261,7 +277,10 @@ def test_openreview_failed_fetch_resumes_at_the_stored_position(or_server: Sourc
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
         with pytest.raises(FetchError):
             lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(retries=1), page_size=2)
-        assert lib.count() == 2 and lib.store.sources.source_state(f"openreview {VENUE}") == {"offset": 2, "complete": False}
+        assert lib.count() == 2 and lib.store.sources.source_state(f"openreview {VENUE}") == {
+            "offset": 2,
+            "complete": False,
+        }
         before = len(or_server.seen)
         r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
         assert r.resumed and r.new == 3 and lib.count() == 5
@@ -278,9 +297,11 @@ def test_a_killed_fetch_resumes(or_server: SourceServer, tmp_path: Path) -> None
     db = tmp_path / "lib.db"
     or_server.faults["/notes"] = ["", "slow:30"]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
-    code = ("import sys; from paperatlas import Library; from paperatlas.sources import HttpClient;"
-            f"Library(sys.argv[1]).sources.fetch('openreview', [{VENUE!r}], base_url=sys.argv[2], page_size=2,"
-            " client=HttpClient(read_timeout=60))")
+    code = (
+        "import sys; from paperatlas import Library; from paperatlas.sources import HttpClient;"
+        f"Library(sys.argv[1]).sources.fetch('openreview', [{VENUE!r}], base_url=sys.argv[2], page_size=2,"
+        " client=HttpClient(read_timeout=60))"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code, str(db), or_server.url], env=env)
     deadline = time.monotonic() + 60
     while len(or_server.seen) < 2 and time.monotonic() < deadline:
@@ -317,19 +338,31 @@ def ax_server() -> Iterator[SourceServer]:
 def test_arxiv_query_paging_politeness_and_fields(ax_server: SourceServer, tmp_path: Path) -> None:
     c = _client(delay=3.0)
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.sources.fetch("arxiv", ["physics.chem-ph", "hep-ph"], base_url=ax_server.url, client=c, since="2004-01-01",
-                      page_size=10)
+        r = lib.sources.fetch(
+            "arxiv", ["physics.chem-ph", "hep-ph"], base_url=ax_server.url, client=c, since="2004-01-01", page_size=10
+        )
         assert (r.new, r.pages) == (10, 2)
         q = ax_server.seen[0].query
-        assert q["search_query"] == ["(cat:hep-ph OR cat:physics.chem-ph) AND submittedDate:[200401010000 TO 999912312359]"]
-        assert q["sortBy"] == ["submittedDate"] and q["max_results"] == ["10"] and ax_server.seen[1].query["start"] == ["10"]
+        assert q["search_query"] == [
+            "(cat:hep-ph OR cat:physics.chem-ph) AND submittedDate:[200401010000 TO 999912312359]"
+        ]
+        assert (
+            q["sortBy"] == ["submittedDate"]
+            and q["max_results"] == ["10"]
+            and ax_server.seen[1].query["start"] == ["10"]
+        )
         assert len(c.waits) == 1 and 2.5 < c.waits[0] <= 3.0  # one polite pause between the two pages
         p = lib.get("nucl-ex/0408020")
         assert p.venue == "arXiv" and p.year == 2004 and p.authors[0] == "J. Arrington"
-        assert p.url == "https://arxiv.org/abs/nucl-ex/0408020v1" and p.extra["pdf"] == "https://arxiv.org/pdf/nucl-ex/0408020v1"
+        assert (
+            p.url == "https://arxiv.org/abs/nucl-ex/0408020v1"
+            and p.extra["pdf"] == "https://arxiv.org/pdf/nucl-ex/0408020v1"
+        )
         state = lib.store.sources.source_state("arxiv hep-ph physics.chem-ph")
         assert state["complete"] and state["since"] >= "2004-08-18"  # the next run starts at the newest day seen
-        again = lib.sources.fetch("arxiv", ["hep-ph", "physics.chem-ph"], base_url=ax_server.url, client=_client(), page_size=10)
+        again = lib.sources.fetch(
+            "arxiv", ["hep-ph", "physics.chem-ph"], base_url=ax_server.url, client=_client(), page_size=10
+        )
         assert again.new == 0 and again.unchanged == 10
         assert f"submittedDate:[{state['since'].replace('-', '')}0000" in ax_server.seen[-2].query["search_query"][0]
 
@@ -337,7 +370,9 @@ def test_arxiv_query_paging_politeness_and_fields(ax_server: SourceServer, tmp_p
 def test_arxiv_faults_and_the_old_feed_shape(ax_server: SourceServer, tmp_path: Path) -> None:
     ax_server.faults["/api/query"] = ["503:1", "malformed", "cut"]
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.sources.fetch("arxiv", ["hep-ph"], base_url=ax_server.url, client=_client(), since="2000-01-01", page_size=10)
+        r = lib.sources.fetch(
+            "arxiv", ["hep-ph"], base_url=ax_server.url, client=_client(), since="2000-01-01", page_size=10
+        )
         assert r.new == 10 and r.retries == 3 and lib.count() == 10
         # the feed as arXiv wrote it until mid-2025 (rel="alternate" links, arxiv: namespace per element)
         lib.ingest([DATA / "arxiv_query_2025-08.xml"])
@@ -386,10 +421,13 @@ def test_a_host_that_never_answers_fails_within_the_connect_timeouts() -> None:
 # -- ACL Anthology and PMLR --------------------------------------------------------------------------
 @pytest.fixture
 def proc_server() -> Iterator[SourceServer]:
-    s = SourceServer(routes={"/data/xml/2024.acl.xml": (DATA / "2024.acl.xml").read_bytes(),
-                             "/v247/bibliography.bib": (DATA / "v247_bibliography.bib").read_bytes()},
-                     content_type={"/data/xml/2024.acl.xml": "application/xml",
-                                   "/v247/bibliography.bib": "text/plain"}).start()
+    s = SourceServer(
+        routes={
+            "/data/xml/2024.acl.xml": (DATA / "2024.acl.xml").read_bytes(),
+            "/v247/bibliography.bib": (DATA / "v247_bibliography.bib").read_bytes(),
+        },
+        content_type={"/data/xml/2024.acl.xml": "application/xml", "/v247/bibliography.bib": "text/plain"},
+    ).start()
     yield s
     s.stop()
 
@@ -412,7 +450,9 @@ def test_acl_anthology_event(proc_server: SourceServer, tmp_path: Path) -> None:
 
 def test_pmlr_volume(proc_server: SourceServer, tmp_path: Path) -> None:
     with Library(tmp_path / "lib.db", embedder="hashing") as lib:
-        r = lib.sources.fetch("pmlr", ["247"], base_url=proc_server.url, client=_client())  # assets/bib/ 404s: the old path
+        r = lib.sources.fetch(
+            "pmlr", ["247"], base_url=proc_server.url, client=_client()
+        )  # assets/bib/ 404s: the old path
         assert r.new == 6
         assert [h.path for h in proc_server.seen] == ["/v247/assets/bib/bibliography.bib", "/v247/bibliography.bib"]
         p = lib.get("pmlr-v247-genalti24a")
@@ -445,9 +485,13 @@ def test_preprint_first_then_venue_version_becomes_one_paper(nips_server: Source
         assert r.new == 3 and r.merged == 1
         p = lib.get("1706.03762")  # the arXiv id still finds it, and shows the venue version
         assert p.id == "9372" and p.venue == "NeurIPS" and p.year == 2017 and p.status == "Spotlight"
-        assert lib.links("9372") == {"page": "https://nips.cc/virtual/2017/poster/9372",
-                                     "arxiv": "https://arxiv.org/abs/1706.03762"}
-        assert [x.id for x in lib.readers.liked("me")] == ["9372"] and lib.store.readers.tags(lib.readers.get("me").id) == {"9372": ["classics"]}
+        assert lib.links("9372") == {
+            "page": "https://nips.cc/virtual/2017/poster/9372",
+            "arxiv": "https://arxiv.org/abs/1706.03762",
+        }
+        assert [x.id for x in lib.readers.liked("me")] == ["9372"] and lib.store.readers.tags(
+            lib.readers.get("me").id
+        ) == {"9372": ["classics"]}
         assert lib.count() == 4  # LoRA, and the three NeurIPS papers
         ids = [h.paper.id for h in lib.search("attention is all you need", mode="keyword", limit=5)]
         assert ids.count("9372") == 1 and "1706.03762" not in ids

@@ -31,17 +31,21 @@ def _ingest(tmp_path: Path, name: str) -> tuple[Library, list]:  # type: ignore[
     return lib, report
 
 
-@pytest.mark.parametrize("name, venue, year, with_authors", [
-    ("title_author_abstract.txt", "NeurIPS", 2026, True),
-    ("title_author_abstract_paragraphs.txt", "ICML", 2026, True),
-    ("numbered_full.txt", "COLM", 2025, True),
-    ("labelled_en.txt", "ICLR", 2026, True),
-    ("labelled_zh.txt", "NeurIPS", 2026, True),
-    ("title_then_abstract.txt", "NeurIPS", 2026, False),
-    ("title_wrapped_abstract.txt", "NeurIPS", 2026, True),
-])
-def test_given_titles_and_authors_are_kept(tmp_path: Path, name: str, venue: str, year: int,
-                                           with_authors: bool) -> None:
+@pytest.mark.parametrize(
+    "name, venue, year, with_authors",
+    [
+        ("title_author_abstract.txt", "NeurIPS", 2026, True),
+        ("title_author_abstract_paragraphs.txt", "ICML", 2026, True),
+        ("numbered_full.txt", "COLM", 2025, True),
+        ("labelled_en.txt", "ICLR", 2026, True),
+        ("labelled_zh.txt", "NeurIPS", 2026, True),
+        ("title_then_abstract.txt", "NeurIPS", 2026, False),
+        ("title_wrapped_abstract.txt", "NeurIPS", 2026, True),
+    ],
+)
+def test_given_titles_and_authors_are_kept(
+    tmp_path: Path, name: str, venue: str, year: int, with_authors: bool
+) -> None:
     lib, report = _ingest(tmp_path, name)
     assert report.new == len(EXPECTED) and not report.bad  # not doubled, none lost
     papers = lib.papers()
@@ -49,8 +53,10 @@ def test_given_titles_and_authors_are_kept(tmp_path: Path, name: str, venue: str
     assert not any(p.title_derived for p in papers)
     for p, r in zip(papers, EXPECTED):
         assert p.authors == (r["authors"] if with_authors else [])
-        assert _ws(p.abstract)[:200] == _ws(r["abstract"]).replace("$", "")[:200] or \
-            _ws(p.abstract).split()[:5] == _ws(r["abstract"]).split()[:5]
+        assert (
+            _ws(p.abstract)[:200] == _ws(r["abstract"]).replace("$", "")[:200]
+            or _ws(p.abstract).split()[:5] == _ws(r["abstract"]).split()[:5]
+        )
         assert not any(a in p.abstract for a in r["authors"][:1]), "authors glued into the abstract"
         assert (p.venue, p.year) == (venue, year)
     assert report.notes and "4 papers" in report.notes[0]
@@ -107,8 +113,9 @@ def test_an_ambiguous_block_is_reported(tmp_path: Path) -> None:
 
 
 def test_ingest_prints_how_it_read_the_blocks(tmp_path: Path) -> None:
-    res = CliRunner().invoke(cli, ["--db", str(tmp_path / "x.db"), "ingest", "--no-embed",
-                                   str(PASTED / "title_author_abstract.txt")])
+    res = CliRunner().invoke(
+        cli, ["--db", str(tmp_path / "x.db"), "ingest", "--no-embed", str(PASTED / "title_author_abstract.txt")]
+    )
     assert res.exit_code == 0, res.output
     assert "4 new" in res.stdout
     assert "note: " in res.stderr and "4 with an author line" in res.stderr
@@ -137,8 +144,13 @@ def test_paperlists_file_name_gives_venue_and_year(tmp_path: Path) -> None:
     assert papers[0].authors[:2] == ["Yixiao Song", "Katherine Thai"]
     # a record's own venue/year wins over the file name
     own = tmp_path / "iclr2020.jsonl"
-    own.write_text(json.dumps({"title": "A", "abstract": "B c d.", "venue": "ICML", "year": 2024}) + "\n"
-                   + json.dumps({"title": "C", "abstract": "D e f."}) + "\n", encoding="utf-8")
+    own.write_text(
+        json.dumps({"title": "A", "abstract": "B c d.", "venue": "ICML", "year": 2024})
+        + "\n"
+        + json.dumps({"title": "C", "abstract": "D e f."})
+        + "\n",
+        encoding="utf-8",
+    )
     lib.ingest([own])
     got = {p.title: (p.venue, p.year) for p in lib.papers()}
     assert got["A"] == ("ICML", 2024) and got["C"] == ("ICLR", 2020)
@@ -149,8 +161,10 @@ def test_author_lines_as_conference_pages_write_them(tmp_path: Path) -> None:
     """Affiliation marks after names are dropped; `A · B` (NeurIPS virtual site) splits like commas."""
     r1, r2 = EXPECTED[1], EXPECTED[2]
     marked = ", ".join(f"{a}{i + 1}{'*' if i == 0 else ''}" for i, a in enumerate(r1["authors"]))
-    text = (f"ICML 2026\n\n{r1['title']}\n{marked}\n{r1['abstract']}\n\n"
-            f"{r2['title']}\n{' · '.join(r2['authors'])}\n{r2['abstract']}\n")
+    text = (
+        f"ICML 2026\n\n{r1['title']}\n{marked}\n{r1['abstract']}\n\n"
+        f"{r2['title']}\n{' · '.join(r2['authors'])}\n{r2['abstract']}\n"
+    )
     f = tmp_path / "list.txt"
     f.write_text(text, encoding="utf-8")
     lib = Library(tmp_path / "lib.db", embedder="hashing")

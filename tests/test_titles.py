@@ -67,14 +67,12 @@ def test_seed_titles_name_the_contribution(marker: str, name: str) -> None:
 def test_seed_headlines_describe_the_contribution() -> None:
     """The headline is the appositive after the name, or the acronym's expansion."""
     expected = {
-        "real-world behavioral traces":
-            "BehaviorBench: A benchmark for modeling user decisions from real-world behavioral traces",
+        "real-world behavioral traces": "BehaviorBench: A benchmark for modeling user decisions from real-world behavioral traces",
         "Dual-Path Drift Harmonization": "EMCift: Extensible Multi-Center Modeling with Dual-Path Drift Harmonization",
         "Sequential Target Attention": "VISTA: Virtual Sequential Target Attention",
         "user-summarization model": "PLUS: Preference Learning Using Summarization",
         "Hoeffding tolerances": "CAPAL: Class-query Active, Persistent-noise-Aware Learning",
-        "single-cell perturbation":
-            "scPertCRL: A causally structured generative framework for single-cell perturbation prediction",
+        "single-cell perturbation": "scPertCRL: A causally structured generative framework for single-cell perturbation prediction",
         "semantic search engine for Lean": "Lean Finder: A semantic search engine for Lean and mathlib",
         "atom-level MD trajectories": "ATMOS: A generative framework based on State Space Models",
     }
@@ -305,17 +303,56 @@ def test_helpers() -> None:
     assert gerund("map") == "mapping"
     assert gerund("study") == "studying"
     assert split_sentences("One e.g. two. Three decide.We go on. Fig. 2 shows it.") == [
-        "One e.g. two.", "Three decide.", "We go on.", "Fig. 2 shows it."]
+        "One e.g. two.",
+        "Three decide.",
+        "We go on.",
+        "Fig. 2 shows it.",
+    ]
     assert trim_phrase("a framework for the automated and continuous generation of game benchmarks", 4) == (
-        "a framework")
+        "a framework"
+    )
 
 
 ABSTRACTISH = st.lists(
-    st.sampled_from([
-        "We propose", "we introduce", "called", "namely", "(", ")", ",", ".", " ", "FooNet", "LLM", "LLMs", "a",
-        "framework", "the", "of", "\\emph{", "}", "$", "**", "Large Language Models", "(LLM)", "is a", "our method",
-        "X-1", "ABC", "\n\n", "—", "that", "which", "to", "\\modelname{}", "github.com/u/Repo2", "é", "中文",
-    ]),
+    st.sampled_from(
+        [
+            "We propose",
+            "we introduce",
+            "called",
+            "namely",
+            "(",
+            ")",
+            ",",
+            ".",
+            " ",
+            "FooNet",
+            "LLM",
+            "LLMs",
+            "a",
+            "framework",
+            "the",
+            "of",
+            "\\emph{",
+            "}",
+            "$",
+            "**",
+            "Large Language Models",
+            "(LLM)",
+            "is a",
+            "our method",
+            "X-1",
+            "ABC",
+            "\n\n",
+            "—",
+            "that",
+            "which",
+            "to",
+            "\\modelname{}",
+            "github.com/u/Repo2",
+            "é",
+            "中文",
+        ]
+    ),
     max_size=60,
 ).map(" ".join)
 
@@ -340,9 +377,22 @@ def test_the_word_lists_and_cue_weights_are_a_table(tmp_path) -> None:  # type: 
     assert titles.NAMING_VERBS["introduce"] == 3.0 and titles.CUES["naming_phrase"] == 3.0
     assert "the" in titles.BAD_ENDINGS and "LLM" in titles.COMMON_ACRONYMS
     lists = set(titles._TABLE.rows)
-    assert lists == {"bad_ending", "soft_boundary", "noun_exception", "noun_prefix", "common_acronym",
-                     "not_name_start", "head_noun", "object_verb", "gerund_verb", "intent_verb", "doubling_verb",
-                     "result_verb", "naming_verb", "cue"}
+    assert lists == {
+        "bad_ending",
+        "soft_boundary",
+        "noun_exception",
+        "noun_prefix",
+        "common_acronym",
+        "not_name_start",
+        "head_noun",
+        "object_verb",
+        "gerund_verb",
+        "intent_verb",
+        "doubling_verb",
+        "result_verb",
+        "naming_verb",
+        "cue",
+    }
     bad = tmp_path / "t.tsv"
     bad.write_text("# ok\nbad_ending\ta\nnaming_verb\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 3"):

@@ -26,24 +26,71 @@ from paperatlas.topics.map import render_map_html
 from paperatlas.topics.phrases import candidate_keys, is_label_worthy, pick_diverse, runs, surface_forms
 from paperatlas.topics.pipeline import TopicPipeline
 
-BANNED = ("we propose", "in this paper", "state of the art", "state-of-the-art", "results show", "this work",
-          "propose", "paper", "novel", "experiments", "demonstrate", "outperform", "existing")
+BANNED = (
+    "we propose",
+    "in this paper",
+    "state of the art",
+    "state-of-the-art",
+    "results show",
+    "this work",
+    "propose",
+    "paper",
+    "novel",
+    "experiments",
+    "demonstrate",
+    "outperform",
+    "existing",
+)
 
 THEMES = {
-    "diffusion": ["diffusion models", "image generation", "denoising score matching", "text-to-image synthesis",
-                  "latent diffusion", "classifier-free guidance"],
-    "rl": ["reinforcement learning", "policy gradient", "reward shaping", "offline reinforcement learning",
-           "exploration bonus", "Markov decision processes"],
-    "graphs": ["graph neural networks", "message passing", "node classification", "graph transformers",
-               "oversmoothing", "molecular graphs"],
-    "llm": ["large language models", "instruction tuning", "chain-of-thought prompting", "in-context learning",
-            "LLMs", "hallucination detection"],
-    "privacy": ["differential privacy", "federated learning", "membership inference attacks", "private training",
-                "secure aggregation", "client heterogeneity"],
+    "diffusion": [
+        "diffusion models",
+        "image generation",
+        "denoising score matching",
+        "text-to-image synthesis",
+        "latent diffusion",
+        "classifier-free guidance",
+    ],
+    "rl": [
+        "reinforcement learning",
+        "policy gradient",
+        "reward shaping",
+        "offline reinforcement learning",
+        "exploration bonus",
+        "Markov decision processes",
+    ],
+    "graphs": [
+        "graph neural networks",
+        "message passing",
+        "node classification",
+        "graph transformers",
+        "oversmoothing",
+        "molecular graphs",
+    ],
+    "llm": [
+        "large language models",
+        "instruction tuning",
+        "chain-of-thought prompting",
+        "in-context learning",
+        "LLMs",
+        "hallucination detection",
+    ],
+    "privacy": [
+        "differential privacy",
+        "federated learning",
+        "membership inference attacks",
+        "private training",
+        "secure aggregation",
+        "client heterogeneity",
+    ],
 }
-BOILERPLATE = ["In this paper, we propose a novel method.", "Experimental results show that our approach achieves "
-               "state-of-the-art performance.", "Extensive experiments demonstrate the effectiveness of this work.",
-               "We propose a simple and efficient framework.", "Code is available."]
+BOILERPLATE = [
+    "In this paper, we propose a novel method.",
+    "Experimental results show that our approach achieves state-of-the-art performance.",
+    "Extensive experiments demonstrate the effectiveness of this work.",
+    "We propose a simple and efficient framework.",
+    "Code is available.",
+]
 
 
 def synthetic_papers(per_theme: int = 24, seed: int = 0) -> list[dict]:
@@ -55,9 +102,16 @@ def synthetic_papers(per_theme: int = 24, seed: int = 0) -> list[dict]:
             picks = rng.choice(phrases, size=4, replace=False)
             body = " ".join(f"We study {p} and its relation to {q}." for p, q in zip(picks[:2], picks[2:]))
             boiler = " ".join(rng.choice(BOILERPLATE, size=2, replace=False))
-            out.append({"id": f"{theme}/{i}", "title": f"On {picks[0]} with {picks[1]}",
-                        "abstract": f"{boiler} {body} Finally, {picks[0]} again.",
-                        "venue": "SynthConf" if i % 2 else "OtherConf", "year": 2024 + i % 2, "theme": theme})
+            out.append(
+                {
+                    "id": f"{theme}/{i}",
+                    "title": f"On {picks[0]} with {picks[1]}",
+                    "abstract": f"{boiler} {body} Finally, {picks[0]} again.",
+                    "venue": "SynthConf" if i % 2 else "OtherConf",
+                    "year": 2024 + i % 2,
+                    "theme": theme,
+                }
+            )
     return out
 
 
@@ -80,15 +134,29 @@ def label_text(labels: list[str]) -> str:
 
 # -- phrases --------------------------------------------------------------------------------
 def test_phrases_break_at_boilerplate() -> None:
-    text = ("In this paper, we propose a novel diffusion model for protein structure prediction. "
-            "State-of-the-art results show that our method outperforms existing work.")
+    text = (
+        "In this paper, we propose a novel diffusion model for protein structure prediction. "
+        "State-of-the-art results show that our method outperforms existing work."
+    )
     keys = set(candidate_keys(text))
     assert "diffusion model" in keys and "protein structure prediction" in keys
-    for bad in ("we propose", "in this paper", "state of the art", "state-of-the-art", "results show", "propose",
-                "paper", "method", "novel diffusion"):
+    for bad in (
+        "we propose",
+        "in this paper",
+        "state of the art",
+        "state-of-the-art",
+        "results show",
+        "propose",
+        "paper",
+        "method",
+        "novel diffusion",
+    ):
         assert bad not in keys, bad
-    assert runs("Large Language Models (LLMs) and GFlowNets.") == [["Large", "Language", "Models"], ["LLMs"],
-                                                                  ["GFlowNets"]]
+    assert runs("Large Language Models (LLMs) and GFlowNets.") == [
+        ["Large", "Language", "Models"],
+        ["LLMs"],
+        ["GFlowNets"],
+    ]
 
 
 def test_surface_forms_keep_acronyms_and_lowercase_words() -> None:
@@ -98,8 +166,15 @@ def test_surface_forms_keep_acronyms_and_lowercase_words() -> None:
 
 
 def test_pick_diverse_prefers_the_longer_phrase_and_skips_repeats() -> None:
-    ranked = [("diffusion", 3.0), ("model", 2.9), ("diffusion model", 2.5), ("image", 2.0), ("llm", 1.9),
-              ("large language model", 1.8), ("text", 1.0)]
+    ranked = [
+        ("diffusion", 3.0),
+        ("model", 2.9),
+        ("diffusion model", 2.5),
+        ("image", 2.0),
+        ("llm", 1.9),
+        ("large language model", 1.8),
+        ("text", 1.0),
+    ]
     counts = {"diffusion": 10, "diffusion model": 8, "image": 5, "llm": 4, "large language model": 4, "text": 2}
     got = pick_diverse(ranked, 3, counts)
     assert got[0] == "diffusion model"  # upgraded from "diffusion"
@@ -281,8 +356,13 @@ def test_map_data_links_only_http_urls(synth_lib, tmp_path: Path) -> None:
     lib, _ = synth_lib
     f = tmp_path / "urls.jsonl"
     old = {r["id"]: r for r in synthetic_papers()}
-    f.write_text(json.dumps({**old["rl/4"], "url": "javascript:alert(1)"}) + "\n"
-                 + json.dumps({**old["rl/5"], "url": "https://example.org/rl5"}) + "\n", encoding="utf-8")
+    f.write_text(
+        json.dumps({**old["rl/4"], "url": "javascript:alert(1)"})
+        + "\n"
+        + json.dumps({**old["rl/5"], "url": "https://example.org/rl5"})
+        + "\n",
+        encoding="utf-8",
+    )
     lib.ingest([f])
     d = lib.topics.map_data()
     url = dict(zip(d["ids"], d["url"]))

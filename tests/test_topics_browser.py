@@ -23,8 +23,15 @@ from test_topics import synthetic_papers
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("PAPERATLAS_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SHOTS = ROOT / "test-output" / "screenshots"
 
 pytestmark = pytest.mark.browser
@@ -97,7 +104,8 @@ def point_xy(page, i: int) -> tuple[float, float]:  # type: ignore[no-untyped-de
 def isolated_point(page) -> int:  # type: ignore[no-untyped-def]
     """The point on screen farthest from its nearest neighbour (the mouse finds it, or one
     drawn right on top of it)."""
-    return int(page.evaluate("""() => {
+    return int(
+        page.evaluate("""() => {
         const m = window.paperatlasMap, n = m.data.ids.length, c = document.getElementById('atlas-canvas');
         const p = [...Array(n).keys()].map(i => m.screenPosition(i));
         let best = -1, far = 0;
@@ -112,17 +120,20 @@ def isolated_point(page) -> int:  # type: ignore[no-untyped-def]
             if (near > far) { far = near; best = i; }
         }
         return best;
-    }"""))
+    }""")
+    )
 
 
 def near(page, i: int, px: float = 10) -> set[int]:  # type: ignore[no-untyped-def]
     """Points drawn within px pixels of point i (i included)."""
-    return set(page.evaluate(f"""() => {{
+    return set(
+        page.evaluate(f"""() => {{
         const m = window.paperatlasMap, [x, y] = m.screenPosition({i});
         return m.data.ids.map((_, j) => j).filter(j => {{
             const [a, b] = m.screenPosition(j); return Math.hypot(a - x, b - y) <= {px};
         }});
-    }}"""))
+    }}""")
+    )
 
 
 def hover(page, i: int) -> None:  # type: ignore[no-untyped-def]
@@ -187,8 +198,11 @@ def test_offline_map_draws_labels_hover_click_select_search_filter(atlas, browse
     page.fill("#atlas-search", "message passing")
     page.wait_for_function("document.getElementById('atlas').dataset.highlighted > 0", timeout=5_000)
     hits = int(page.get_attribute("#atlas", "data-highlighted"))
-    expected = sum(1 for t, a in zip(data["title"], data["phrases"])
-                   if "message passing" in (t + " " + " ".join(data["vocab"][j] for j in a)).lower())
+    expected = sum(
+        1
+        for t, a in zip(data["title"], data["phrases"])
+        if "message passing" in (t + " " + " ".join(data["vocab"][j] for j in a)).lower()
+    )
     assert 0 < hits and hits >= expected
     page.screenshot(path=str(SHOTS / "map-search.png"))
     page.select_option("#atlas-venue", label="SynthConf")
@@ -268,7 +282,10 @@ def test_map_on_a_phone(server, browser) -> None:  # type: ignore[no-untyped-def
     assert plot["width"] >= 380 and plot["height"] >= 0.7 * 844, plot  # not a strip
     assert not page.locator("#atlas-panel").is_visible()  # the drawer starts closed
     nav = page.locator("nav.atlas-nav")
-    assert nav.locator('a[href="/search"]').is_visible() and nav.locator('a[href="/map"]').get_attribute("aria-current") == "page"
+    assert (
+        nav.locator('a[href="/search"]').is_visible()
+        and nav.locator('a[href="/map"]').get_attribute("aria-current") == "page"
+    )
     page.click("#atlas-drawer")
     page.wait_for_timeout(400)
     panel = page.locator("#atlas-panel")
@@ -350,7 +367,9 @@ def test_map_toolbar_points_language_and_reader_on_a_phone(server, browser, lang
     reader = page.locator(".atlas-site .atlas-reader")
     assert reader.is_visible() and reader.locator('a[href="/signin"]').count() == 1
     assert reader.inner_text().startswith({"en": "reader", "zh": "读者"}[lang]) or reader.inner_text() in (
-        "sign in", "登录")
+        "sign in",
+        "登录",
+    )
     site = page.locator(".atlas-site").bounding_box()
     assert site["height"] <= 90, site  # brand, language and reader, then the links in two short rows
     switch.click()

@@ -42,8 +42,11 @@ def two_servers(pg_server, tmp_path: Path):
 
 
 def _like(client: httpx.Client, base: str, token: str, ids: list[str], on: bool = True) -> None:
-    r = client.post(f"{base}/api/feedback", data={"ids": json.dumps(ids), "kind": "like", "on": str(on).lower()},
-                    headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
+    r = client.post(
+        f"{base}/api/feedback",
+        data={"ids": json.dumps(ids), "kind": "like", "on": str(on).lower()},
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+    )
     assert r.status_code in (200, 303), r.text
 
 
@@ -100,8 +103,13 @@ def test_a_follow_written_on_one_host_is_seen_by_the_other(two_servers, tmp_path
 
     def host(name: str, *args: str) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ, PAPERATLAS_CACHE_DIR=str(tmp_path / name))
-        return subprocess.run([sys.executable, "-m", "paperatlas", "--db", url, *args], capture_output=True,
-                              text=True, env=env, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "paperatlas", "--db", url, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
 
     r = host("host-a", "follow", "paperlists", "colm", "2025", "--base-url", "http://127.0.0.1:9")
     assert r.returncode == 0, r.stderr

@@ -19,13 +19,25 @@ XSS_ABSTRACT = "<script>window.__x=1</script> We study escaping of abstracts & t
 XSS_TITLE = '<img src=x onerror="window.__y=1">Escaping titles'
 
 PAPERS = [
-    {"id": "neurips2023/NnMEadcdyD", "title": "Low-rank adapters for protein language models",
-     "abstract": "We adapt protein language models with low-rank adapters and study folding accuracy.",
-     "authors": ["Ada Lovelace", "Alan Turing"], "venue": "NeurIPS", "year": 2023, "status": "Oral",
-     "url": "https://openreview.net/forum?id=NnMEadcdyD"},
-    {"id": "neurips2023/abc123", "title": "Diffusion models for protein design",
-     "abstract": "Diffusion models generate protein backbones; we evaluate designability.",
-     "authors": ["Grace Hopper"], "venue": "NeurIPS", "year": 2023, "status": "Poster"},
+    {
+        "id": "neurips2023/NnMEadcdyD",
+        "title": "Low-rank adapters for protein language models",
+        "abstract": "We adapt protein language models with low-rank adapters and study folding accuracy.",
+        "authors": ["Ada Lovelace", "Alan Turing"],
+        "venue": "NeurIPS",
+        "year": 2023,
+        "status": "Oral",
+        "url": "https://openreview.net/forum?id=NnMEadcdyD",
+    },
+    {
+        "id": "neurips2023/abc123",
+        "title": "Diffusion models for protein design",
+        "abstract": "Diffusion models generate protein backbones; we evaluate designability.",
+        "authors": ["Grace Hopper"],
+        "venue": "NeurIPS",
+        "year": 2023,
+        "status": "Poster",
+    },
     {"id": "xss/1", "title": XSS_TITLE, "abstract": XSS_ABSTRACT, "venue": "TestConf", "year": 2024},
 ]
 
@@ -52,8 +64,9 @@ def test_search_json_has_the_fields_and_highlights(client: TestClient) -> None:
 
 
 def test_search_filters_modes_and_pages(client: TestClient) -> None:
-    r = client.get("/search.json", params={"q": "protein", "venue": "neurips", "year": 2023, "status": "Poster",
-                                           "mode": "keyword"})
+    r = client.get(
+        "/search.json", params={"q": "protein", "venue": "neurips", "year": 2023, "status": "Poster", "mode": "keyword"}
+    )
     assert [h["id"] for h in r.json()["hits"]] == ["neurips2023/abc123"]
     first = client.get("/search.json", params={"q": "models", "per_page": 3}).json()
     second = client.get("/search.json", params={"q": "models", "per_page": 3, "page": 2}).json()
@@ -124,7 +137,10 @@ def test_browse_sorts_counts_and_indexes(client: TestClient) -> None:
     oral = client.get("/browse.json", params={"venue": "NeurIPS", "year": 2023, "status": "Oral"}).json()
     assert oral["matching"] == 1 and oral["total"] == 2
     index = client.get("/browse.json").json()
-    assert {(g["venue"], g["year"], g["papers"]) for g in index["groups"]} >= {("ICLR", 2026, 19), ("NeurIPS", 2026, 10)}
+    assert {(g["venue"], g["year"], g["papers"]) for g in index["groups"]} >= {
+        ("ICLR", 2026, 19),
+        ("NeurIPS", 2026, 10),
+    }
     assert client.get("/browse.json", params={"venue": "ICLR", "sort": "rowid; drop"}).status_code == 400
 
 
@@ -158,21 +174,27 @@ def test_csp_and_security_headers(client: TestClient) -> None:
 def test_star_needs_csrf_token(client: TestClient, web_lib: Library) -> None:
     url = "/paper/neurips2023/NnMEadcdyD/star"
     assert client.post(url, data={"on": "1"}, headers={"accept": "application/json"}).status_code == 403
-    assert client.post(url, data={"on": "1", "csrf": "forged-token-forged-token"},
-                       headers={"accept": "application/json"}).status_code == 403
+    assert (
+        client.post(
+            url, data={"on": "1", "csrf": "forged-token-forged-token"}, headers={"accept": "application/json"}
+        ).status_code
+        == 403
+    )
     token = csrf_of(client)
     r = client.post(url, data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
     assert r.status_code == 200, r.text
     assert r.json() == {"id": "neurips2023/NnMEadcdyD", "starred": True, "reader": "me"}
     assert [p.id for p in web_lib.readers.liked("me")] == ["neurips2023/NnMEadcdyD"]
     # a plain form post (no JavaScript) carries the token as a field and is redirected back
-    r = client.post(url, data={"on": "0", "csrf": token}, headers={"referer": "http://127.0.0.1/search?q=x"},
-                    follow_redirects=False)
+    r = client.post(
+        url, data={"on": "0", "csrf": token}, headers={"referer": "http://127.0.0.1/search?q=x"}, follow_redirects=False
+    )
     assert r.status_code == 303 and r.headers["location"] == "/search?q=x"
     assert web_lib.readers.liked("me") == []
     # never redirect to another site
-    r = client.post(url, data={"on": "0", "csrf": token}, headers={"referer": "http://evil.example/"},
-                    follow_redirects=False)
+    r = client.post(
+        url, data={"on": "0", "csrf": token}, headers={"referer": "http://evil.example/"}, follow_redirects=False
+    )
     assert r.headers["location"] == "/paper/neurips2023/NnMEadcdyD"
 
 
@@ -227,8 +249,12 @@ def test_tags_saved_list_and_exports(client: TestClient) -> None:
 
 def test_sign_in_as_a_new_reader_then_only_the_session_speaks_for_them(client: TestClient, web_lib: Library) -> None:
     token = csrf_of(client)
-    r = client.post("/reader", data={"name": "bob", "csrf": token}, follow_redirects=False,
-                    headers={"referer": "http://127.0.0.1/signin"})
+    r = client.post(
+        "/reader",
+        data={"name": "bob", "csrf": token},
+        follow_redirects=False,
+        headers={"referer": "http://127.0.0.1/signin"},
+    )
     assert "pa_session=" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
     # the answer says who is signed in now and shows the new token once, not the empty form again
     assert r.status_code == 200
@@ -249,10 +275,15 @@ def test_sign_in_as_a_new_reader_then_only_the_session_speaks_for_them(client: T
     # bob's own page shows bob's API token, which scripts use instead of the CSRF cookie
     assert soup.select_one("details.token pre").get_text().endswith(web_lib.readers.get("bob").token)
     # signing in again as bob needs bob's token
-    assert client.post("/reader", data={"name": "bob", "csrf": token},
-                       headers={"accept": "application/json"}).status_code == 403
-    ok = client.post("/reader", data={"name": "bob", "token": web_lib.readers.get("bob").token, "csrf": token},
-                     headers={"accept": "application/json"})
+    assert (
+        client.post("/reader", data={"name": "bob", "csrf": token}, headers={"accept": "application/json"}).status_code
+        == 403
+    )
+    ok = client.post(
+        "/reader",
+        data={"name": "bob", "token": web_lib.readers.get("bob").token, "csrf": token},
+        headers={"accept": "application/json"},
+    )
     assert ok.status_code == 200 and ok.json()["reader"]["name"] == "bob" and "token" not in ok.json()
 
 
@@ -265,8 +296,11 @@ def test_a_reader_name_in_a_cookie_grants_nothing(web_lib: Library) -> None:
         assert saved["papers"] == [] and saved["reader"] is None
         assert bob.token not in c.get("/saved").text
         token = csrf_of(c)
-        r = c.post("/api/feedback", data={"ids": "neurips2023/abc123", "kind": "like", "csrf": token},
-                   headers={"accept": "application/json"})
+        r = c.post(
+            "/api/feedback",
+            data={"ids": "neurips2023/abc123", "kind": "like", "csrf": token},
+            headers={"accept": "application/json"},
+        )
         assert r.status_code == 401 and "sign in" in r.json()["error"]
         forged = c.get("/saved.json", cookies={"pa_session": f"{bob.id}.0000.0000"}).json()
         assert forged["papers"] == []
@@ -278,8 +312,11 @@ def test_read_only_refuses_every_write(web_lib: Library) -> None:
     with TestClient(create_app(web_lib, read_only=True), base_url="http://127.0.0.1") as c:
         token = csrf_of(c)
         for url in ("/paper/xss/1/star", "/paper/xss/1/tags", "/reader", "/api/feedback", "/search"):
-            r = c.post(url, data={"on": "1", "tag": "t", "name": "x", "ids": "xss/1"},
-                       headers={"x-csrf-token": token, "accept": "application/json"})
+            r = c.post(
+                url,
+                data={"on": "1", "tag": "t", "name": "x", "ids": "xss/1"},
+                headers={"x-csrf-token": token, "accept": "application/json"},
+            )
             assert r.status_code == 403 and "read-only" in r.json()["error"]
         r = c.post("/paper/xss/1/star", json={"on": True}, headers={"authorization": f"Bearer {me.token}"})
         assert r.status_code == 403
@@ -290,8 +327,9 @@ def test_read_only_refuses_every_write(web_lib: Library) -> None:
 
 def test_size_limits(client: TestClient) -> None:
     token = csrf_of(client)
-    r = client.post("/api/feedback", content=b"x" * 70_000, headers={"x-csrf-token": token,
-                                                                      "content-type": "application/json"})
+    r = client.post(
+        "/api/feedback", content=b"x" * 70_000, headers={"x-csrf-token": token, "content-type": "application/json"}
+    )
     assert r.status_code == 413 and r.json()["status"] == 413
     r = client.get("/search.json", params={"q": "a" * 5000})
     assert r.status_code == 414 and "longer" in r.json()["error"]
@@ -344,12 +382,14 @@ def test_other_modules_can_add_routes_and_nav(web_lib: Library, tmp_path: Path) 
         return render(request, "hello.html", who="<b>you</b>")
 
     (tmp_path / "hello.html").write_text(
-        '{% extends "base.html" %}{% block content %}<p id="hi">hi {{ who }}</p>{% endblock %}')
+        '{% extends "base.html" %}{% block content %}<p id="hi">hi {{ who }}</p>{% endblock %}'
+    )
     mod = types.ModuleType("recs")
     mod.ENDPOINTS = [Endpoint("/hello", hello, json_twin=True, summary="Say hello.")]  # type: ignore[attr-defined]
     mod.NAV = [("Hello", "/hello")]  # type: ignore[attr-defined]
-    app = create_app(web_lib, modules=[mod], extra_routes=[("/ping", lambda r: json_response({"pong": 1}))],
-                     template_dirs=[tmp_path])
+    app = create_app(
+        web_lib, modules=[mod], extra_routes=[("/ping", lambda r: json_response({"pong": 1}))], template_dirs=[tmp_path]
+    )
     with TestClient(app, base_url="http://127.0.0.1") as c:
         assert c.get("/hello.json").json() == {"hello": "world"}
         page = c.get("/hello").text
@@ -381,9 +421,23 @@ def test_browser_tests_skip_or_fail_without_chromium(require: str, outcome: str,
 
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PAPERATLAS_CHROMIUM": str(tmp_path / "no-chromium"), "PAPERATLAS_REQUIRE_BROWSER": require}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rsf", "-p", "no:cacheprovider",
-                        "tests/browser/test_browser.py::test_xss_paper_does_not_execute"],
-                       cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rsf",
+            "-p",
+            "no:cacheprovider",
+            "tests/browser/test_browser.py::test_xss_paper_does_not_execute",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "chromium not found, browser tests skipped" in r.stdout, r.stdout
     assert f"1 {outcome if outcome == 'skipped' else 'error'}" in r.stdout, r.stdout
     assert (r.returncode == 0) == (outcome == "skipped")
@@ -391,8 +445,9 @@ def test_browser_tests_skip_or_fail_without_chromium(require: str, outcome: str,
 
 def test_inline_app_for_worker_processes(web_lib: Library) -> None:
     """`serve --workers N` runs views on the event loop; pages, API and writes behave the same."""
-    with TestClient(create_app(web_lib, inline=True, owner_signin=True), base_url="http://127.0.0.1",
-                    client=("127.0.0.1", 1)) as c:
+    with TestClient(
+        create_app(web_lib, inline=True, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 1)
+    ) as c:
         assert c.get("/search.json", params={"q": "protein"}).json()["hits"][0]["venue"] == "NeurIPS"
         assert c.get("/paper/neurips2023/abc123").status_code == 200
         token = csrf_of(c)

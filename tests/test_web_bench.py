@@ -52,8 +52,12 @@ def test_serve_workers_refuse_a_port_already_served(tmp_path: Path) -> None:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as r:
             assert r.status == 200
-        second = subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--workers", "2",
-                                 "--port", str(port)], capture_output=True, text=True, timeout=60)
+        second = subprocess.run(
+            [sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--workers", "2", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert second.returncode == 1 and "already in use" in second.stderr
     finally:
         proc.terminate()

@@ -9,13 +9,32 @@ from starlette.testclient import TestClient
 
 RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: without isolation it reverses the text that follows it on the page
 PAPERS = [
-    {"id": "bidi/1", "title": f"Graph kernels {RLO}txet desrever", "abstract": "Graph kernels for molecules.",
-     "authors": [f"Mallory {RLO}yrollaM", "אבי כהן"], "venue": "TestConf", "year": 2024,
-     "url": "javascript:alert(document.domain)"},
-    {"id": "bidi/2", "title": "Graph kernels with a safe link", "abstract": "Graph kernels, again.",
-     "authors": ["Ann Lee"], "venue": "TestConf", "year": 2024, "url": "https://example.org/paper"},
-    {"id": "bidi/3", "title": "Graph kernels with a data link", "abstract": "Graph kernels, once more.",
-     "venue": "TestConf", "year": 2024, "url": "data:text/html,<script>alert(1)</script>"},
+    {
+        "id": "bidi/1",
+        "title": f"Graph kernels {RLO}txet desrever",
+        "abstract": "Graph kernels for molecules.",
+        "authors": [f"Mallory {RLO}yrollaM", "אבי כהן"],
+        "venue": "TestConf",
+        "year": 2024,
+        "url": "javascript:alert(document.domain)",
+    },
+    {
+        "id": "bidi/2",
+        "title": "Graph kernels with a safe link",
+        "abstract": "Graph kernels, again.",
+        "authors": ["Ann Lee"],
+        "venue": "TestConf",
+        "year": 2024,
+        "url": "https://example.org/paper",
+    },
+    {
+        "id": "bidi/3",
+        "title": "Graph kernels with a data link",
+        "abstract": "Graph kernels, once more.",
+        "venue": "TestConf",
+        "year": 2024,
+        "url": "data:text/html,<script>alert(1)</script>",
+    },
 ]
 
 

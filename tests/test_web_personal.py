@@ -17,16 +17,36 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 # Three clear topics, so a like or a phrase has a visible effect even with the hashing embedder.
 TOPICS = {
-    "protein": ["Protein language models predict folding", "Protein structure design with language models",
-                "Protein binding affinity from sequence", "Protein language model adapters for enzymes"],
-    "diffusion": ["Diffusion models for image generation", "Faster sampling for diffusion models",
-                  "Diffusion models generate video frames", "Guidance in diffusion models for images"],
-    "graph": ["Graph neural networks for molecules", "Message passing graph networks at scale",
-              "Graph transformers for node classification", "Oversmoothing in deep graph networks"],
+    "protein": [
+        "Protein language models predict folding",
+        "Protein structure design with language models",
+        "Protein binding affinity from sequence",
+        "Protein language model adapters for enzymes",
+    ],
+    "diffusion": [
+        "Diffusion models for image generation",
+        "Faster sampling for diffusion models",
+        "Diffusion models generate video frames",
+        "Guidance in diffusion models for images",
+    ],
+    "graph": [
+        "Graph neural networks for molecules",
+        "Message passing graph networks at scale",
+        "Graph transformers for node classification",
+        "Oversmoothing in deep graph networks",
+    ],
 }
-PAPERS = [{"id": f"{topic}/{i}", "title": title, "venue": "TestConf", "year": 2025,
-           "abstract": f"{title}. We study {topic} {topic} methods and report {topic} results."}
-          for topic, titles in TOPICS.items() for i, title in enumerate(titles)]
+PAPERS = [
+    {
+        "id": f"{topic}/{i}",
+        "title": title,
+        "venue": "TestConf",
+        "year": 2025,
+        "abstract": f"{title}. We study {topic} {topic} methods and report {topic} results.",
+    }
+    for topic, titles in TOPICS.items()
+    for i, title in enumerate(titles)
+]
 
 
 def csrf_of(client: TestClient) -> dict[str, str]:
@@ -90,7 +110,9 @@ def test_not_interested_needs_csrf_and_pushes_papers_down(client: TestClient, we
     before = ids(client.get("/foryou.json", params={"per_page": 6}).json()["hits"])
     r = client.post(url, data={"on": "1"}, headers=h)
     assert r.status_code == 200 and r.json() == {"id": "diffusion/0", "dismissed": True, "reader": "me"}
-    kinds = [f.kind for f in web_lib.store.readers.feedback(web_lib.readers.get("me").id) if f.paper_id == "diffusion/0"]
+    kinds = [
+        f.kind for f in web_lib.store.readers.feedback(web_lib.readers.get("me").id) if f.paper_id == "diffusion/0"
+    ]
     assert kinds == ["dislike"]
     after = ids(client.get("/foryou.json", params={"per_page": 6}).json()["hits"])
     assert "diffusion/0" not in after and after != before
@@ -98,8 +120,12 @@ def test_not_interested_needs_csrf_and_pushes_papers_down(client: TestClient, we
     paper = BeautifulSoup(client.get("/paper/diffusion/0").text, "html.parser")
     assert paper.select_one(".actions button.dismiss")["aria-pressed"] == "true"
     # undo, and a form post without JavaScript goes back to the page it came from
-    r = client.post(url, data={"on": "0", "csrf": h["x-csrf-token"]}, headers={"referer": "http://127.0.0.1/foryou"},
-                    follow_redirects=False)
+    r = client.post(
+        url,
+        data={"on": "0", "csrf": h["x-csrf-token"]},
+        headers={"referer": "http://127.0.0.1/foryou"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and r.headers["location"] == "/foryou"
     assert client.get("/paper/diffusion/0.json").json()["dismissed"] is False
 
@@ -150,8 +176,12 @@ def test_profile_edits_change_the_ranking(client: TestClient, web_lib: Library) 
     assert topic_share(ids(removed["recommendations"])[:4], "diffusion") == 4
 
     # free-text preferences are stored, shown and cleared
-    assert client.post("/profile/edit", data={"preferences": "more theory, fewer benchmark papers"},
-                       headers=h).json()["preferences"] == "more theory, fewer benchmark papers"
+    assert (
+        client.post("/profile/edit", data={"preferences": "more theory, fewer benchmark papers"}, headers=h).json()[
+            "preferences"
+        ]
+        == "more theory, fewer benchmark papers"
+    )
     soup = BeautifulSoup(client.get("/profile").text, "html.parser")
     assert soup.select_one("textarea[name=preferences]").get_text() == "more theory, fewer benchmark papers"
     assert client.post("/profile/edit", data={"preferences": ""}, headers=h).json()["preferences"] == ""
@@ -182,8 +212,11 @@ def test_profile_page_is_editable(client: TestClient) -> None:
     assert soup.select_one("form.add-phrase.new input[name=add_phrase]")
     assert soup.select(".preview .paper-item")
     # a plain form post (no JavaScript) is redirected back to the profile
-    r = client.post("/profile/edit", data={"csrf": h["x-csrf-token"], "add_phrase": "molecules",
-                                           "interest": prof["interests"][0]["id"]}, follow_redirects=False)
+    r = client.post(
+        "/profile/edit",
+        data={"csrf": h["x-csrf-token"], "add_phrase": "molecules", "interest": prof["interests"][0]["id"]},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and r.headers["location"] == "/profile"
     assert "molecules" in client.get("/profile.json").json()["interests"][0]["added"]
 
@@ -201,8 +234,10 @@ def test_triage_pairs_and_choices(client: TestClient, web_lib: Library) -> None:
     assert pairs == [(a, b), (b, a)]
     assert [f["data-key"] for f in forms] == ["a", "b"]
 
-    assert client.post("/triage", data={"winner": a, "loser": b},
-                       headers={"accept": "application/json"}).status_code == 403
+    assert (
+        client.post("/triage", data={"winner": a, "loser": b}, headers={"accept": "application/json"}).status_code
+        == 403
+    )
     h = csrf_of(client)
     r = client.post("/triage", data={"winner": a, "loser": b}, headers=h)
     assert r.status_code == 200, r.text
@@ -235,8 +270,10 @@ def test_bearer_token_writes_without_csrf(client: TestClient, web_lib: Library) 
     assert client.post("/profile/edit", data={"add_phrase": "graph networks"}, headers=auth).status_code == 200
     assert client.get("/profile.json", headers=auth).json()["reader"] == "bot"
     assert client.post("/paper/graph/2/dismiss", headers=auth).json()["reader"] == "bot"
-    assert client.post("/profile/edit", data={"add_phrase": "x"},
-                       headers={"authorization": "Bearer wrong"}).status_code == 401
+    assert (
+        client.post("/profile/edit", data={"add_phrase": "x"}, headers={"authorization": "Bearer wrong"}).status_code
+        == 401
+    )
 
 
 # -- groups ------------------------------------------------------------------------------------------
@@ -345,12 +382,18 @@ def test_saved_search_feed(client: TestClient, web_lib: Library) -> None:
 # -- read-only, reader switch, API docs --------------------------------------------------------------
 def test_read_only_refuses_every_personal_write(web_lib: Library) -> None:
     web_lib.readers.set_feedback("me", ["protein/0"], "like")
-    with TestClient(create_app(web_lib, read_only=True, owner_signin=True),
-                    base_url="http://127.0.0.1", client=("127.0.0.1", 1)) as c:
+    with TestClient(
+        create_app(web_lib, read_only=True, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 1)
+    ) as c:
         h = csrf_of(c)
-        for url, data in [("/paper/protein/1/dismiss", {}), ("/profile/edit", {"add_phrase": "x"}),
-                          ("/triage", {"winner": "protein/1", "loser": "protein/2"}), ("/digest/seen", {"ids": "x"}),
-                          ("/searches", {"q": "x"}), ("/searches/1/delete", {})]:
+        for url, data in [
+            ("/paper/protein/1/dismiss", {}),
+            ("/profile/edit", {"add_phrase": "x"}),
+            ("/triage", {"winner": "protein/1", "loser": "protein/2"}),
+            ("/digest/seen", {"ids": "x"}),
+            ("/searches", {"q": "x"}),
+            ("/searches/1/delete", {}),
+        ]:
             r = c.post(url, data=data, headers=h)
             assert r.status_code == 403 and "read-only" in r.json()["error"], url
         for path in ("/foryou", "/profile", "/triage", "/group?readers=me,me2", "/digest"):
@@ -379,9 +422,19 @@ def test_nav_and_openapi_list_the_personal_pages(client: TestClient) -> None:
     assert {"/foryou", "/triage", "/profile", "/group", "/digest"} <= set(nav)
     assert soup.select_one('header nav a[aria-current="page"]')["href"] == "/foryou"
     paths = client.get("/openapi.json").json()["paths"]
-    for p in ("/foryou.json", "/profile.json", "/profile/edit", "/triage.json", "/triage", "/group.json",
-              "/digest.json", "/feeds/reader/{name}.atom", "/feeds/search/{search_id}.atom", "/searches",
-              "/paper/{paper_id}/dismiss"):
+    for p in (
+        "/foryou.json",
+        "/profile.json",
+        "/profile/edit",
+        "/triage.json",
+        "/triage",
+        "/group.json",
+        "/digest.json",
+        "/feeds/reader/{name}.atom",
+        "/feeds/search/{search_id}.atom",
+        "/searches",
+        "/paper/{paper_id}/dismiss",
+    ):
         assert p in paths, p
     assert "post" in paths["/triage"] and "get" in paths["/triage.json"]
 

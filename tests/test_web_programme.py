@@ -22,8 +22,7 @@ def client(tmp_path: Path):
     lib.ingest([FEED])
     lib.embed()
     lib.readers.set_feedback("me", ["7HVADbW8fh", "1kPO9vCRbg"], "like")
-    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
-                    client=("127.0.0.1", 50000)) as c:
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 50000)) as c:
         yield c
     lib.close()
 
@@ -70,8 +69,11 @@ def test_agenda_and_its_calendar_subscription(client: TestClient) -> None:
 
 def test_the_paper_page_says_when_and_where(client: TestClient) -> None:
     (e,) = client.get("/paper/7HVADbW8fh.json").json()["events"]
-    assert (e["session"], e["poster_position"], e["start"]) == ("San Diego Poster Session 6", "#2504",
-                                                                "2025-12-05T16:30:00-08:00")
+    assert (e["session"], e["poster_position"], e["start"]) == (
+        "San Diego Poster Session 6",
+        "#2504",
+        "2025-12-05T16:30:00-08:00",
+    )
     html = client.get("/paper/7HVADbW8fh").text
     assert f'href="/session/{SID}"' in html and "<b>#2504</b>" in html
 

@@ -26,8 +26,14 @@ T = 120  # seconds per request: a loaded 2-core CI machine is slow, and a timeou
 
 
 def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), *args], capture_output=True,
-                          text=True, env=ENV, timeout=300, check=True)
+    return subprocess.run(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+        check=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +72,11 @@ def test_a_reader_cookie_alone_gets_nothing_of_theirs(server: str, library: tupl
         saved = c.get("/saved.json").json()
         assert not {p["id"] for p in saved["papers"]} & {ids[2], ids[3]}  # none of bob's likes
         assert bob not in c.get("/saved").text  # nor bob's token
-        r = c.post("/api/feedback", data={"ids": ids[4], "kind": "like", "csrf": csrf(c)},
-                   headers={"accept": "application/json"})
+        r = c.post(
+            "/api/feedback",
+            data={"ids": ids[4], "kind": "like", "csrf": csrf(c)},
+            headers={"accept": "application/json"},
+        )
         assert r.status_code in (200, 401)  # the owner (this machine) may like, but never as bob
     likes = json.loads(cli(db, "export", "--reader", "bob", "--format", "json").stdout)
     assert sorted(p["id"] for p in likes) == sorted([ids[2], ids[3]])
@@ -81,11 +90,15 @@ def test_sign_in_with_the_token_and_only_then(server: str, library: tuple[Path, 
     db, ids = library
     with httpx.Client(base_url=server, timeout=T) as c:
         t = csrf(c)
-        wrong = c.post("/reader", data={"name": "alice", "token": "guess", "csrf": t},
-                       headers={"accept": "application/json"})
+        wrong = c.post(
+            "/reader", data={"name": "alice", "token": "guess", "csrf": t}, headers={"accept": "application/json"}
+        )
         assert wrong.status_code == 403 and "readers token alice" in wrong.json()["fix"]
-        ok = c.post("/reader", data={"name": "alice", "token": token(db, "alice"), "csrf": t},
-                    headers={"accept": "application/json"})
+        ok = c.post(
+            "/reader",
+            data={"name": "alice", "token": token(db, "alice"), "csrf": t},
+            headers={"accept": "application/json"},
+        )
         assert ok.status_code == 200 and "pa_session" in c.cookies
         assert {p["id"] for p in c.get("/saved.json").json()["papers"]} == {ids[0], ids[1]}
         # a reader named in Chinese is fine; control characters are refused before anything is created
@@ -107,8 +120,9 @@ def test_a_foreign_host_name_is_refused(server: str, host: str) -> None:
 
 def sign_in(c: httpx.Client, db: Path, name: str) -> str:
     t = csrf(c)
-    r = c.post("/reader", data={"name": name, "token": token(db, name), "csrf": t},
-               headers={"accept": "application/json"})
+    r = c.post(
+        "/reader", data={"name": name, "token": token(db, name), "csrf": t}, headers={"accept": "application/json"}
+    )
     assert r.status_code == 200, r.text
     return t
 
@@ -120,16 +134,23 @@ def test_cross_site_writes_are_refused(server: str, library: tuple[Path, list[st
         for h in ({"origin": "https://attacker.example"}, {"origin": "null"}, {"sec-fetch-site": "cross-site"}):
             r = c.post("/api/feedback", data={"ids": ids[5], "csrf": t}, headers={**h, "accept": "application/json"})
             assert r.status_code == 403 and "another site" in r.json()["error"], h
-        same = c.post("/api/feedback", data={"ids": ids[5], "csrf": t, "on": "0"},
-                      headers={"origin": server, "sec-fetch-site": "same-origin", "accept": "application/json"})
+        same = c.post(
+            "/api/feedback",
+            data={"ids": ids[5], "csrf": t, "on": "0"},
+            headers={"origin": server, "sec-fetch-site": "same-origin", "accept": "application/json"},
+        )
         assert same.status_code == 200
 
 
 def test_huge_headers_and_numbers(server: str) -> None:
     r = httpx.get(f"{server}/search.json", params={"q": "x"}, headers={"x-pad": "a" * 200_000}, timeout=T)
     assert 400 <= r.status_code < 500
-    for url in ("/search.json?q=x&year=9223372036854775808", "/foryou.json?year=99999999999999999999",
-                "/browse.json?year=-9223372036854775809", "/search.json?q=x&page=18446744073709551616"):
+    for url in (
+        "/search.json?q=x&year=9223372036854775808",
+        "/foryou.json?year=99999999999999999999",
+        "/browse.json?year=-9223372036854775809",
+        "/search.json?q=x&page=18446744073709551616",
+    ):
         r = httpx.get(server + url, timeout=T)
         assert r.status_code == 400, (url, r.status_code)
         assert "year" in r.json()["error"] or "page" in r.json()["error"]
@@ -139,8 +160,12 @@ def test_redirects_never_echo_a_foreign_or_odd_referer(server: str, library: tup
     db, ids = library
     with httpx.Client(base_url=server, timeout=T) as c:
         t = sign_in(c, db, "alice")
-        for ref, want in [("javascript:alert(1)//127.0.0.1", "/paper/"), ("https://attacker.example/x", "/paper/"),
-                          (f"{server}/search?q=ok", "/search?q=ok"), (f"{server}//evil.example/", "/")]:
+        for ref, want in [
+            ("javascript:alert(1)//127.0.0.1", "/paper/"),
+            ("https://attacker.example/x", "/paper/"),
+            (f"{server}/search?q=ok", "/search?q=ok"),
+            (f"{server}//evil.example/", "/"),
+        ]:
             r = c.post(f"/paper/{ids[5]}/star", data={"on": "0", "csrf": t}, headers={"referer": ref})
             assert r.status_code == 303 and r.headers["location"].startswith(want), (ref, r.headers["location"])
             assert "javascript" not in r.headers["location"] and "attacker" not in r.headers["location"]
@@ -195,8 +220,7 @@ def test_a_saved_search_with_a_huge_year_never_500s(tmp_path: Path, library: tup
     lib = Library(db, embedder="hashing")
     me = lib.readers.get("me")
     sid = lib.store.readers.save_search(me.id, "huge", "learning", {"year": 2**70})  # stored by an older version
-    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1",
-                    client=("127.0.0.1", 1)) as c:
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 1)) as c:
         feed = next(s["feed"] for s in c.get("/digest.json").json()["saved_searches"] if s["id"] == sid)
         r = c.get(feed)
         assert r.status_code < 500, r.text
@@ -210,8 +234,12 @@ def test_export_of_a_tag_in_chinese(server: str, library: tuple[Path, list[str]]
     db, ids = library
     with httpx.Client(base_url=server, timeout=T) as c:
         t = sign_in(c, db, "alice")
-        assert c.post(f"/paper/{ids[0]}/tags", data={"tag": "待读", "csrf": t},
-                      headers={"accept": "application/json"}).status_code == 200
+        assert (
+            c.post(
+                f"/paper/{ids[0]}/tags", data={"tag": "待读", "csrf": t}, headers={"accept": "application/json"}
+            ).status_code
+            == 200
+        )
         r = c.get("/saved/export", params={"format": "json", "tag": "待读"})
         assert r.status_code == 200 and [p["id"] for p in r.json()] == [ids[0]]
         assert 'filename="paperatlas-saved.json"' in r.headers["content-disposition"]
@@ -235,8 +263,9 @@ def test_the_owners_stars_work_after_the_readmes_like_steps(server: str, library
         assert ids[5] in {p["id"] for p in c.get("/saved.json").json()["papers"]}
     mine = json.loads(cli(db, "export", "--reader", "me", "--format", "json").stdout)
     assert ids[5] in {p["id"] for p in mine}  # the CLI's default reader sees the page's star
-    assert sorted(p["id"] for p in json.loads(cli(db, "export", "--reader", "alice", "--format", "json").stdout)) \
-        == sorted(ids[:2])  # and alice's likes are untouched
+    assert sorted(
+        p["id"] for p in json.loads(cli(db, "export", "--reader", "alice", "--format", "json").stdout)
+    ) == sorted(ids[:2])  # and alice's likes are untouched
 
 
 def test_nobody_but_the_owner_can_create_me(server: str, library: tuple[Path, list[str]]) -> None:
@@ -271,8 +300,15 @@ def test_a_group_list_is_for_its_members_and_never_shows_likes(server: str, libr
         assert page.count('value="alice"') == 1  # the asked-for member, not a list of all readers
 
 
-@pytest.mark.parametrize("header", [{"via": "1.1 proxy"}, {"x-forwarded-host": "example.org"},
-                                    {"cf-connecting-ip": "203.0.113.9"}, {"forwarded": "for=203.0.113.9"}])
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"via": "1.1 proxy"},
+        {"x-forwarded-host": "example.org"},
+        {"cf-connecting-ip": "203.0.113.9"},
+        {"forwarded": "for=203.0.113.9"},
+    ],
+)
 def test_a_relayed_request_is_never_the_owner(server: str, header: dict[str, str]) -> None:
     with httpx.Client(base_url=server, timeout=T, headers=header) as c:
         assert c.get("/saved.json").json()["reader"] is None
@@ -286,8 +322,9 @@ def test_signing_out_ends_the_session_on_the_server(server: str, library: tuple[
         t = csrf(c)
         r = c.post("/reader", data={"name": "alice", "token": token(db, "alice"), "csrf": t}, headers=JSON)
         cookie = r.cookies["pa_session"]
-        max_age = int(next(p.split("=")[1] for p in r.headers["set-cookie"].lower().split(";")
-                           if p.strip().startswith("max-age")))
+        max_age = int(
+            next(p.split("=")[1] for p in r.headers["set-cookie"].lower().split(";") if p.strip().startswith("max-age"))
+        )
         assert max_age <= 30 * 86400
         assert c.get("/saved.json").json()["reader"] == "alice"
         assert c.post("/signout", data={"csrf": t}, headers=JSON).status_code == 200
@@ -307,8 +344,9 @@ def test_sign_ups_are_limited_per_client(server: str) -> None:
     assert int(refused.headers["retry-after"]) > 0 and "minutes" in refused.json()["fix"]
 
 
-def test_sign_ups_are_off_on_a_server_reachable_from_the_network(library: tuple[Path, list[str]],
-                                                                   tmp_path: Path) -> None:
+def test_sign_ups_are_off_on_a_server_reachable_from_the_network(
+    library: tuple[Path, list[str]], tmp_path: Path
+) -> None:
     from starlette.testclient import TestClient
 
     from paperatlas import Library
@@ -333,9 +371,14 @@ def _serve_on(db: Path, host: str, *args: str) -> tuple[subprocess.Popen[str], i
     import re
     import threading
 
-    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--host", host,
-                             "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=ENV, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), "serve", "--host", host, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=ENV,
+        cwd=str(ROOT),
+    )
     assert proc.stdout is not None
     lines: list[str] = []
     for line in proc.stdout:
@@ -378,8 +421,9 @@ def _mcp_post(url: str, body: dict[str, object], headers: dict[str, str]) -> htt
     return httpx.post(url, json=body, headers=h, timeout=T)
 
 
-def test_mcp_over_http_on_another_loopback_address_checks_host_and_origin(library: tuple[Path, list[str]],
-                                                                          tmp_path: Path) -> None:
+def test_mcp_over_http_on_another_loopback_address_checks_host_and_origin(
+    library: tuple[Path, list[str]], tmp_path: Path
+) -> None:
     """The SDK guards only 127.0.0.1, localhost and ::1; on 127.0.0.2 a forged Host or Origin ran tools."""
     from ports import free_port
 
@@ -387,12 +431,25 @@ def test_mcp_over_http_on_another_loopback_address_checks_host_and_origin(librar
     shutil.copy(library[0], db)
     ids = library[1]
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "paperatlas", "--db", str(db), "mcp", "--http", str(port),
-                             "--host", "127.0.0.2"], env=ENV, cwd=str(ROOT), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), "mcp", "--http", str(port), "--host", "127.0.0.2"],
+        env=ENV,
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     url = f"http://127.0.0.2:{port}/mcp"
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "attack", "version": "1"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "attack", "version": "1"},
+        },
+    }
     try:
         import time
 
@@ -406,12 +463,20 @@ def test_mcp_over_http_on_another_loopback_address_checks_host_and_origin(librar
                 time.sleep(0.3)
         assert ok.status_code == 200, ok.text
         sid = ok.headers["mcp-session-id"]
-        for forged in ({"host": "evil.example"}, {"host": f"evil.example:{port}"}, {"origin": "http://evil.example"},
-                       {"origin": "null"}):
+        for forged in (
+            {"host": "evil.example"},
+            {"host": f"evil.example:{port}"},
+            {"origin": "http://evil.example"},
+            {"origin": "null"},
+        ):
             r = _mcp_post(url, init, forged)
             assert r.status_code in (403, 421), (forged, r.status_code, r.text)
-        like = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": {"name": "like", "arguments": {"ids": [ids[5]], "reader": "victim"}}}
+        like = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "like", "arguments": {"ids": [ids[5]], "reader": "victim"}},
+        }
         r = _mcp_post(url, like, {"host": "evil.example", "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"})
         assert r.status_code == 421
     finally:

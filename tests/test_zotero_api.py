@@ -46,8 +46,14 @@ class FakeZotero(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         u = urlparse(self.path)
         q = {k: v[0] for k, v in parse_qs(u.query).items()}
-        FakeZotero.requests.append({"path": u.path, "query": q, "key": self.headers.get("Zotero-API-Key"),
-                                    "version": self.headers.get("Zotero-API-Version")})
+        FakeZotero.requests.append(
+            {
+                "path": u.path,
+                "query": q,
+                "key": self.headers.get("Zotero-API-Key"),
+                "version": self.headers.get("Zotero-API-Version"),
+            }
+        )
         if FakeZotero.faults:
             self._send(FakeZotero.faults.pop(0), b"Service Unavailable", {"Retry-After": "0"})
             return
@@ -61,9 +67,8 @@ class FakeZotero(BaseHTTPRequestHandler):
             self._send(403, b"Forbidden")
             return
         start, limit = int(q.get("start", 0)), int(q.get("limit", 25))
-        page = ITEMS[start:start + limit]
-        headers = {"Content-Type": "application/json", "Total-Results": str(len(ITEMS)),
-                   "Last-Modified-Version": "1"}
+        page = ITEMS[start : start + limit]
+        headers = {"Content-Type": "application/json", "Total-Results": str(len(ITEMS)), "Last-Modified-Version": "1"}
         if start == 0:
             headers["Backoff"] = "0"  # the API asks clients to slow down now and then
         self._send(200, json.dumps(page).encode(), headers)
@@ -83,12 +88,29 @@ def api() -> Iterator[str]:
 @pytest.fixture
 def lib_path(tmp_path: Path) -> str:
     papers = [  # three of the recorded items, as a conference list would have them
-        {"id": "holmes-babylon", "title": "Sherlock Holmes in Babylon", "doi": "10.2307/2321200",
-         "abstract": "A history of mathematics read as a detective story.", "venue": "Monthly", "year": 1980},
-        {"id": "yarns", "title": "Biscrolling nanotube sheets and functional guests into yarns",
-         "abstract": "Guests are scrolled into carbon nanotube yarns.", "venue": "Science", "year": 2011},
-        {"id": "plasma", "title": "Plasma recovery in plasma source ion implantation", "doi": "10.1109/PPPS.2007.4345875",
-         "abstract": "Initial plasma properties and the recovery of the plasma.", "venue": "PPPS", "year": 2007},
+        {
+            "id": "holmes-babylon",
+            "title": "Sherlock Holmes in Babylon",
+            "doi": "10.2307/2321200",
+            "abstract": "A history of mathematics read as a detective story.",
+            "venue": "Monthly",
+            "year": 1980,
+        },
+        {
+            "id": "yarns",
+            "title": "Biscrolling nanotube sheets and functional guests into yarns",
+            "abstract": "Guests are scrolled into carbon nanotube yarns.",
+            "venue": "Science",
+            "year": 2011,
+        },
+        {
+            "id": "plasma",
+            "title": "Plasma recovery in plasma source ion implantation",
+            "doi": "10.1109/PPPS.2007.4345875",
+            "abstract": "Initial plasma properties and the recovery of the plasma.",
+            "venue": "PPPS",
+            "year": 2007,
+        },
     ]
     f = tmp_path / "papers.jsonl"
     f.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
@@ -108,26 +130,32 @@ def test_pages_retries_and_matches(api: str, lib_path: str, monkeypatch: pytest.
     assert r.exit_code == 0, r.output
     rep = json.loads(r.stdout)
     assert rep["format"] == "zotero-api"
-    assert {(m["id"], m["how"]) for m in rep["matched"]} == {("holmes-babylon", "doi"), ("yarns", "title"),
-                                                            ("plasma", "doi")}
-    assert len(rep["unmatched"]) == 17 and "HowStuffWorks \"How Earthquakes Work\"" in rep["unmatched"]
+    assert {(m["id"], m["how"]) for m in rep["matched"]} == {
+        ("holmes-babylon", "doi"),
+        ("yarns", "title"),
+        ("plasma", "doi"),
+    }
+    assert len(rep["unmatched"]) == 17 and 'HowStuffWorks "How Earthquakes Work"' in rep["unmatched"]
     starts = [q["query"]["start"] for q in FakeZotero.requests]
     assert starts == ["0", "0", "7", "14"]  # the 503 was retried, then three pages
-    assert all(q["key"] == KEY and q["version"] == "3" and q["query"]["format"] == "json"
-               for q in FakeZotero.requests)
+    assert all(q["key"] == KEY and q["version"] == "3" and q["query"]["format"] == "json" for q in FakeZotero.requests)
     assert waits[:2] == [0.0, 0.0]  # Retry-After: 0, then Backoff: 0
     with Library(lib_path) as lib:
         assert {p.id for p in lib.readers.liked("z")} == {"holmes-babylon", "yarns", "plasma"}
 
 
-@pytest.mark.parametrize("source,key,message,fix", [
-    ("zotero:users/475425", "wrong", "refused the key (HTTP 403)", "ZOTERO_API_KEY"),
-    ("zotero:users/999", KEY, "no such Zotero library (HTTP 404)", "zotero:users/USERID"),
-    ("zotero:groups/1", KEY, "not JSON", "ZOTERO_API_URL"),
-    ("zotero:people/1", KEY, "bad Zotero library 'zotero:people/1'", "zotero:groups/GROUPID"),
-])
-def test_api_errors_say_the_fix(api: str, lib_path: str, monkeypatch: pytest.MonkeyPatch, source: str, key: str,
-                                message: str, fix: str) -> None:
+@pytest.mark.parametrize(
+    "source,key,message,fix",
+    [
+        ("zotero:users/475425", "wrong", "refused the key (HTTP 403)", "ZOTERO_API_KEY"),
+        ("zotero:users/999", KEY, "no such Zotero library (HTTP 404)", "zotero:users/USERID"),
+        ("zotero:groups/1", KEY, "not JSON", "ZOTERO_API_URL"),
+        ("zotero:people/1", KEY, "bad Zotero library 'zotero:people/1'", "zotero:groups/GROUPID"),
+    ],
+)
+def test_api_errors_say_the_fix(
+    api: str, lib_path: str, monkeypatch: pytest.MonkeyPatch, source: str, key: str, message: str, fix: str
+) -> None:
     monkeypatch.setenv("ZOTERO_API_URL", api)
     monkeypatch.setenv("ZOTERO_API_KEY", key)
     r = CliRunner().invoke(cli, ["--db", lib_path, "import-reader", source, "-r", "e"])
@@ -153,11 +181,23 @@ def test_gives_up_after_retries(lib_path: str, monkeypatch: pytest.MonkeyPatch, 
 
 def test_item_json_to_entry() -> None:
     doi_items = [e for it in ITEMS if (e := zotero_api.item_entry(it)) and e.doi]
-    assert {e.doi for e in doi_items} == {"10.2307/2321200", "10.1109/plasma.2002.1030588",
-                                          "10.1109/ppps.2007.4345875", "10.1126/science.1195912",
-                                          "10.1201/9781420005509.ch22"}  # the last from its URL, query cut off
-    preprint = zotero_api.item_entry({"data": {"itemType": "preprint", "title": "LoRA", "archiveID": "arXiv:2106.09685",
-                                               "creators": [{"creatorType": "author", "firstName": "Edward J.",
-                                                             "lastName": "Hu"}], "date": "2021-10-16"}})
+    assert {e.doi for e in doi_items} == {
+        "10.2307/2321200",
+        "10.1109/plasma.2002.1030588",
+        "10.1109/ppps.2007.4345875",
+        "10.1126/science.1195912",
+        "10.1201/9781420005509.ch22",
+    }  # the last from its URL, query cut off
+    preprint = zotero_api.item_entry(
+        {
+            "data": {
+                "itemType": "preprint",
+                "title": "LoRA",
+                "archiveID": "arXiv:2106.09685",
+                "creators": [{"creatorType": "author", "firstName": "Edward J.", "lastName": "Hu"}],
+                "date": "2021-10-16",
+            }
+        }
+    )
     assert preprint and (preprint.arxiv, preprint.authors, preprint.year) == ("2106.09685", ["Edward J. Hu"], 2021)
     assert zotero_api.item_entry({"data": {"itemType": "attachment", "title": "PDF"}}) is None

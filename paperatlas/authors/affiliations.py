@@ -27,5 +27,7 @@ def author_institutions(papers: Iterable[Paper], names: Iterable[str]) -> list[d
                     row[0] += 1
                     if name == a.get("institution") and a.get("country"):
                         row[1] = a["country"]
-    return [{"name": n, "country": c, "papers": k}
-            for n, (k, c) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))]
+    return [
+        {"name": n, "country": c, "papers": k}
+        for n, (k, c) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    ]

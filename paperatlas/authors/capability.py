@@ -48,11 +48,11 @@ class Authors:
         idx = self.index()
         names = idx.names(name)
         if not names:
-            raise NotFound(f"no author matching {name!r} in this library",
-                           "check the spelling, or try the family name alone")
+            raise NotFound(
+                f"no author matching {name!r} in this library", "check the spelling, or try the family name alone"
+            )
         ids = {pid for n in names for pid in idx.papers[n]}
-        papers = sorted(self._store.get_papers(list(ids)).values(),
-                        key=lambda p: (-(p.year or 0), p.venue, p.title))
+        papers = sorted(self._store.get_papers(list(ids)).values(), key=lambda p: (-(p.year or 0), p.venue, p.title))
         same = set(names)
         co: dict[str, int] = {}
         for p in papers:
@@ -60,10 +60,14 @@ class Authors:
                 if a and a not in same:
                     co[a] = co.get(a, 0) + 1
         coauthors = sorted(co.items(), key=lambda kv: (-kv[1], kv[0]))[:limit_coauthors]
-        return {"name": names[0], "names": names, "papers": papers,
-                "institutions": author_institutions(papers, names),
-                "coauthors": [{"name": n, "papers": c} for n, c in coauthors],
-                "topics": self._topics(papers)}
+        return {
+            "name": names[0],
+            "names": names,
+            "papers": papers,
+            "institutions": author_institutions(papers, names),
+            "coauthors": [{"name": n, "papers": c} for n, c in coauthors],
+            "topics": self._topics(papers),
+        }
 
     def _topics(self, papers: Sequence[Paper], limit: int = 8) -> list[dict[str, Any]]:
         """What the papers are about: their map topics when the map is built, else their primary

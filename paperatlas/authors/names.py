@@ -18,8 +18,9 @@ _FILTER = re.compile(r"""\bauthor:\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""", re.I
 
 def fold(text: str) -> str:
     """Lowercase, accents dropped (ü -> u, ł -> l), punctuation as spaces: 'Jürgen  Schmidhuber'."""
-    text = unicodedata.normalize("NFKD", text.replace("ł", "l").replace("Ł", "L").replace("ø", "o")
-                                 .replace("Ø", "O").replace("ß", "ss"))
+    text = unicodedata.normalize(
+        "NFKD", text.replace("ł", "l").replace("Ł", "L").replace("ø", "o").replace("Ø", "O").replace("ß", "ss")
+    )
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
     return " ".join(_NON_WORD.sub(" ", text).split())
 

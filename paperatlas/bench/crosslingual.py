@@ -88,9 +88,15 @@ def bench_crosslingual(file: Path, n: int = 64, repeats: int = 3) -> dict[str, A
         CPU[k] = statistics.median(cpu[k])
     out = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items()}
     out["library_vs_raw"] = round(res["library_embed_multilingual"] / res["raw_e5_title+60w"], 3)
-    out["seconds_per_1000_papers"] = {k: round(1000 / res[k]) for k in
-                                      ("library_embed_multilingual", "raw_e5_title+60w", "raw_e5_whole_abstract",
-                                       "raw_minilm_whole_abstract")}
+    out["seconds_per_1000_papers"] = {
+        k: round(1000 / res[k])
+        for k in (
+            "library_embed_multilingual",
+            "raw_e5_title+60w",
+            "raw_e5_whole_abstract",
+            "raw_minilm_whole_abstract",
+        )
+    }
     out["cpu_seconds_per_1000_papers"] = {k: round(1000 * v) for k, v in CPU.items()}
     out["library_vs_raw_cpu"] = round(CPU["library_embed_multilingual"] / CPU["raw_e5_title+60w"], 3)
     out["multilingual_vs_minilm_cpu"] = round(CPU["library_embed_multilingual"] / CPU["raw_minilm_whole_abstract"], 2)

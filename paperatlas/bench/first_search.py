@@ -42,8 +42,13 @@ def _raw_papers_per_s(embedder_name: str, texts: list[str], batch_size: int = 64
     return len(texts) / (time.perf_counter() - t), load_s
 
 
-def bench_first_search(path: Path, query: str = "diffusion models for protein design", limit: int | None = None,
-                       raw_sample: int = 512, embedder: str = "minilm") -> dict[str, Any]:
+def bench_first_search(
+    path: Path,
+    query: str = "diffusion models for protein design",
+    limit: int | None = None,
+    raw_sample: int = 512,
+    embedder: str = "minilm",
+) -> dict[str, Any]:
     load_before = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory(prefix="paperatlas-first-search-") as d:
         folder = Path(d)
@@ -63,13 +68,17 @@ def bench_first_search(path: Path, query: str = "diffusion models for protein de
         hyb = lib.search(query, mode="hybrid", limit=10)
         hybrid_s = time.perf_counter() - t0
         status = lib.embedding_status()
-        texts = [Paper(p.id, p.title, p.abstract, title_derived=p.title_derived).text
-                 for p in lib.papers(limit=raw_sample)]
+        texts = [
+            Paper(p.id, p.title, p.abstract, title_derived=p.title_derived).text for p in lib.papers(limit=raw_sample)
+        ]
         lib.close()
     raw_pps, raw_load_s = _raw_papers_per_s(embedder, texts)
     load_after = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     return {
-        "file": str(path), "papers": papers, "ingest": report.summary(), "embedder": embedder,
+        "file": str(path),
+        "papers": papers,
+        "ingest": report.summary(),
+        "embedder": embedder,
         "query": query,
         "stored_s": round(stored_s, 2),
         "first_keyword_answer_s": round(keyword_s, 2),
@@ -86,7 +95,8 @@ def bench_first_search(path: Path, query: str = "diffusion models for protein de
         "raw_model_sample": len(texts),
         "raw_model_load_s": round(raw_load_s, 2),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-        "load_avg_before": load_before, "load_avg_after": load_after,
+        "load_avg_before": load_before,
+        "load_avg_after": load_after,
     }
 
 

@@ -45,9 +45,14 @@ class Result:
         d = {k: v for k, v in asdict(self).items() if k != "latencies_ms"}
         for k in ("server_cpu_ms", "client_cpu_ms"):
             d[k] = round(d[k], 2) if d[k] is not None else None
-        d.update(rps=round(self.requests / self.seconds, 1) if self.seconds else 0.0,
-                 p50_ms=pct(50), p90_ms=pct(90), p99_ms=pct(99), max_ms=round(lat[-1], 2) if lat else float("nan"),
-                 mean_ms=round(statistics.fmean(lat), 2) if lat else float("nan"))
+        d.update(
+            rps=round(self.requests / self.seconds, 1) if self.seconds else 0.0,
+            p50_ms=pct(50),
+            p90_ms=pct(90),
+            p99_ms=pct(99),
+            max_ms=round(lat[-1], 2) if lat else float("nan"),
+            mean_ms=round(statistics.fmean(lat), 2) if lat else float("nan"),
+        )
         d["seconds"] = round(self.seconds, 2)
         return d
 
@@ -127,8 +132,9 @@ def _proc_cpu_seconds(pid: int) -> float | None:
         return None
 
 
-async def _load(port: int, name: str, paths: list[str], clients: int, seconds: float,
-                server_pid: int | None = None) -> Result:
+async def _load(
+    port: int, name: str, paths: list[str], clients: int, seconds: float, server_pid: int | None = None
+) -> Result:
     res = Result(name, clients, seconds)
     s0 = _proc_cpu_seconds(server_pid) if server_pid else None
     c0 = time.process_time()
@@ -193,8 +199,14 @@ def _in_process(db: str, queries: list[str], mode: str, per_page: int, seconds: 
     return res
 
 
-def start_server(db: str, *serve_args: str, host: str | None = "127.0.0.1", env: dict[str, str] | None = None,
-                 cwd: str | None = None, timeout: float = 120.0) -> tuple[subprocess.Popen[str], int]:
+def start_server(
+    db: str,
+    *serve_args: str,
+    host: str | None = "127.0.0.1",
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = 120.0,
+) -> tuple[subprocess.Popen[str], int]:
     """`paperatlas --db DB serve --port 0 SERVE_ARGS...`: the process and its port, once it prints
     a 127.0.0.1 URL (benchmarks and the browser tests both start servers this way). `host=None`
     leaves --host to serve's default, which must then be loopback for the server to count as up."""
@@ -238,8 +250,16 @@ def _wait_idle(pid: int, limit: float = 180.0, window: float = 1.0) -> float:
     return time.monotonic() - t0
 
 
-def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hybrid", per_page: int = 10,
-               n_queries: int = 20000, seed: int = 0, workers: int = 1) -> dict[str, Any]:
+def bench_http(
+    db: str,
+    clients: int = 8,
+    seconds: float = 10.0,
+    mode: str = "hybrid",
+    per_page: int = 10,
+    n_queries: int = 20000,
+    seed: int = 0,
+    workers: int = 1,
+) -> dict[str, Any]:
     """Run the three measurements; returns their summaries (and prints nothing)."""
     from ..library import Library
 
@@ -254,12 +274,14 @@ def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hy
     proc, port = start_server(db, "--read-only", "--workers", str(workers))
     try:
         warmed_s = _wait_idle(proc.pid)
+
         async def run() -> list[Result]:
             # a warm-up, so process start, connection set-up and first-query costs are not measured
             await _load(port, "warm-up", search_paths[-400:], clients, 3.0)
             health = await _load(port, "GET /healthz (HTTP stack only)", ["/healthz"], clients, seconds, proc.pid)
-            search = await _load(port, f"GET /search.json ({mode}, {per_page} hits)", search_paths, clients, seconds,
-                                 proc.pid)
+            search = await _load(
+                port, f"GET /search.json ({mode}, {per_page} hits)", search_paths, clients, seconds, proc.pid
+            )
             return [health, search]
 
         # in a thread of its own: works even when the caller already runs an event loop
@@ -279,6 +301,6 @@ def bench_http(db: str, clients: int = 8, seconds: float = 10.0, mode: str = "hy
         "server_warm_up_s": round(warmed_s, 1),
         "load_average": load_before,
         "queries": f"{len(queries)} distinct 2-4 word spans of random titles (seed {seed}); "
-                   "each request takes the next one, so the query-embedding cache rarely helps",
+        "each request takes the next one, so the query-embedding cache rarely helps",
         "results": [r.summary() for r in (base, health, search)],
     }

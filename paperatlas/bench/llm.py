@@ -46,13 +46,33 @@ def start_server(python: str, model: str, threads: int) -> tuple[subprocess.Pope
     port = _free_port()
     url = f"http://127.0.0.1:{port}/v1"
     started = time.monotonic()
-    proc = subprocess.Popen([python, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads),
-                             "--verbose", "False"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            python,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            model,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            str(threads),
+            "--verbose",
+            "False",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     while time.monotonic() - started < 300:
         if proc.poll() is not None:
-            raise click.ClickException(f"the llama.cpp server exited with {proc.returncode}\n"
-                                       "Fix: run .ci/install-llm --qwen, or pass --llm-url")
+            raise click.ClickException(
+                f"the llama.cpp server exited with {proc.returncode}\n"
+                "Fix: run .ci/install-llm --qwen, or pass --llm-url"
+            )
         try:
             with urllib.request.urlopen(url + "/models", timeout=2):
                 return proc, url, time.monotonic() - started
@@ -67,8 +87,9 @@ def _records(path: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f]
 
 
-def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: int, seed: int,
-        max_questions: int = 0) -> dict[str, Any]:
+def run(
+    venue: str, url: str, papers: int, split: str, distractors: int, limit: int, seed: int, max_questions: int = 0
+) -> dict[str, Any]:
     from ..library import Library
 
     recs = _records(venue)
@@ -92,8 +113,11 @@ def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: 
             lib.ingest([f])
             t0 = time.monotonic()
             lib.embed()
-            out["library"] = {"papers": lib.count(), "embed_s": round(time.monotonic() - t0, 1),
-                              "embedder": lib.embedder.id}
+            out["library"] = {
+                "papers": lib.count(),
+                "embed_s": round(time.monotonic() - t0, 1),
+                "embedder": lib.embedder.id,
+            }
             lib.llm.configure(url)
             out["model"] = lib.llm.client().model()
             for r in sample:
@@ -115,18 +139,32 @@ def run(venue: str, url: str, papers: int, split: str, distractors: int, limit: 
                 row["rouge_llm"] = rouge(en.text, r["tldr"])
                 row["rouge_extractive"] = rouge(row["extractive"], r["tldr"])
                 out["papers"].append(row)
-                click.echo(f"  {r['id']}: tldr {row['tldr_en_s']} s, zh {row['tldr_zh_s']} s, "
-                           f"translate {row['translate_s']} s\n    {json.dumps(row, ensure_ascii=False)}", err=True)
+                click.echo(
+                    f"  {r['id']}: tldr {row['tldr_en_s']} s, zh {row['tldr_zh_s']} s, "
+                    f"translate {row['translate_s']} s\n    {json.dumps(row, ensure_ascii=False)}",
+                    err=True,
+                )
             for q in questions:
                 t = time.monotonic()
                 a = lib.llm.ask(q["q"], limit)
                 retrieved = [x["id"] for x in a.retrieved]
-                out["questions"].append({
-                    "q": q["q"], "split": q["split"], "answers": q["answers"], "answer": a.answer, "cited": a.cited,
-                    "retrieved": retrieved, "not_found": a.not_found, "dropped": a.dropped,
-                    "seconds": round(time.monotonic() - t, 2)})
-                click.echo(f"  ask ({round(time.monotonic() - t, 1)} s): {json.dumps(out['questions'][-1], ensure_ascii=False)}",
-                           err=True)
+                out["questions"].append(
+                    {
+                        "q": q["q"],
+                        "split": q["split"],
+                        "answers": q["answers"],
+                        "answer": a.answer,
+                        "cited": a.cited,
+                        "retrieved": retrieved,
+                        "not_found": a.not_found,
+                        "dropped": a.dropped,
+                        "seconds": round(time.monotonic() - t, 2),
+                    }
+                )
+                click.echo(
+                    f"  ask ({round(time.monotonic() - t, 1)} s): {json.dumps(out['questions'][-1], ensure_ascii=False)}",
+                    err=True,
+                )
     return out
 
 
@@ -137,12 +175,14 @@ def summarise(res: dict[str, Any]) -> dict[str, Any]:
         return round(statistics.mean(xs), 4) if xs else None
 
     s: dict[str, Any] = {
-        "model": res.get("model"), "papers": len(ps),
+        "model": res.get("model"),
+        "papers": len(ps),
         "rougeL_llm": avg([p["rouge_llm"]["rougeL"] for p in ps]),
         "rougeL_extractive": avg([p["rouge_extractive"]["rougeL"] for p in ps]),
         "rouge1_llm": avg([p["rouge_llm"]["rouge1"] for p in ps]),
         "rouge1_extractive": avg([p["rouge_extractive"]["rouge1"] for p in ps]),
-        "tldr_s_per_paper": avg([p["tldr_en_s"] for p in ps]), "tldr_zh_s_per_paper": avg([p["tldr_zh_s"] for p in ps]),
+        "tldr_s_per_paper": avg([p["tldr_en_s"] for p in ps]),
+        "tldr_zh_s_per_paper": avg([p["tldr_zh_s"] for p in ps]),
         "translate_s_per_paper": avg([p["translate_s"] for p in ps]),
         "cached_request_s": avg([p["cached_s"] for p in ps]),
     }
@@ -165,21 +205,42 @@ def summarise(res: dict[str, Any]) -> dict[str, Any]:
 
 @click.command("llm")
 @click.option("--llm-url", default=None, envvar="PAPERATLAS_LLM_URL", help="Use this running endpoint.")
-@click.option("--server-python", default=str(ROOT / ".venv-llm" / "bin" / "python"), show_default=True,
-              help="The python with llama_cpp.server (started on loopback when --llm-url is not given).")
+@click.option(
+    "--server-python",
+    default=str(ROOT / ".venv-llm" / "bin" / "python"),
+    show_default=True,
+    help="The python with llama_cpp.server (started on loopback when --llm-url is not given).",
+)
 @click.option("--model", default=str(QWEN), show_default=True, help="The GGUF model the server runs.")
 @click.option("--threads", type=int, default=os.cpu_count() or 2, show_default=True)
 @click.option("--venue", default=None, help="Venue records (default: the shared ml_venue_papers).")
 @click.option("--papers", type=int, default=3, show_default=True, help="Held-out papers for TL;DR and translation.")
 @click.option("--questions", "split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True)
-@click.option("--distractors", type=int, default=300, show_default=True,
-              help="Other venue papers in the library the questions are asked of.")
+@click.option(
+    "--distractors",
+    type=int,
+    default=300,
+    show_default=True,
+    help="Other venue papers in the library the questions are asked of.",
+)
 @click.option("--limit", type=int, default=5, show_default=True, help="Abstracts each answer may use.")
 @click.option("--max-questions", type=int, default=0, help="At most this many questions (0: all of the split).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", "out_path", default=None, help="Write every answer and sample as JSON here.")
-def bench_llm_cmd(llm_url: str | None, server_python: str, model: str, threads: int, venue: str | None, papers: int,
-                  split: str, distractors: int, limit: int, max_questions: int, seed: int, out_path: str | None) -> None:
+def bench_llm_cmd(
+    llm_url: str | None,
+    server_python: str,
+    model: str,
+    threads: int,
+    venue: str | None,
+    papers: int,
+    split: str,
+    distractors: int,
+    limit: int,
+    max_questions: int,
+    seed: int,
+    out_path: str | None,
+) -> None:
     """TL;DR, translation and `ask` with a real model: ROUGE beside the extractive TL;DR, seconds per
     paper, cached vs uncached cost, and `ask` faithfulness on the held-out questions.
 
@@ -194,8 +255,9 @@ def bench_llm_cmd(llm_url: str | None, server_python: str, model: str, threads: 
     load_s = None
     if not llm_url:
         if not Path(server_python).exists() or not Path(model).exists():
-            raise click.ClickException(f"no server ({server_python}) or model ({model})\n"
-                                       "Fix: run .ci/install-llm --qwen, or pass --llm-url")
+            raise click.ClickException(
+                f"no server ({server_python}) or model ({model})\nFix: run .ci/install-llm --qwen, or pass --llm-url"
+            )
         proc, llm_url, load_s = start_server(server_python, model, threads)
     try:
         started = time.monotonic()
@@ -210,18 +272,28 @@ def bench_llm_cmd(llm_url: str | None, server_python: str, model: str, threads: 
     res["summary"] = s
     if out_path:
         Path(out_path).write_text(json.dumps(res, ensure_ascii=False, indent=2), encoding="utf-8")
-    click.echo(f"model {s['model']} ({Path(model).name if proc else llm_url}), {threads} threads, "
-               f"server load {res['server_load_s']} s, whole run {res['seconds']} s")
-    click.echo(f"TL;DR on {s['papers']} held-out ICLR 2024 papers: ROUGE-L model {s['rougeL_llm']} vs extractive "
-               f"{s['rougeL_extractive']} (ROUGE-1 {s['rouge1_llm']} vs {s['rouge1_extractive']})")
-    click.echo(f"seconds per paper: TL;DR en {s['tldr_s_per_paper']}, zh {s['tldr_zh_s_per_paper']}, translation "
-               f"(title + abstract) {s['translate_s_per_paper']}; a cached request {s['cached_request_s']} s")
+    click.echo(
+        f"model {s['model']} ({Path(model).name if proc else llm_url}), {threads} threads, "
+        f"server load {res['server_load_s']} s, whole run {res['seconds']} s"
+    )
+    click.echo(
+        f"TL;DR on {s['papers']} held-out ICLR 2024 papers: ROUGE-L model {s['rougeL_llm']} vs extractive "
+        f"{s['rougeL_extractive']} (ROUGE-1 {s['rouge1_llm']} vs {s['rouge1_extractive']})"
+    )
+    click.echo(
+        f"seconds per paper: TL;DR en {s['tldr_s_per_paper']}, zh {s['tldr_zh_s_per_paper']}, translation "
+        f"(title + abstract) {s['translate_s_per_paper']}; a cached request {s['cached_request_s']} s"
+    )
     a = s["ask"]
-    click.echo(f"ask ({split} questions: {a['questions']}): cited ids among the retrieved {a['cited_among_retrieved']}/"
-               f"{a['questions']}, dropped citations {a['dropped_citations']}; answer paper retrieved "
-               f"{a['answer_paper_retrieved']}/{a['answerable']}, cited {a['answer_paper_cited']}/{a['answerable']}; "
-               f"'not in these papers' {a['said_not_found_when_unanswerable']}/{a['unanswerable']} unanswerable, "
-               f"{a['said_not_found_when_answerable']}/{a['answerable']} answerable; {a['seconds_per_question']} s each")
+    click.echo(
+        f"ask ({split} questions: {a['questions']}): cited ids among the retrieved {a['cited_among_retrieved']}/"
+        f"{a['questions']}, dropped citations {a['dropped_citations']}; answer paper retrieved "
+        f"{a['answer_paper_retrieved']}/{a['answerable']}, cited {a['answer_paper_cited']}/{a['answerable']}; "
+        f"'not in these papers' {a['said_not_found_when_unanswerable']}/{a['unanswerable']} unanswerable, "
+        f"{a['said_not_found_when_answerable']}/{a['answerable']} answerable; {a['seconds_per_question']} s each"
+    )
     for p in res["papers"]:
-        click.echo(f"\n{p['id']}  {p['title']}\n  zh title: {p['title_zh']}\n  TL;DR: {p['tldr_en']}\n"
-                   f"  TL;DR zh: {p['tldr_zh']}\n  authors: {p['authors_tldr']}")
+        click.echo(
+            f"\n{p['id']}  {p['title']}\n  zh title: {p['title_zh']}\n  TL;DR: {p['tldr_en']}\n"
+            f"  TL;DR zh: {p['tldr_zh']}\n  authors: {p['authors_tldr']}"
+        )

@@ -28,8 +28,13 @@ def _venue_rows(path: str | Path, venues: tuple[str, ...] = ("NeurIPS",)) -> lis
     return [r for r in rows if r.get("venue") in venues]
 
 
-def make_feed(papers: list[dict[str, Any]], sessions: int, numbering: list[int] | None = None,
-              session_of: list[int] | None = None, day0: str = "2023-12-12") -> dict[str, Any]:
+def make_feed(
+    papers: list[dict[str, Any]],
+    sessions: int,
+    numbering: list[int] | None = None,
+    session_of: list[int] | None = None,
+    day0: str = "2023-12-12",
+) -> dict[str, Any]:
     """A virtual-site feed: one poster event per paper in `sessions` poster sessions (two a day,
     10:45-12:45 and 17:00-19:00 at -06:00, as NeurIPS 2023 in New Orleans), numbered in the hall by
     `numbering`, plus an oral event for each paper whose status is Oral (15 minutes, 4 parallel rooms)."""
@@ -46,24 +51,46 @@ def make_feed(papers: list[dict[str, Any]], sessions: int, numbering: list[int] 
         per[s] += 1
         number = numbering[i] if numbering else per[s]
         forum = p.get("openreview_id") or ""
-        base = {"uid": f"u{i}", "name": p["title"], "abstract": p.get("abstract", ""),
-                "authors": [{"id": k, "fullname": a, "institution": ""} for k, a in enumerate(p.get("authors") or [])],
-                "topic": None, "keywords": p.get("keywords") or [],
-                "paper_url": f"https://openreview.net/forum?id={forum}" if forum else None}
-        events.append({**base, "id": 100000 + i, "decision": f"Accept ({str(p.get('status') or 'poster').lower()})",
-                       "session": f"Poster Session {s + 1}", "eventtype": "Poster", "room_name": "Great Hall & Hall B1+B2",
-                       "virtualsite_url": f"/virtual/2023/poster/{100000 + i}",
-                       "starttime": f"{day}T{hours[0]}-06:00", "endtime": f"{day}T{hours[1]}-06:00",
-                       "poster_position": f"#{number}"})
+        base = {
+            "uid": f"u{i}",
+            "name": p["title"],
+            "abstract": p.get("abstract", ""),
+            "authors": [{"id": k, "fullname": a, "institution": ""} for k, a in enumerate(p.get("authors") or [])],
+            "topic": None,
+            "keywords": p.get("keywords") or [],
+            "paper_url": f"https://openreview.net/forum?id={forum}" if forum else None,
+        }
+        events.append(
+            {
+                **base,
+                "id": 100000 + i,
+                "decision": f"Accept ({str(p.get('status') or 'poster').lower()})",
+                "session": f"Poster Session {s + 1}",
+                "eventtype": "Poster",
+                "room_name": "Great Hall & Hall B1+B2",
+                "virtualsite_url": f"/virtual/2023/poster/{100000 + i}",
+                "starttime": f"{day}T{hours[0]}-06:00",
+                "endtime": f"{day}T{hours[1]}-06:00",
+                "poster_position": f"#{number}",
+            }
+        )
         if str(p.get("status")).lower() == "oral":
             slot = orals // 4
             t0 = 8 * 60 + 15 * (slot % 6)
             oday = start + timedelta(days=(slot // 6) % 3)
-            events.append({**base, "id": 200000 + i, "decision": "Accept (oral)", "eventtype": "Oral",
-                           "session": f"Oral {orals % 4 + 1}{chr(65 + slot // 6 % 26)}",
-                           "room_name": f"Room R0{orals % 4 + 2}", "virtualsite_url": f"/virtual/2023/oral/{200000 + i}",
-                           "starttime": f"{oday}T{t0 // 60:02d}:{t0 % 60:02d}:00-06:00",
-                           "endtime": f"{oday}T{(t0 + 15) // 60:02d}:{(t0 + 15) % 60:02d}:00-06:00"})
+            events.append(
+                {
+                    **base,
+                    "id": 200000 + i,
+                    "decision": "Accept (oral)",
+                    "eventtype": "Oral",
+                    "session": f"Oral {orals % 4 + 1}{chr(65 + slot // 6 % 26)}",
+                    "room_name": f"Room R0{orals % 4 + 2}",
+                    "virtualsite_url": f"/virtual/2023/oral/{200000 + i}",
+                    "starttime": f"{oday}T{t0 // 60:02d}:{t0 % 60:02d}:00-06:00",
+                    "endtime": f"{oday}T{(t0 + 15) // 60:02d}:{(t0 + 15) % 60:02d}:00-06:00",
+                }
+            )
             orals += 1
     return {"count": len(events), "next": None, "previous": None, "results": events}
 
@@ -77,8 +104,9 @@ def _median_ms(f: Any, repeats: int) -> float:
     return round(1000 * statistics.median(times), 2)
 
 
-def bench_agenda(venue_file: str | Path, events: int = 5000, likes: int = 100, repeats: int = 5,
-                 seed: int = 0) -> dict[str, Any]:
+def bench_agenda(
+    venue_file: str | Path, events: int = 5000, likes: int = 100, repeats: int = 5, seed: int = 0
+) -> dict[str, Any]:
     """Agenda build time on a programme of `events` events (NeurIPS 2023 + ICML 2024 papers laid
     out in 10 poster sessions), beside loading the reader's liked papers (the baseline) in the same run."""
     from ..library import Library
@@ -111,12 +139,18 @@ def bench_agenda(venue_file: str | Path, events: int = 5000, likes: int = 100, r
             for pid in liked[:20]:
                 lib.readers.tag("bench", [pid], "must-see")
             out: dict[str, Any] = {
-                "events": len(feed["results"]), "papers": len(ids), "likes": likes, "repeats": repeats,
+                "events": len(feed["results"]),
+                "papers": len(ids),
+                "likes": likes,
+                "repeats": repeats,
                 "layout": "real papers (venue data), sessions and poster numbers laid out by the bench",
-                "read_feed_s": round(read_s, 2), "read_notes": report.notes[:2],
+                "read_feed_s": round(read_s, 2),
+                "read_notes": report.notes[:2],
                 "baseline_liked_ms": _median_ms(lambda: lib.readers.liked("bench"), repeats),
                 "agenda_ms": _median_ms(lambda: lib.programme.agenda("bench", recommended=0), repeats),
-                "agenda_with_recommended_ms": _median_ms(lambda: lib.programme.agenda("bench", recommended=20), repeats),
+                "agenda_with_recommended_ms": _median_ms(
+                    lambda: lib.programme.agenda("bench", recommended=20), repeats
+                ),
                 "ics_ms": _median_ms(lambda: lib.programme.ics("bench", recommended=0), repeats),
             }
             a = lib.programme.agenda("bench", recommended=20)
@@ -138,8 +172,15 @@ def _kmeans_order(vecs: np.ndarray, k: int, rng: np.random.Generator) -> np.ndar
     return labels
 
 
-def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tuple[int, ...] = (30, 60, 90),
-               per_poster: float = 5.0, speeds: tuple[float, ...] = (1.0, 3.0), seed: int = 0) -> dict[str, Any]:
+def bench_walk(
+    db: str | Path,
+    sessions: int = 6,
+    readers: int = 30,
+    budgets: tuple[int, ...] = (30, 60, 90),
+    per_poster: float = 5.0,
+    speeds: tuple[float, ...] = (1.0, 3.0),
+    seed: int = 0,
+) -> dict[str, Any]:
     """The walk planner against top-k and score order: interest collected per minute of budget.
 
     `db`: an embedded library of one venue's papers (e.g. NeurIPS 2023 from the venue data). Each
@@ -151,9 +192,13 @@ def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tu
     from ..programme.walk import METHODS, Poster
 
     rng = np.random.default_rng(seed)
-    out: dict[str, Any] = {"sessions": sessions, "readers": readers, "per_poster": per_poster,
-                           "layout": "real papers and embeddings; sessions and poster numbers laid out by the bench",
-                           "results": []}
+    out: dict[str, Any] = {
+        "sessions": sessions,
+        "readers": readers,
+        "per_poster": per_poster,
+        "layout": "real papers and embeddings; sessions and poster numbers laid out by the bench",
+        "results": [],
+    }
     with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp:
         path = os.path.join(tmp, "lib.db")
         with Library(str(db)) as src:
@@ -164,8 +209,16 @@ def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tu
             ids = [p.id for p in papers]
             vecs = np.stack([vec_of[i] for i in ids]).astype(np.float32)
             session_of = rng.integers(0, sessions, len(ids))
-            rows = [{"title": p.title, "abstract": p.abstract, "authors": p.authors, "status": p.status,
-                     "openreview_id": p.extra.get("openreview_id") or p.id.rsplit("/", 1)[-1]} for p in papers]
+            rows = [
+                {
+                    "title": p.title,
+                    "abstract": p.abstract,
+                    "authors": p.authors,
+                    "status": p.status,
+                    "openreview_id": p.extra.get("openreview_id") or p.id.rsplit("/", 1)[-1],
+                }
+                for p in papers
+            ]
             out["papers"] = len(ids)
             for layout in ("random", "topic"):
                 numbering = [0] * len(ids)
@@ -193,8 +246,9 @@ def bench_walk(db: str | Path, sessions: int = 6, readers: int = 30, budgets: tu
                     check = lib.programme.walk(sid, name, budgets[-1], per_poster, speeds[0])
                     _info, evs = lib.programme.session(sid)
                     interest = lib.programme.interest(name, [e.paper_id for e in evs])
-                    posters = [Poster(e.paper_id, e.poster_number or 0, interest.get(e.paper_id, (0.0, False))[0])
-                               for e in evs]
+                    posters = [
+                        Poster(e.paper_id, e.poster_number or 0, interest.get(e.paper_id, (0.0, False))[0]) for e in evs
+                    ]
                     for speed in speeds:
                         for minutes in budgets:
                             for m, f in METHODS.items():

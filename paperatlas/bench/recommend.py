@@ -19,7 +19,6 @@ import click
 import numpy as np
 
 
-
 def _copy(src: str, dst: str) -> None:
     from ..library import Library
 
@@ -27,8 +26,9 @@ def _copy(src: str, dst: str) -> None:
         lib.store.copy_to(dst)
 
 
-def bench_recommend(db: str | Path, likes: int = 100, dislikes: int = 20, repeats: int = 20,
-                    seed: int = 0) -> dict[str, Any]:
+def bench_recommend(
+    db: str | Path, likes: int = 100, dislikes: int = 20, repeats: int = 20, seed: int = 0
+) -> dict[str, Any]:
     from ..library import Library
 
     with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp:
@@ -45,8 +45,14 @@ def bench_recommend(db: str | Path, likes: int = 100, dislikes: int = 20, repeat
             t = time.perf_counter()
             lib.recommend.for_reader("bench", limit=20)
             cold = time.perf_counter() - t
-            out: dict[str, Any] = {"papers": len(ids), "vectors": n_vec, "likes": likes, "dislikes": dislikes,
-                                   "repeats": repeats, "cold_first_call_s": round(cold, 3)}
+            out: dict[str, Any] = {
+                "papers": len(ids),
+                "vectors": n_vec,
+                "likes": likes,
+                "dislikes": dislikes,
+                "repeats": repeats,
+                "cold_first_call_s": round(cold, 3),
+            }
             # free-text preferences too, so every part of the default recommender runs
             lib.recommend.edit_profile("bench", preferences="more theory, fewer benchmark papers")
             for method in ("default", "svm"):
@@ -55,8 +61,12 @@ def bench_recommend(db: str | Path, likes: int = 100, dislikes: int = 20, repeat
                     t = time.perf_counter()
                     hits = lib.recommend.for_reader("bench", limit=20, method=method)
                     times.append(time.perf_counter() - t)
-                out[method] = {"median_ms": round(1000 * statistics.median(times), 1),
-                               "min_ms": round(1000 * min(times), 1), "n": len(times), "returned": len(hits)}
+                out[method] = {
+                    "median_ms": round(1000 * statistics.median(times), 1),
+                    "min_ms": round(1000 * min(times), 1),
+                    "n": len(times),
+                    "returned": len(hits),
+                }
             out["svm_over_default"] = round(out["svm"]["median_ms"] / max(out["default"]["median_ms"], 1e-9), 1)
             out["target_ms"] = 200
             return out

@@ -33,8 +33,13 @@ def _median_s(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return round(statistics.median(times), 3), out
 
 
-def bench_report(files: Sequence[str], workdir: Path, embedder: str = "hashing", repeats: int = 3,
-                 log: Callable[[str], None] | None = None) -> dict[str, Any]:
+def bench_report(
+    files: Sequence[str],
+    workdir: Path,
+    embedder: str = "hashing",
+    repeats: int = 3,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     from ..library import Library
     from ..report.render import render_html, render_markdown
     from ..topics.build import build_topics
@@ -69,22 +74,32 @@ def bench_report(files: Sequence[str], workdir: Path, embedder: str = "hashing",
         md_s, _ = _median_s(lambda: render_markdown(whole), repeats)
         d = whole.to_dict()
     return {
-        "papers": n, "embedder": embedder, "themes": len(d["themes"]), "years": d["scope"]["years_present"],
-        "setup": setup, "repeats": repeats,
-        "scan_s": scan_s, "report_s": whole_s, "report_over_scan": round(whole_s / scan_s, 1) if scan_s else None,
+        "papers": n,
+        "embedder": embedder,
+        "themes": len(d["themes"]),
+        "years": d["scope"]["years_present"],
+        "setup": setup,
+        "repeats": repeats,
+        "scan_s": scan_s,
+        "report_s": whole_s,
+        "report_over_scan": round(whole_s / scan_s, 1) if scan_s else None,
         "largest_group": {"venue": venue, "year": year, "papers": in_group, "report_s": one_s},
-        "html_s": html_s, "html_bytes": len(html.encode("utf-8")), "markdown_s": md_s,
+        "html_s": html_s,
+        "html_bytes": len(html.encode("utf-8")),
+        "markdown_s": md_s,
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
 
 def table(r: dict[str, Any]) -> str:
     g = r["largest_group"]
-    return "\n".join([
-        f"papers {r['papers']} ({r['embedder']} vectors), {r['themes']} themes, years {r['years'][:1]}..{r['years'][-1:]}",
-        f"scan of every paper's facts: {r['scan_s']} s (median of {r['repeats']})",
-        f"report, whole library:       {r['report_s']} s = {r['report_over_scan']} x the scan",
-        f"report, {g['venue']} {g['year']} ({g['papers']} papers): {g['report_s']} s",
-        f"render html: {r['html_s']} s ({r['html_bytes'] / 1e6:.1f} MB); markdown: {r['markdown_s']} s",
-        f"load average {r['load_average']}",
-    ])
+    return "\n".join(
+        [
+            f"papers {r['papers']} ({r['embedder']} vectors), {r['themes']} themes, years {r['years'][:1]}..{r['years'][-1:]}",
+            f"scan of every paper's facts: {r['scan_s']} s (median of {r['repeats']})",
+            f"report, whole library:       {r['report_s']} s = {r['report_over_scan']} x the scan",
+            f"report, {g['venue']} {g['year']} ({g['papers']} papers): {g['report_s']} s",
+            f"render html: {r['html_s']} s ({r['html_bytes'] / 1e6:.1f} MB); markdown: {r['markdown_s']} s",
+            f"load average {r['load_average']}",
+        ]
+    )

@@ -61,7 +61,9 @@ def bench_ray(file: Path, n: int, workers: list[int], nodes: list[int]) -> dict[
     cores = os.cpu_count() or 1
     res["arxiv_2_7m_hours"] = {
         f"{k}_nodes_x_{c}_cores": round(ARXIV_ABSTRACTS / (per_worker * c * k) / 3600, 1)
-        for k in nodes for c in sorted({cores, 16})}
+        for k in nodes
+        for c in sorted({cores, 16})
+    }
     res["per_worker_papers_s"] = round(per_worker, 2)
     return res
 
@@ -80,8 +82,10 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
 
     tmp = Path(tempfile.mkdtemp(prefix="paperatlas-bench-store-"))
     src = tmp / "papers.jsonl"
-    with (gzip.open(file, "rt", encoding="utf-8") if file.suffix == ".gz" else open(file, encoding="utf-8")) as f, \
-            open(src, "w", encoding="utf-8") as out:
+    with (
+        gzip.open(file, "rt", encoding="utf-8") if file.suffix == ".gz" else open(file, encoding="utf-8") as f,
+        open(src, "w", encoding="utf-8") as out,
+    ):
         rows = [json.loads(line) for _, line in zip(range(n), f)]
         out.writelines(json.dumps(r) + "\n" for r in rows)
     words = [r.get("title", "").split()[:3] for r in rows[:queries]]
@@ -115,6 +119,7 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
             os.environ.pop("PAPERATLAS_CACHE_DIR", None)
         else:
             os.environ["PAPERATLAS_CACHE_DIR"] = old_cache
-    res["postgresql_over_sqlite"] = {k: round(res["postgresql"][k] / res["sqlite"][k], 2)
-                                     for k in res["sqlite"] if res["sqlite"][k]}
+    res["postgresql_over_sqlite"] = {
+        k: round(res["postgresql"][k] / res["sqlite"][k], 2) for k in res["sqlite"] if res["sqlite"][k]
+    }
     return res

@@ -37,7 +37,7 @@ MODES = ("hybrid", "keyword", "semantic")
 
 
 def parse_size(size: str) -> int:
-    """"real" or "8k": the --db library itself (0); "100k", "1m", "250000": a synthetic one."""
+    """ "real" or "8k": the --db library itself (0); "100k", "1m", "250000": a synthetic one."""
     s = size.strip().lower()
     if s in ("real", "8k"):
         return 0
@@ -118,8 +118,15 @@ def build_synthetic(src_db: Path, dst: Path, n: int, seed: int = 0, batch: int =
             tw = p.title.split()
             prng.shuffle(tw)
             pid = f"syn{start + j:07d}"
-            q = Paper(id=pid, title=" ".join(tw), abstract=" ".join(aw), venue=p.venue, year=p.year,
-                      status=p.status, title_derived=p.title_derived)
+            q = Paper(
+                id=pid,
+                title=" ".join(tw),
+                abstract=" ".join(aw),
+                venue=p.venue,
+                year=p.year,
+                status=p.status,
+                title_derived=p.title_derived,
+            )
             rows.append((q, pid, pid, None))
             vrows.append((pid, "", x[j]))
         lib.store.write_batch(rows, [], [], [])
@@ -146,9 +153,14 @@ def measure(db: str, queries: list[str], modes: tuple[str, ...] = MODES) -> dict
     emb = lib.embedder
     emb.embed_query("warm up the model")  # model load is start-up, not query time
     t4 = time.perf_counter()
-    res.update(open_s=round(t1 - t, 2), keyword_index_s=round(t2 - t1, 1), vector_index_s=round(t3 - t2, 1),
-               model_load_s=round(t4 - t3, 1), vector_backend=type(vec).__name__ if vec is not None else None,
-               keyword_backend=type(lib.engine.keyword_index()).__name__)
+    res.update(
+        open_s=round(t1 - t, 2),
+        keyword_index_s=round(t2 - t1, 1),
+        vector_index_s=round(t3 - t2, 1),
+        model_load_s=round(t4 - t3, 1),
+        vector_backend=type(vec).__name__ if vec is not None else None,
+        keyword_backend=type(lib.engine.keyword_index()).__name__,
+    )
     # query embedding alone, on texts not used below
     qe = []
     for q in queries[:40]:
@@ -200,8 +212,13 @@ def _child(db: str, queries: list[str], modes: tuple[str, ...]) -> dict[str, Any
         # one ONNX thread per query, as `paperatlas serve` runs it: a short query gains nothing
         # from a second thread and loses a lot when the cores are busy (9 vs 18 ms p50 here)
         env = {**os.environ, "PAPERATLAS_EMBED_THREADS": os.environ.get("PAPERATLAS_EMBED_THREADS", "1")}
-        out = subprocess.run([sys.executable, "-m", "paperatlas.bench.search", f.name],
-                             capture_output=True, text=True, check=False, env=env)
+        out = subprocess.run(
+            [sys.executable, "-m", "paperatlas.bench.search", f.name],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
     finally:
         os.unlink(f.name)
     if out.returncode != 0:
@@ -243,16 +260,21 @@ def embed_throughput(src_db: Path, n: int = 256, repeats: int = 2) -> dict[str, 
             only_embed.append(e - m)
             lib.close()
     med = statistics.median
-    return {"papers": len(papers), "repeats": repeats, "model": embedder.id,
-            "raw_model_papers_per_s": round(len(papers) / med(raw), 1),
-            "library_ingest_embed_papers_per_s": round(len(papers) / med(full), 1),
-            "library_embed_only_papers_per_s": round(len(papers) / med(only_embed), 1),
-            "ingest_embed_vs_raw_ratio": round(med(full) / med(raw), 2)}
+    return {
+        "papers": len(papers),
+        "repeats": repeats,
+        "model": embedder.id,
+        "raw_model_papers_per_s": round(len(papers) / med(raw), 1),
+        "library_ingest_embed_papers_per_s": round(len(papers) / med(full), 1),
+        "library_embed_only_papers_per_s": round(len(papers) / med(only_embed), 1),
+        "ingest_embed_vs_raw_ratio": round(med(full) / med(raw), 2),
+    }
 
 
 # -- the whole benchmark ----------------------------------------------------------------------------
-def bench_search(db: Path, sizes: list[str], workdir: Path, n_queries: int = 100, embed_n: int = 256,
-                 log: Any = None) -> dict[str, Any]:
+def bench_search(
+    db: Path, sizes: list[str], workdir: Path, n_queries: int = 100, embed_n: int = 256, log: Any = None
+) -> dict[str, Any]:
     from ..library import Library
 
     log = log or (lambda *_: None)
@@ -261,8 +283,12 @@ def bench_search(db: Path, sizes: list[str], workdir: Path, n_queries: int = 100
         queries = load_queries(lib, n_queries)
         if not lib.store.vector_count(lib.embedder.id):
             raise SystemExit(f"{db} has no embeddings: run `paperatlas --db {db} embed` first")
-    out: dict[str, Any] = {"cpus": os.cpu_count(), "load_avg_at_start": [round(x, 1) for x in os.getloadavg()],
-                           "queries": len(queries), "rows": []}
+    out: dict[str, Any] = {
+        "cpus": os.cpu_count(),
+        "load_avg_at_start": [round(x, 1) for x in os.getloadavg()],
+        "queries": len(queries),
+        "rows": [],
+    }
     for size in sizes:
         n = parse_size(size)
         row: dict[str, Any] = {"size": size}
@@ -289,10 +315,14 @@ def bench_search(db: Path, sizes: list[str], workdir: Path, n_queries: int = 100
 
 
 def table(res: dict[str, Any]) -> str:
-    lines = [f"{res['cpus']} CPUs, load average {res['load_avg_at_start']} -> {res['load_avg_at_end']}, "
-             f"{res['queries']} distinct queries per mode, query embedding included"]
-    head = f"{'size':>5} {'papers':>8} {'start':>12} {'hybrid p50/p95':>15} {'keyword p50/p95':>16} " \
-           f"{'semantic p50/p95':>17} {'q-embed':>8} {'RSS MiB':>8} {'peak':>6} {'index s':>8} {'vectors':>15}"
+    lines = [
+        f"{res['cpus']} CPUs, load average {res['load_avg_at_start']} -> {res['load_avg_at_end']}, "
+        f"{res['queries']} distinct queries per mode, query embedding included"
+    ]
+    head = (
+        f"{'size':>5} {'papers':>8} {'start':>12} {'hybrid p50/p95':>15} {'keyword p50/p95':>16} "
+        f"{'semantic p50/p95':>17} {'q-embed':>8} {'RSS MiB':>8} {'peak':>6} {'index s':>8} {'vectors':>15}"
+    )
     lines.append(head)
     for row in res["rows"]:
         for kind in ("first_start", "restart"):
@@ -303,15 +333,18 @@ def table(res: dict[str, Any]) -> str:
                 + " ".join(f"{r[m]['p50_ms']:>7.1f}/{r[m]['p95_ms']:<7.1f}" for m in MODES)
                 + f" {r['embed_query_ms_p50']:>8.1f} {r['rss_mib']:>8.0f} {r['peak_rss_mib']:>6.0f}"
                 f" {r['keyword_index_s'] + r['vector_index_s']:>8.1f} {r['vector_backend']:>15}"
-                + (f" recall@10 {r['ann_recall@10']}" if "ann_recall@10" in r else ""))
+                + (f" recall@10 {r['ann_recall@10']}" if "ann_recall@10" in r else "")
+            )
     for row in res["rows"]:
         if row["data"] != "real":
             lines.append(f"{row['size']}: {row['data']}")
     if "embedding" in res:
         e = res["embedding"]
-        lines.append(f"embedding ({e['papers']} papers, {e['model']}, cache off): raw model "
-                     f"{e['raw_model_papers_per_s']}/s, Library ingest+embed {e['library_ingest_embed_papers_per_s']}/s "
-                     f"(embed only {e['library_embed_only_papers_per_s']}/s), ratio {e['ingest_embed_vs_raw_ratio']}x")
+        lines.append(
+            f"embedding ({e['papers']} papers, {e['model']}, cache off): raw model "
+            f"{e['raw_model_papers_per_s']}/s, Library ingest+embed {e['library_ingest_embed_papers_per_s']}/s "
+            f"(embed only {e['library_embed_only_papers_per_s']}/s), ratio {e['ingest_embed_vs_raw_ratio']}x"
+        )
     return "\n".join(lines)
 
 

@@ -51,8 +51,7 @@ def _baselines(vectors: np.ndarray, texts: list[str], k: int, seed: int) -> dict
     return {"tfidf_kmeans_s": round(tfidf_s, 1), "pca_layout_s": round(time.perf_counter() - t, 2)}
 
 
-def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = True,
-                 log: Any = None) -> dict[str, Any]:
+def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = True, log: Any = None) -> dict[str, Any]:
     from ..library import Library
     from ..topics.pipeline import TopicPipeline
 
@@ -80,16 +79,25 @@ def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = Tru
                 say(f"{size}: synthesising {n} papers from {len(ids)} real ones")
                 x, t = synthesize(vectors, texts, n, seed)
                 cpu, wall = time.process_time(), time.perf_counter()
-                model = TopicPipeline(seed=seed).fit([f"syn{i:07d}" for i in range(n)], x, t,
-                                                     progress=lambda s: say(f"  {s}"))
+                model = TopicPipeline(seed=seed).fit(
+                    [f"syn{i:07d}" for i in range(n)], x, t, progress=lambda s: say(f"  {s}")
+                )
                 ts = time.perf_counter()
                 with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp, Library(Path(tmp) / "s.db") as s:
                     s.topics.save(model)
                 model.meta["seconds"]["store"] = round(time.perf_counter() - ts, 3)
-                row.update(papers=n, data="synthetic: real papers drawn with replacement, vectors perturbed "
-                                           "(v + 0.3 g / sqrt(d), renormalised), texts kept")
-            row.update(wall_s=round(time.perf_counter() - wall, 1), cpu_s=round(time.process_time() - cpu, 1),
-                       stages_s=model.meta["seconds"], k=model.meta["k"], load_after=os.getloadavg()[0])
+                row.update(
+                    papers=n,
+                    data="synthetic: real papers drawn with replacement, vectors perturbed "
+                    "(v + 0.3 g / sqrt(d), renormalised), texts kept",
+                )
+            row.update(
+                wall_s=round(time.perf_counter() - wall, 1),
+                cpu_s=round(time.process_time() - cpu, 1),
+                stages_s=model.meta["seconds"],
+                k=model.meta["k"],
+                load_after=os.getloadavg()[0],
+            )
             if baseline:
                 say(f"  baselines on {len(t)} papers")
                 row["baseline"] = _baselines(x, t, int(model.meta["k"]["coarse"]), seed)
@@ -104,10 +112,14 @@ def table(res: dict[str, Any]) -> str:
         st = r["stages_s"]
         stages = ", ".join(f"{k} {v}" for k, v in st.items())
         b = r.get("baseline", {})
-        lines.append(f"{r['size']:>6} {r['papers']:>7} papers: {r['wall_s']:>6} s wall, {r['cpu_s']:>6} s CPU "
-                     f"(load {r['load_before']:.1f}->{r['load_after']:.1f}); k {r['k']['coarse']}/{r['k']['fine']}; "
-                     f"{stages}")
+        lines.append(
+            f"{r['size']:>6} {r['papers']:>7} papers: {r['wall_s']:>6} s wall, {r['cpu_s']:>6} s CPU "
+            f"(load {r['load_before']:.1f}->{r['load_after']:.1f}); k {r['k']['coarse']}/{r['k']['fine']}; "
+            f"{stages}"
+        )
         if b:
-            lines.append(f"{'':>15} baseline TF-IDF + k-means {b['tfidf_kmeans_s']} s, PCA layout {b['pca_layout_s']} s")
+            lines.append(
+                f"{'':>15} baseline TF-IDF + k-means {b['tfidf_kmeans_s']} s, PCA layout {b['pca_layout_s']} s"
+            )
         lines.append(f"{'':>15} data: {r['data']}")
     return "\n".join(lines)

@@ -27,7 +27,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_EMPTY", "EXIT_ERROR", "EXIT_WARNINGS", "Fail"
     default=None,
     metavar="PATH|URL",
     help="Library file (default ./paperatlas.db, or $PAPERATLAS_DB), or a postgresql://USER@HOST:PORT/DB URL "
-         "for a library shared by several hosts.",
+    "for a library shared by several hosts.",
 )
 @click.pass_context
 def cli(ctx: click.Context, db: str | None) -> None:

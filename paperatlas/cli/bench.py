@@ -51,17 +51,28 @@ def bench_ingest_cmd(file: str, repeats: int) -> None:
 
 
 @bench.command("http")
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
-              help="Library to serve (opened read-only by the server; use a copy of a shared file).")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="PAPERATLAS_DB",
+    required=True,
+    metavar="PATH",
+    help="Library to serve (opened read-only by the server; use a copy of a shared file).",
+)
 @click.option("--clients", default=8, show_default=True, help="Concurrent keep-alive connections.")
 @click.option("--seconds", default=10.0, show_default=True, help="Length of each measurement.")
 @click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
 @click.option("--per-page", default=10, show_default=True, help="Hits per search request.")
-@click.option("--workers", type=int, default=None,
-              help="Server processes (`serve --workers`); default: one per core, the deployment for throughput.")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Server processes (`serve --workers`); default: one per core, the deployment for throughput.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_page: int, workers: int,
-                   as_json: bool) -> None:
+def bench_http_cmd(
+    db_path: str, clients: int, seconds: float, mode: str, per_page: int, workers: int, as_json: bool
+) -> None:
     """Requests/s and p50/p99 latency of /search.json under concurrent clients on loopback,
     beside /healthz and in-process Library.search measured in the same run.
 
@@ -77,18 +88,36 @@ def bench_http_cmd(db_path: str, clients: int, seconds: float, mode: str, per_pa
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return
-    click.echo(f"{out['library']['papers']} papers, {out['cpus']} CPUs, {out['server_processes']} server process(es) "
-               f"(idle {out['server_warm_up_s']} s after start-up), load average before the run {out['load_average']}")
+    click.echo(
+        f"{out['library']['papers']} papers, {out['cpus']} CPUs, {out['server_processes']} server process(es) "
+        f"(idle {out['server_warm_up_s']} s after start-up), load average before the run {out['load_average']}"
+    )
     click.echo(f"queries: {out['queries']}")
-    cols = ("name", "clients", "requests", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms", "server_cpu_ms",
-            "client_cpu_ms")
+    cols = (
+        "name",
+        "clients",
+        "requests",
+        "errors",
+        "rps",
+        "p50_ms",
+        "p90_ms",
+        "p99_ms",
+        "max_ms",
+        "server_cpu_ms",
+        "client_cpu_ms",
+    )
     widths = (40, 7, 8, 6, 7, 7, 7, 7, 7, 13, 13)
     click.echo("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths))))
     for r in out["results"]:
-        click.echo("  ".join(str(r[c]).ljust(w) if i == 0 else str(r[c]).rjust(w)
-                             for i, (c, w) in enumerate(zip(cols, widths))))
-    click.echo("server_cpu_ms: CPU time per request (the in-process row: of this process); on otherwise idle cores "
-               "throughput is bounded by about cores * 1000 / (server_cpu_ms + client_cpu_ms) requests/s.")
+        click.echo(
+            "  ".join(
+                str(r[c]).ljust(w) if i == 0 else str(r[c]).rjust(w) for i, (c, w) in enumerate(zip(cols, widths))
+            )
+        )
+    click.echo(
+        "server_cpu_ms: CPU time per request (the in-process row: of this process); on otherwise idle cores "
+        "throughput is bounded by about cores * 1000 / (server_cpu_ms + client_cpu_ms) requests/s."
+    )
 
 
 from ..bench.recommend import bench_recommend_cmd  # noqa: E402
@@ -97,13 +126,30 @@ bench.add_command(bench_recommend_cmd)
 
 
 @bench.command("search")
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
-              help="An embedded library of real papers: the 8k row, and the source of the synthetic ones.")
-@click.option("--sizes", default="8k,100k,1m", show_default=True, help="Comma-separated: 8k or real (the --db library), 100k, 1m, or any number.")
-@click.option("--workdir", default=lambda: str(Path(tempfile.gettempdir()) / "paperatlas-bench"), show_default="$TMP/paperatlas-bench",
-              help="Where synthetic libraries are built and kept for later runs.")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="PAPERATLAS_DB",
+    required=True,
+    metavar="PATH",
+    help="An embedded library of real papers: the 8k row, and the source of the synthetic ones.",
+)
+@click.option(
+    "--sizes",
+    default="8k,100k,1m",
+    show_default=True,
+    help="Comma-separated: 8k or real (the --db library), 100k, 1m, or any number.",
+)
+@click.option(
+    "--workdir",
+    default=lambda: str(Path(tempfile.gettempdir()) / "paperatlas-bench"),
+    show_default="$TMP/paperatlas-bench",
+    help="Where synthetic libraries are built and kept for later runs.",
+)
 @click.option("--queries", "n_queries", default=100, show_default=True, help="Distinct queries per mode.")
-@click.option("--embed-papers", default=256, show_default=True, help="Papers for the embedding-throughput row (0: skip).")
+@click.option(
+    "--embed-papers", default=256, show_default=True, help="Papers for the embedding-throughput row (0: skip)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, embed_papers: int, as_json: bool) -> None:
     """p50/p95 search latency (query embedding included) and RSS at 8k, 100k and 1M papers,
@@ -116,16 +162,27 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
     from ..bench.search import bench_search, table
 
     wanted = _sizes(sizes)
-    res = bench_search(Path(db_path), wanted, Path(workdir), n_queries, embed_papers,
-                       log=lambda m: click.echo(m, err=True))
+    res = bench_search(
+        Path(db_path), wanted, Path(workdir), n_queries, embed_papers, log=lambda m: click.echo(m, err=True)
+    )
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
 
 
 @bench.command("topics")
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
-              help="An embedded library (its topics are not touched: the real size runs on a copy).")
-@click.option("--sizes", default="real,100k", show_default=True,
-              help="Comma-separated: real (the library itself), or synthetic sizes such as 100k.")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="PAPERATLAS_DB",
+    required=True,
+    metavar="PATH",
+    help="An embedded library (its topics are not touched: the real size runs on a copy).",
+)
+@click.option(
+    "--sizes",
+    default="real,100k",
+    show_default=True,
+    help="Comma-separated: real (the library itself), or synthetic sizes such as 100k.",
+)
 @click.option("--seed", default=0, show_default=True)
 @click.option("--no-baseline", is_flag=True, help="Skip the TF-IDF k-means and PCA baselines.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
@@ -146,10 +203,18 @@ def bench_topics_cmd(db_path: str, sizes: str, seed: int, no_baseline: bool, as_
 
 @bench.command("report")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--workdir", default=os.path.join(tempfile.gettempdir(), "paperatlas-bench-report"), show_default=True,
-              help="Where the library is kept between runs (ingest, embed and topics run once).")
-@click.option("--embedder", default="hashing", show_default=True,
-              help="hashing (no model, seconds), or a model whose vectors the cache holds.")
+@click.option(
+    "--workdir",
+    default=os.path.join(tempfile.gettempdir(), "paperatlas-bench-report"),
+    show_default=True,
+    help="Where the library is kept between runs (ingest, embed and topics run once).",
+)
+@click.option(
+    "--embedder",
+    default="hashing",
+    show_default=True,
+    help="hashing (no model, seconds), or a model whose vectors the cache holds.",
+)
 @click.option("--repeats", type=click.IntRange(1, 50), default=3, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bench_report_cmd(files: tuple[str, ...], workdir: str, embedder: str, repeats: int, as_json: bool) -> None:
@@ -218,6 +283,7 @@ def bench_first_search_cmd(file: str, query: str, limit: int | None, raw_sample:
     from ..bench.first_search import main
 
     click.echo(main(file, query=query, limit=limit, raw_sample=raw_sample, embedder=embedder))
+
 
 from ..bench.crosslingual import bench_crosslingual_cmd  # noqa: E402
 

@@ -104,13 +104,11 @@ def get_library(ctx: click.Context, create: bool = False) -> Library:
         if create and path != ":memory:" and not is_postgres_url(path) and not Path(path).exists():
             obj["new_library"] = path  # a failed command removes it again (discard_new_empty_library)
         try:
-            obj["library"] = Library(path, create=create,
-                                     on_wait=lambda msg: click.echo(msg, err=True))
+            obj["library"] = Library(path, create=create, on_wait=lambda msg: click.echo(msg, err=True))
         except PaperatlasError as e:
             raise Fail(str(e)) from None
         ctx.call_on_close(obj["library"].close)
     return obj["library"]
-
 
 
 def discard_new_empty_library(ctx: click.Context | None) -> None:
@@ -142,8 +140,11 @@ def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
     waiting = lib.embedding_status()["waiting"]
     if waiting and not quiet:
         # the papers are stored and committed: keyword search works now, in another terminal too
-        click.echo(f"keyword search works now; embedding {waiting} papers for search by meaning "
-                   "(stopping is safe: `paperatlas embed` resumes)", err=True)
+        click.echo(
+            f"keyword search works now; embedding {waiting} papers for search by meaning "
+            "(stopping is safe: `paperatlas embed` resumes)",
+            err=True,
+        )
     with progress_bar("embedding") as update:
         n: int = embed(progress=update)
     if n and not quiet:
@@ -171,13 +172,17 @@ def embed_multilingual(lib: Library, quiet: bool = False) -> int:
     """Bring the multilingual index up to date, with a progress bar (the ETA is the bar's)."""
     todo = len(lib.multilingual.todo())
     if todo and not quiet:
-        click.echo(f"multilingual index: embedding {todo} papers (about {duration(todo / MULTILINGUAL_PAPERS_PER_S)}; "
-                   "stopping is safe: `paperatlas embed --multilingual` resumes)", err=True)
+        click.echo(
+            f"multilingual index: embedding {todo} papers (about {duration(todo / MULTILINGUAL_PAPERS_PER_S)}; "
+            "stopping is safe: `paperatlas embed --multilingual` resumes)",
+            err=True,
+        )
     with progress_bar(f"multilingual index ({lib.multilingual.embedder.id})") as update:
         n: int = lib.multilingual.build(progress=update)
     if n and not quiet:
-        click.echo(f"embedded {n} papers with {lib.multilingual.embedder.id} "
-                   "(queries in Chinese now search by meaning)")
+        click.echo(
+            f"embedded {n} papers with {lib.multilingual.embedder.id} (queries in Chinese now search by meaning)"
+        )
     return n
 
 
@@ -196,13 +201,18 @@ def say_crosslingual(lib: Library, query: str, mode: str) -> None:
     left = st["papers"] - st["embedded"]
     eta = duration(left / MULTILINGUAL_PAPERS_PER_S)
     if not st["embedded"]:
-        click.echo("note: this query is in Chinese, but this library has no multilingual index: search by meaning "
-                   "uses the English model and will mostly miss. Build the index with `paperatlas embed "
-                   f"--multilingual` ({st['papers']} papers, about {eta})", err=True)
+        click.echo(
+            "note: this query is in Chinese, but this library has no multilingual index: search by meaning "
+            "uses the English model and will mostly miss. Build the index with `paperatlas embed "
+            f"--multilingual` ({st['papers']} papers, about {eta})",
+            err=True,
+        )
     else:
-        click.echo(f"note: the multilingual index covers {st['embedded']} of {st['papers']} papers: Chinese queries "
-                   f"find the others by keyword only (`paperatlas embed --multilingual` finishes it, about {eta})",
-                   err=True)
+        click.echo(
+            f"note: the multilingual index covers {st['embedded']} of {st['papers']} papers: Chinese queries "
+            f"find the others by keyword only (`paperatlas embed --multilingual` finishes it, about {eta})",
+            err=True,
+        )
 
 
 def say_waiting(lib: Library, mode: str) -> None:
@@ -214,12 +224,18 @@ def say_waiting(lib: Library, mode: str) -> None:
     except PaperatlasError:
         return
     if st["waiting"] and not st["embedded"] and mode == "hybrid":
-        click.echo(f"note: none of the {st['papers']} papers is embedded yet: this search is by keyword only "
-                   "(`paperatlas embed` adds search by meaning)", err=True)
+        click.echo(
+            f"note: none of the {st['papers']} papers is embedded yet: this search is by keyword only "
+            "(`paperatlas embed` adds search by meaning)",
+            err=True,
+        )
     elif st["waiting"] and st["embedded"]:
-        click.echo(f"note: {st['waiting']} of {st['papers']} papers are not embedded yet: "
-                   f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
-                   "(`paperatlas embed` finishes the job)", err=True)
+        click.echo(
+            f"note: {st['waiting']} of {st['papers']} papers are not embedded yet: "
+            f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
+            "(`paperatlas embed` finishes the job)",
+            err=True,
+        )
 
 
 def paper_table(papers: list[Paper], title: str = "") -> Table:
@@ -266,8 +282,9 @@ def nothing_found(ctx: click.Context, what: str, hint: str, **filters: Any) -> N
     ctx.exit(EXIT_EMPTY)
 
 
-def show_hits(ctx: click.Context, hits: list[Any], as_json: bool, what: str = "no results", hint: str = "",
-              **filters: Any) -> None:
+def show_hits(
+    ctx: click.Context, hits: list[Any], as_json: bool, what: str = "no results", hint: str = "", **filters: Any
+) -> None:
     """Print hits as JSON or a numbered list; with none, say so on stderr and exit 4 (nothing found)."""
     if as_json:
         echo_json(hit_rows(hits))
@@ -281,11 +298,19 @@ def print_hits(hits: list[Any]) -> None:
     for i, h in enumerate(hits, start=1):
         p = h.paper
         derived = " [dim](derived title)[/dim]" if p.title_derived else ""
-        out.print(f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.3f}[/dim]")
+        out.print(
+            f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.3f}[/dim]"
+        )
         if h.reason:
             out.print(f"    [italic]{h.reason}[/italic]")
 
 
 # the reader a personal command speaks for
-reader_option = click.option("--reader", "-r", default=None, metavar="NAME",
-                             help="Reader name (default: me, or $PAPERATLAS_READER).", envvar="PAPERATLAS_READER")
+reader_option = click.option(
+    "--reader",
+    "-r",
+    default=None,
+    metavar="NAME",
+    help="Reader name (default: me, or $PAPERATLAS_READER).",
+    envvar="PAPERATLAS_READER",
+)

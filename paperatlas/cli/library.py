@@ -47,8 +47,11 @@ from ..store import is_postgres_url
 @click.option("--encoding", default="utf-8", show_default=True, help="Text encoding of the files.")
 @click.option("--skip-bad", is_flag=True, help="Store the good records and list the bad ones.")
 @click.option("--no-embed", is_flag=True, help="Do not compute embeddings after ingesting.")
-@click.option("--dry-run", is_flag=True,
-              help="Show what would be stored (title, first author, abstract start, fields); write nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would be stored (title, first author, abstract start, fields); write nothing.",
+)
 @json_option
 @click.pass_context
 @handle_errors
@@ -103,13 +106,24 @@ def ingest(
         echo_json(d)
     if report.warnings:
         if not as_json:
-            click.echo(f"{len(report.warnings)} warnings: the papers they name are stored; check them with "
-                       "`paperatlas show ID`, or fix the list and ingest it again (exit code 5)", err=True)
+            click.echo(
+                f"{len(report.warnings)} warnings: the papers they name are stored; check them with "
+                "`paperatlas show ID`, or fix the list and ingest it again (exit code 5)",
+                err=True,
+            )
         ctx.exit(EXIT_WARNINGS)
 
 
-def _ingest_preview(ctx: click.Context, files: list[str], fmt: str | None, venue: str | None, year: int | None,
-                    encoding: str, skip_bad: bool, as_json: bool) -> None:
+def _ingest_preview(
+    ctx: click.Context,
+    files: list[str],
+    fmt: str | None,
+    venue: str | None,
+    year: int | None,
+    encoding: str,
+    skip_bad: bool,
+    as_json: bool,
+) -> None:
     """`ingest --dry-run`: what each file would give, read exactly as an ingest reads it."""
     previews = Library.preview(files, fmt, venue, year, encoding)
     bad = [b for p in previews for b in p.bad]
@@ -124,11 +138,17 @@ def _ingest_preview(ctx: click.Context, files: list[str], fmt: str | None, venue
                 # three lines per paper: what it is, who and where, how its abstract starts
                 title = paper.title + ("  (title derived from the abstract)" if paper.title_derived else "")
                 click.echo(f"{i:>4}  {loc:<10} {title}")
-                who = paper.authors[0] + (f" (+{len(paper.authors) - 1})" if len(paper.authors) > 1 else "") \
-                    if paper.authors else "(no authors)"
+                who = (
+                    paper.authors[0] + (f" (+{len(paper.authors) - 1})" if len(paper.authors) > 1 else "")
+                    if paper.authors
+                    else "(no authors)"
+                )
                 where = [" ".join(str(x) for x in (paper.venue, paper.year) if x)]
-                where += [str(paper.extra[k]) for k in ("presentation", "session", "room", "poster_position")
-                          if paper.extra.get(k)]
+                where += [
+                    str(paper.extra[k])
+                    for k in ("presentation", "session", "room", "poster_position")
+                    if paper.extra.get(k)
+                ]
                 click.echo(f"{'':16} {' · '.join(x for x in [who, *where] if x)}")
                 abstract = paper.abstract[:90] + ("…" if len(paper.abstract) > 90 else "")
                 click.echo(f"{'':16} {abstract or '(no abstract)'}")
@@ -165,8 +185,12 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     for col in ("venue", "year", "papers", "status"):
         t.add_column(col)
     for v in s["venues"]:
-        t.add_row(v["venue"] or "-", str(v["year"] or "-"), str(v["papers"]),
-                  ", ".join(f"{k} {n}" for k, n in v["status"].items()))
+        t.add_row(
+            v["venue"] or "-",
+            str(v["year"] or "-"),
+            str(v["papers"]),
+            ", ".join(f"{k} {n}" for k, n in v["status"].items()),
+        )
     out.print(t)
     for model, n in s["vectors"].items():
         out.print(f"vectors: {n} by {model}")
@@ -183,8 +207,16 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @handle_errors
 def list_(
-    ctx: click.Context, venue: str | None, year: int | None, status: str | None, limit: int, offset: int,
-    institution: str | None, country: str | None, type_: str | None, as_json: bool
+    ctx: click.Context,
+    venue: str | None,
+    year: int | None,
+    status: str | None,
+    limit: int,
+    offset: int,
+    institution: str | None,
+    country: str | None,
+    type_: str | None,
+    as_json: bool,
 ) -> None:
     """List papers in ingest order.
 
@@ -202,8 +234,16 @@ def list_(
     elif papers:
         out.print(paper_table(papers, _shown(lib.count(venue, year, status, **facets), offset, len(papers))))
     if not papers:
-        nothing_found(ctx, "no papers to list", _filters_hint(lib, venue, year, status, offset, **facets),
-                      venue=venue, year=year, status=status, offset=offset, **facets)
+        nothing_found(
+            ctx,
+            "no papers to list",
+            _filters_hint(lib, venue, year, status, offset, **facets),
+            venue=venue,
+            year=year,
+            status=status,
+            offset=offset,
+            **facets,
+        )
 
 
 def _shown(total: int, offset: int, n: int) -> str:
@@ -213,9 +253,18 @@ def _shown(total: int, offset: int, n: int) -> str:
     return f"papers {offset + 1}-{offset + n} of {total}"
 
 
-def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str | None, offset: int = 0,
-                  mode: str = "", author: str | None = None, institution: str | None = None,
-                  country: str | None = None, type: str | None = None) -> str:
+def _filters_hint(
+    lib: Library,
+    venue: str | None,
+    year: int | None,
+    status: str | None,
+    offset: int = 0,
+    mode: str = "",
+    author: str | None = None,
+    institution: str | None = None,
+    country: str | None = None,
+    type: str | None = None,
+) -> str:
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
     if total == 0:
@@ -227,11 +276,15 @@ def _filters_hint(lib: Library, venue: str | None, year: int | None, status: str
         return "no author by that name here: check the spelling, or give the family name alone"
     for kind, name in (("institution", institution), ("country", country)):
         if name and not lib.report.facets().names(kind, name):
-            return (f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
-                    "(docs/fields.md); check the spelling")
+            return (
+                f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
+                "(docs/fields.md); check the spelling"
+            )
     if venue or year or status or type:
-        return (f"drop --venue / --year / --status / --type to look at all {total} papers; "
-                "`paperatlas stats` lists the venues and years in this library")
+        return (
+            f"drop --venue / --year / --status / --type to look at all {total} papers; "
+            "`paperatlas stats` lists the venues and years in this library"
+        )
     if offset:
         return f"--offset {offset} is past the end: this library holds {total} papers"
     if mode == "keyword":
@@ -257,8 +310,14 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     p = lib.get(paper_id)
     links = lib.links(p.id)
     if as_json:
-        echo_json({**p.public(), "aliases": lib.aliases(p.id), "links": links,
-                   "events": [e.to_dict() for e in lib.programme.events_for(p.id)]})
+        echo_json(
+            {
+                **p.public(),
+                "aliases": lib.aliases(p.id),
+                "links": links,
+                "events": [e.to_dict() for e in lib.programme.events_for(p.id)],
+            }
+        )
         return
     out.print(f"[bold]{p.title}[/bold]" + (" [dim](title derived from the abstract)[/dim]" if p.title_derived else ""))
     meta = " · ".join(x for x in (", ".join(p.authors), f"{p.venue} {p.year or ''}".strip(), p.status) if x)
@@ -273,15 +332,18 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     rv = p.extra.get("reviews") or {}
     if rv.get("rating_avg") is not None:
         ratings = ", ".join(f"{r:g}" for r in rv.get("ratings") or [])
-        out.print(f"reviews: {ratings + ' · ' if ratings else ''}mean {rv['rating_avg']}"
-                  + (f" · confidence {rv['confidence_avg']}" if rv.get("confidence_avg") is not None else ""),
-                  markup=False)
+        out.print(
+            f"reviews: {ratings + ' · ' if ratings else ''}mean {rv['rating_avg']}"
+            + (f" · confidence {rv['confidence_avg']}" if rv.get("confidence_avg") is not None else ""),
+            markup=False,
+        )
     for key, label in (("citations", "citations"), ("code_url", "code"), ("project_url", "project")):
         if p.extra.get(key) not in (None, ""):
             out.print(f"{label}: {p.extra[key]}", markup=False)
     for e in lib.programme.events_for(p.id):
-        where = " · ".join(x for x in (e.type.capitalize(), e.session, e.start[:16].replace("T", " "), e.room,
-                                      e.poster_position) if x)
+        where = " · ".join(
+            x for x in (e.type.capitalize(), e.session, e.start[:16].replace("T", " "), e.room, e.poster_position) if x
+        )
         out.print(where, markup=False)
     out.print(f"[dim]{p.id}[/dim]")
     for label, u in lib.reading_links(p.id):
@@ -305,8 +367,14 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
 @click.pass_context
 @handle_errors
 def export_(
-    ctx: click.Context, fmt: str, venue: str | None, year: int | None, ids: str | None, reader: str | None,
-    output: str | None, with_vectors: bool,
+    ctx: click.Context,
+    fmt: str,
+    venue: str | None,
+    year: int | None,
+    ids: str | None,
+    reader: str | None,
+    output: str | None,
+    with_vectors: bool,
 ) -> None:
     """Export papers as JSONL, JSON, CSV, BibTeX, Markdown, RIS or CSL-JSON (to stdout unless -o).
 
@@ -327,8 +395,11 @@ def export_(
             wanted = {i.strip() for i in ids.split(",")}
             papers = [p for p in papers if p.id in wanted]
         papers = [p for p in papers if (not venue or p.venue.lower() == venue.lower()) and (not year or p.year == year)]
-        hint = (f"like papers first: `paperatlas like ID --reader {reader}`" if not (venue or year or ids)
-                else "drop --venue / --year / --ids to export all of their liked papers")
+        hint = (
+            f"like papers first: `paperatlas like ID --reader {reader}`"
+            if not (venue or year or ids)
+            else "drop --venue / --year / --ids to export all of their liked papers"
+        )
         what = f"{reader} has liked no papers" + (" that pass the filters" if venue or year or ids else "")
     else:
         papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
@@ -348,18 +419,31 @@ def export_(
 @click.command()
 @click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
 @click.option("--embedder", help="Embedding model (default: the library's, else minilm).")
-@click.option("--ray", "ray_address", metavar="local|auto|ray://HOST:PORT",
-              help="Spread the work over a Ray cluster: 'local' starts one on this machine, 'auto' joins the "
-                   "one `ray start` runs here, ray://HOST:10001 a remote one (needs paperatlas[scale]).")
+@click.option(
+    "--ray",
+    "ray_address",
+    metavar="local|auto|ray://HOST:PORT",
+    help="Spread the work over a Ray cluster: 'local' starts one on this machine, 'auto' joins the "
+    "one `ray start` runs here, ray://HOST:10001 a remote one (needs paperatlas[scale]).",
+)
 @click.option("--workers", type=click.IntRange(1, 4096), help="Ray workers (default: one per CPU of the cluster).")
-@click.option("--multilingual/--no-multilingual", default=None,
-              help="Keep (or drop) a second, multilingual index, which queries in Chinese search; a library "
-                   "setting: once on, every `embed` and `ingest` keeps it up to date. Costs 3-4x the default "
-                   "model's time.")
+@click.option(
+    "--multilingual/--no-multilingual",
+    default=None,
+    help="Keep (or drop) a second, multilingual index, which queries in Chinese search; a library "
+    "setting: once on, every `embed` and `ingest` keeps it up to date. Costs 3-4x the default "
+    "model's time.",
+)
 @click.pass_context
 @handle_errors
-def embed(ctx: click.Context, rebuild: bool, embedder: str | None, ray_address: str | None,
-          workers: int | None, multilingual: bool | None) -> None:
+def embed(
+    ctx: click.Context,
+    rebuild: bool,
+    embedder: str | None,
+    ray_address: str | None,
+    workers: int | None,
+    multilingual: bool | None,
+) -> None:
     """Compute embeddings for papers that have none (incremental; cached on disk).
 
     Every batch is stored as it is made: after an interruption, run it again to resume.
@@ -413,31 +497,57 @@ def copy_(src: str, dst: str) -> None:
         raise Fail(f"no library at {src}", "check the path of the library to copy from")
     with Library(src) as a, Library(dst) as b:
         counts = a.copy_to(b)
-    click.echo(f"copied {counts.get('papers', 0)} papers, {counts.get('vectors', 0)} vectors and "
-               f"{counts.get('readers', 0)} readers from {redact(src)} to {redact(dst)}")
+    click.echo(
+        f"copied {counts.get('papers', 0)} papers, {counts.get('vectors', 0)} vectors and "
+        f"{counts.get('readers', 0)} readers from {redact(src)} to {redact(dst)}"
+    )
 
 
 @click.command()
 @click.argument("query", required=False)
 @click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
-@click.option("--limit", type=click.IntRange(0, MAX_RESULTS), default=10, show_default=True,
-              help=f"At most this many hits (up to {MAX_RESULTS}; page further with --offset).")
+@click.option(
+    "--limit",
+    type=click.IntRange(0, MAX_RESULTS),
+    default=10,
+    show_default=True,
+    help=f"At most this many hits (up to {MAX_RESULTS}; page further with --offset).",
+)
 @click.option("--offset", type=click.IntRange(0), default=0)
 @click.option("--venue", help="Only this venue.")
 @click.option("--year", type=int, help="Only this year.")
 @click.option("--status", help="Only this status (Oral, Spotlight, Poster...).")
-@click.option("--author", metavar="NAME",
-              help='Only papers by this author (case, accents and initials forgiven: "P. Liang"). '
-                   'Without QUERY: all their papers. Same as author:"NAME" in the query.')
-@click.option("--queries", type=click.File("r", encoding="utf-8"),
-              help="Run one query per line of this file; with --json prints one JSON line per query.")
+@click.option(
+    "--author",
+    metavar="NAME",
+    help='Only papers by this author (case, accents and initials forgiven: "P. Liang"). '
+    'Without QUERY: all their papers. Same as author:"NAME" in the query.',
+)
+@click.option(
+    "--queries",
+    type=click.File("r", encoding="utf-8"),
+    help="Run one query per line of this file; with --json prints one JSON line per query.",
+)
 @facet_options
 @json_option
 @click.pass_context
 @handle_errors
-def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset: int, venue: str | None,
-           year: int | None, status: str | None, author: str | None, queries: Any, institution: str | None,
-           country: str | None, type_: str | None, as_json: bool) -> None:
+def search(
+    ctx: click.Context,
+    query: str | None,
+    mode: str,
+    limit: int,
+    offset: int,
+    venue: str | None,
+    year: int | None,
+    status: str | None,
+    author: str | None,
+    queries: Any,
+    institution: str | None,
+    country: str | None,
+    type_: str | None,
+    as_json: bool,
+) -> None:
     """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match;
     author:"Name" keeps one author's papers.
 
@@ -451,8 +561,15 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
     """
     lib = get_library(ctx)
     facets = {"institution": institution, "country": country, "type": type_}
-    filters = {"mode": mode, "venue": venue, "year": year, "status": status, "author": author, "offset": offset,
-               **facets}
+    filters = {
+        "mode": mode,
+        "venue": venue,
+        "year": year,
+        "status": status,
+        "author": author,
+        "offset": offset,
+        **facets,
+    }
     say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
@@ -477,22 +594,32 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
         if empty:
             click.echo(f"{empty} of {asked} queries found nothing", err=True)
         if asked == 0 or empty == asked:
-            nothing_found(ctx, "no query found any paper" if asked else "the file holds no queries",
-                          _filters_hint(lib, venue, year, status, offset, mode), **filters)
+            nothing_found(
+                ctx,
+                "no query found any paper" if asked else "the file holds no queries",
+                _filters_hint(lib, venue, year, status, offset, mode),
+                **filters,
+            )
         return
     if query is None and not author and not any(facets.values()):
         raise click.UsageError("give a QUERY, --author NAME, --institution / --country / --type or --queries FILE")
     if query:
         say_crosslingual(lib, query, mode)
     hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)
-    what = (f"no papers match {query!r}" if query else f"no papers by an author matching {author!r}" if author
-            else "no papers pass the filters")
+    what = (
+        f"no papers match {query!r}"
+        if query
+        else f"no papers by an author matching {author!r}"
+        if author
+        else "no papers pass the filters"
+    )
     if query and author:
         what += f" by an author matching {author!r}"
     hint = _filters_hint(lib, venue, year, status, offset, mode, author, **facets)
     if hits.no_good_match:
-        what = (f"no good match for {query!r}: no paper is close to it in meaning or holds most of its words"
-                + (f" (by an author matching {author!r})" if author else ""))
+        what = f"no good match for {query!r}: no paper is close to it in meaning or holds most of its words" + (
+            f" (by an author matching {author!r})" if author else ""
+        )
         hint = "try other words, or --mode keyword to list papers that share any word with it"
     show_hits(ctx, hits, as_json, what, hint, **filters)
     if hits and not as_json:
@@ -501,8 +628,13 @@ def search(ctx: click.Context, query: str | None, mode: str, limit: int, offset:
 
 @click.command()
 @click.argument("paper_id")
-@click.option("--limit", type=click.IntRange(0, MAX_RESULTS), default=10, show_default=True,
-              help=f"At most this many papers (up to {MAX_RESULTS}).")
+@click.option(
+    "--limit",
+    type=click.IntRange(0, MAX_RESULTS),
+    default=10,
+    show_default=True,
+    help=f"At most this many papers (up to {MAX_RESULTS}).",
+)
 @json_option
 @click.pass_context
 @handle_errors
@@ -514,8 +646,13 @@ def similar(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
         paperatlas similar neurips2023/NnMEadcdyD --limit 5
     """
     lib = get_library(ctx)
-    show_hits(ctx, lib.similar(paper_id, limit), as_json, f"no papers near {paper_id!r}",
-              "related papers need embeddings: `paperatlas embed`" if not lib.stats()["vectors"] else "")
+    show_hits(
+        ctx,
+        lib.similar(paper_id, limit),
+        as_json,
+        f"no papers near {paper_id!r}",
+        "related papers need embeddings: `paperatlas embed`" if not lib.stats()["vectors"] else "",
+    )
 
 
 COMMANDS = [ingest, stats, list_, show, export_, embed, copy_, search, similar]

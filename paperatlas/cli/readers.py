@@ -38,15 +38,18 @@ def readers(ctx: click.Context, as_json: bool) -> None:
     rows = []
     for r in lib.readers.all():
         fb = lib.readers.feedback(r)
-        rows.append({**r.public(), "likes": sum(f.kind == "like" for f in fb),
-                     "dislikes": sum(f.kind == "dislike" for f in fb)})
+        rows.append(
+            {**r.public(), "likes": sum(f.kind == "like" for f in fb), "dislikes": sum(f.kind == "dislike" for f in fb)}
+        )
     if as_json:
         echo_json(rows)
         return
     for d in rows:
         out.print(f"{d['name']}  [dim]{d['likes']} likes, {d['dislikes']} not interested[/dim]")
     if not rows:
-        nothing_found(ctx, "no readers yet", "`paperatlas readers add NAME`, or just `paperatlas like ID --reader NAME`")
+        nothing_found(
+            ctx, "no readers yet", "`paperatlas readers add NAME`, or just `paperatlas like ID --reader NAME`"
+        )
 
 
 @readers.command("add")
@@ -69,7 +72,9 @@ def readers_add(ctx: click.Context, name: str) -> None:
 
 @readers.command("token")
 @click.argument("name")
-@click.option("--reset", is_flag=True, help="Make a new token: the old one, its web sessions and feed URLs stop working.")
+@click.option(
+    "--reset", is_flag=True, help="Make a new token: the old one, its web sessions and feed URLs stop working."
+)
 @click.pass_context
 @handle_errors
 def readers_token(ctx: click.Context, name: str, reset: bool) -> None:
@@ -131,9 +136,11 @@ def _tag_arguments(lib: Any, tag: str, paper_ids: tuple[str, ...]) -> tuple[str,
     for pid in ids:
         if not _is_paper(lib, pid):
             pos = args.index(pid) + 1
-            raise Fail(f"argument {pos} ({pid!r}) is no paper id in this library\n"
-                       f"Fix: `paperatlas tag TAG ID...`, e.g. `paperatlas tag to-read {_example_id(lib)}`; "
-                       "`paperatlas list` shows the ids")
+            raise Fail(
+                f"argument {pos} ({pid!r}) is no paper id in this library\n"
+                f"Fix: `paperatlas tag TAG ID...`, e.g. `paperatlas tag to-read {_example_id(lib)}`; "
+                "`paperatlas list` shows the ids"
+            )
     return tag, ids
 
 
@@ -150,8 +157,9 @@ def _example_id(lib: Any) -> str:
 @json_option
 @click.pass_context
 @handle_errors
-def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | None, remove: bool,
-        as_json: bool) -> None:
+def tag(
+    ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | None, remove: bool, as_json: bool
+) -> None:
     """Tag papers (`tag TAG ID...`; `tag ID... TAG` works too); with no paper ids, list the
     papers carrying TAG.
 
@@ -175,8 +183,11 @@ def tag(ctx: click.Context, tag: str, paper_ids: tuple[str, ...], reader: str | 
         for p in papers:
             out.print(f"{p.id}  {p.title}")
     if not papers:
-        hint = (f"{tag!r} is a paper id: to tag it, `paperatlas tag TAG {tag}{reader_flag(reader)}`"
-                if _is_paper(lib, tag) else f"tag one: `paperatlas tag {tag} ID{reader_flag(reader)}`")
+        hint = (
+            f"{tag!r} is a paper id: to tag it, `paperatlas tag TAG {tag}{reader_flag(reader)}`"
+            if _is_paper(lib, tag)
+            else f"tag one: `paperatlas tag {tag} ID{reader_flag(reader)}`"
+        )
         nothing_found(ctx, f"no papers tagged {tag!r} by {r.name}", hint)
 
 
@@ -205,8 +216,14 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
 @click.command("import-reader")
 @click.argument("file", metavar="FILE|zotero:users/ID")
 @reader_option
-@click.option("--format", "fmt", type=click.Choice(["auto", *REF_FORMATS]), default="auto", show_default=True,
-              help="The file's format (auto: detected from its content).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *REF_FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The file's format (auto: detected from its content).",
+)
 @json_option
 @click.pass_context
 @handle_errors
@@ -227,8 +244,11 @@ def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, a
     from ..refs.zotero_api import is_spec
 
     if not is_spec(file) and not Path(file).is_file():
-        raise Fail(f"no file {file}" + (" (a folder)" if Path(file).exists() else "")
-                   + "\nFix: give a Zotero export (CSL JSON, RIS, BibTeX, Zotero RDF), a list, or zotero:users/ID")
+        raise Fail(
+            f"no file {file}"
+            + (" (a folder)" if Path(file).exists() else "")
+            + "\nFix: give a Zotero export (CSL JSON, RIS, BibTeX, Zotero RDF), a list, or zotero:users/ID"
+        )
     lib = get_library(ctx)
     report = lib.readers.import_file(reader, file, None if fmt == "auto" else fmt)
     if as_json:
@@ -240,8 +260,12 @@ def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, a
         for e in report.unmatched:
             click.echo(f"  not in the library: {e[:100]}")
     if not report.matched:
-        nothing_found(ctx, f"none of the entries of {file} is in this library ({lib.count()} papers)",
-                      "ingest the list those papers come from first, then import again", reader=reader)
+        nothing_found(
+            ctx,
+            f"none of the entries of {file} is in this library ({lib.count()} papers)",
+            "ingest the list those papers come from first, then import again",
+            reader=reader,
+        )
 
 
 COMMANDS = [readers, like, dislike, tag, note, import_reader]

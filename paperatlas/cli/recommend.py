@@ -28,8 +28,9 @@ from ..recommend.groups import METHODS
 
 @click.command("recommend")
 @reader_option
-@click.option("--method", type=click.Choice(RECOMMENDERS.names()), default="default", show_default=True,
-              help="Which recommender.")
+@click.option(
+    "--method", type=click.Choice(RECOMMENDERS.names()), default="default", show_default=True, help="Which recommender."
+)
 @click.option("--limit", type=int, default=10, show_default=True)
 @click.option("--offset", type=int, default=0)
 @click.option("--venue", help="Only this venue.")
@@ -38,8 +39,17 @@ from ..recommend.groups import METHODS
 @json_option
 @click.pass_context
 @handle_errors
-def recommend(ctx: click.Context, reader: str | None, method: str, limit: int, offset: int, venue: str | None,
-              year: int | None, since: str | None, as_json: bool) -> None:
+def recommend(
+    ctx: click.Context,
+    reader: str | None,
+    method: str,
+    limit: int,
+    offset: int,
+    venue: str | None,
+    year: int | None,
+    since: str | None,
+    as_json: bool,
+) -> None:
     """Papers for you, best first, each saying why (from your likes, profile and preferences).
 
     Example:
@@ -48,16 +58,31 @@ def recommend(ctx: click.Context, reader: str | None, method: str, limit: int, o
     """
     lib = get_library(ctx)
     hits = lib.recommend.for_reader(reader, limit, method, offset, venue, year, since=since)
-    hint = ("drop --venue / --year / --since / --offset to look at the whole library" if venue or year or since or offset
-            else f"like a few papers first: `paperatlas like ID{reader_flag(reader)}`, "
-                 f"or `paperatlas triage{reader_flag(reader)}`")
-    show_hits(ctx, hits, as_json, "no recommendations", hint, reader=reader, method=method, venue=venue, year=year,
-              since=since, offset=offset)
+    hint = (
+        "drop --venue / --year / --since / --offset to look at the whole library"
+        if venue or year or since or offset
+        else f"like a few papers first: `paperatlas like ID{reader_flag(reader)}`, "
+        f"or `paperatlas triage{reader_flag(reader)}`"
+    )
+    show_hits(
+        ctx,
+        hits,
+        as_json,
+        "no recommendations",
+        hint,
+        reader=reader,
+        method=method,
+        venue=venue,
+        year=year,
+        since=since,
+        offset=offset,
+    )
 
 
 def _print_profile(p: dict[str, Any], reader: str | None = None) -> None:
-    out.print(f"[bold]{p['reader']}[/bold]: {p['likes']} likes, {p['dislikes']} not interested, "
-              f"{p['choices']} A/B choices")
+    out.print(
+        f"[bold]{p['reader']}[/bold]: {p['likes']} likes, {p['dislikes']} not interested, {p['choices']} A/B choices"
+    )
     if p["preferences"]:
         out.print(f"preferences: {p['preferences']}")
     for it in p["interests"]:
@@ -72,8 +97,10 @@ def _print_profile(p: dict[str, Any], reader: str | None = None) -> None:
         for ex in it["examples"]:
             out.print(f"  - {ex['title']} [dim]{ex['id']}[/dim]")
     if not p["interests"]:
-        out.print(f"no interests yet: like a few papers, or `paperatlas profile add-phrase 'diffusion models'"
-                  f"{reader_flag(reader)}`")
+        out.print(
+            f"no interests yet: like a few papers, or `paperatlas profile add-phrase 'diffusion models'"
+            f"{reader_flag(reader)}`"
+        )
 
 
 @click.group("profile", invoke_without_command=True)
@@ -112,60 +139,85 @@ def _edit_command(name: str, help_text: str, *args: Any) -> Any:
     return deco
 
 
-@_edit_command("remove", """Switch an interest off (its likes stop counting).
+@_edit_command(
+    "remove",
+    """Switch an interest off (its likes stop counting).
 
     Example:
 
-        paperatlas profile remove i2""", click.argument("interest"))
+        paperatlas profile remove i2""",
+    click.argument("interest"),
+)
 def profile_remove(ctx: click.Context, interest: str, reader: str | None, as_json: bool) -> None:
     _edit(ctx, reader, as_json, remove=interest)
 
 
-@_edit_command("restore", """Switch a removed interest back on.
+@_edit_command(
+    "restore",
+    """Switch a removed interest back on.
 
     Example:
 
-        paperatlas profile restore i2""", click.argument("interest"))
+        paperatlas profile restore i2""",
+    click.argument("interest"),
+)
 def profile_restore(ctx: click.Context, interest: str, reader: str | None, as_json: bool) -> None:
     _edit(ctx, reader, as_json, restore=interest)
 
 
-@_edit_command("add-phrase", """Add a phrase to an interest, or as a new interest of its own.
+@_edit_command(
+    "add-phrase",
+    """Add a phrase to an interest, or as a new interest of its own.
 
     Example:
 
         paperatlas profile add-phrase "graph neural networks" --interest i1""",
-               click.argument("phrase"), click.option("--interest", help="Interest id (default: a new interest)."))
-def profile_add_phrase(ctx: click.Context, phrase: str, interest: str | None, reader: str | None,
-                       as_json: bool) -> None:
+    click.argument("phrase"),
+    click.option("--interest", help="Interest id (default: a new interest)."),
+)
+def profile_add_phrase(
+    ctx: click.Context, phrase: str, interest: str | None, reader: str | None, as_json: bool
+) -> None:
     _edit(ctx, reader, as_json, add_phrase=phrase, interest=interest)
 
 
-@_edit_command("remove-phrase", """Drop a phrase you added, or mute a key phrase of an interest.
+@_edit_command(
+    "remove-phrase",
+    """Drop a phrase you added, or mute a key phrase of an interest.
 
     Example:
 
         paperatlas profile remove-phrase benchmark --interest i1""",
-               click.argument("phrase"), click.option("--interest", required=True, help="Interest id."))
-def profile_remove_phrase(ctx: click.Context, phrase: str, interest: str, reader: str | None,
-                          as_json: bool) -> None:
+    click.argument("phrase"),
+    click.option("--interest", required=True, help="Interest id."),
+)
+def profile_remove_phrase(ctx: click.Context, phrase: str, interest: str, reader: str | None, as_json: bool) -> None:
     _edit(ctx, reader, as_json, remove_phrase=phrase, interest=interest)
 
 
-@_edit_command("rename", """Give an interest your own label.
+@_edit_command(
+    "rename",
+    """Give an interest your own label.
 
     Example:
 
-        paperatlas profile rename i1 "LLM evaluation\"""", click.argument("interest"), click.argument("label"))
+        paperatlas profile rename i1 "LLM evaluation\"""",
+    click.argument("interest"),
+    click.argument("label"),
+)
 def profile_rename(ctx: click.Context, interest: str, label: str, reader: str | None, as_json: bool) -> None:
     _edit(ctx, reader, as_json, rename=label, interest=interest)
 
 
-@_edit_command("preferences", """Set your free-text preferences; they steer the ranking.
+@_edit_command(
+    "preferences",
+    """Set your free-text preferences; they steer the ranking.
 
     Example:
 
-        paperatlas profile preferences "more theory, fewer benchmark papers\"""", click.argument("text"))
+        paperatlas profile preferences "more theory, fewer benchmark papers\"""",
+    click.argument("text"),
+)
 def profile_preferences(ctx: click.Context, text: str, reader: str | None, as_json: bool) -> None:
     _edit(ctx, reader, as_json, preferences=text)
 
@@ -176,7 +228,7 @@ def profile_preferences(ctx: click.Context, text: str, reader: str | None, as_js
 @click.pass_context
 @handle_errors
 def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
-    """"A or B?": print the next pair to compare; answer with `triage choose WINNER LOSER`,
+    """ "A or B?": print the next pair to compare; answer with `triage choose WINNER LOSER`,
     or `triage neither A B` when you want neither (that teaches as much as a choice).
 
     Example:
@@ -189,11 +241,19 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
     lib = get_library(ctx)
     pair = lib.recommend.triage_pair(reader)
     if pair is None and lib.count() < 2:  # "every paper has been judged" would be false on an empty library
-        nothing_found(ctx, f"the library has {lib.count()} paper(s): triage needs at least two",
-                      "add papers first: `paperatlas ingest FILE`", reader=reader)
+        nothing_found(
+            ctx,
+            f"the library has {lib.count()} paper(s): triage needs at least two",
+            "add papers first: `paperatlas ingest FILE`",
+            reader=reader,
+        )
     if pair is None:
-        nothing_found(ctx, "no pair left to compare: every paper has been judged",
-                      f"see your list: `paperatlas recommend{reader_flag(reader)}`", reader=reader)
+        nothing_found(
+            ctx,
+            "no pair left to compare: every paper has been judged",
+            f"see your list: `paperatlas recommend{reader_flag(reader)}`",
+            reader=reader,
+        )
     assert pair is not None
     if as_json:
         echo_json([{"id": p.id, "title": p.title, "abstract": p.abstract} for p in pair])
@@ -203,8 +263,10 @@ def triage(ctx: click.Context, reader: str | None, as_json: bool) -> None:
         out.print(f"   {p.abstract[:400]}{'…' if len(p.abstract) > 400 else ''}\n")
     a, b = pair
     rf = reader_flag(reader)
-    out.print(f"answer: paperatlas triage choose {a.id} {b.id}{rf}   (or {b.id} {a.id};"
-              f" neither: paperatlas triage neither {a.id} {b.id}{rf})")
+    out.print(
+        f"answer: paperatlas triage choose {a.id} {b.id}{rf}   (or {b.id} {a.id};"
+        f" neither: paperatlas triage neither {a.id} {b.id}{rf})"
+    )
 
 
 @triage.command("choose")
@@ -245,8 +307,13 @@ def triage_neither(ctx: click.Context, a: str, b: str, reader: str | None) -> No
 @click.command("group")
 @click.option("--readers", "names", required=True, help="Comma-separated reader names.")
 @click.option("--n", "n", type=int, default=10, show_default=True, help="Papers in the list.")
-@click.option("--method", type=click.Choice(METHODS), default="nash", show_default=True,
-              help="nash: fair to every member; sum: plain sum of scores.")
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default="nash",
+    show_default=True,
+    help="nash: fair to every member; sum: plain sum of scores.",
+)
 @json_option
 @click.pass_context
 @handle_errors
@@ -262,16 +329,23 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
     if as_json:
         echo_json({**res, "papers": hit_rows(res["papers"])})
     if not res["papers"]:
-        nothing_found(ctx, "no papers for this group", "each member likes a few papers first: "
-                      "`paperatlas like ID --reader NAME`", readers=names, method=method)
+        nothing_found(
+            ctx,
+            "no papers for this group",
+            "each member likes a few papers first: `paperatlas like ID --reader NAME`",
+            readers=names,
+            method=method,
+        )
     if as_json:
         return
     print_hits(res["papers"])
     out.print(f"\n[bold]members ({method})[/bold]")
     other = next(iter(res["compare"]))
     for m, o in zip(res["members"], res["compare"][other]):
-        out.print(f"  {m['reader']}: share {m['share']:.0%}, satisfaction {m['satisfaction']:.0%}, "
-                  f"{m['in_their_top']} of their top picks  [dim]({other}: satisfaction {o['satisfaction']:.0%})[/dim]")
+        out.print(
+            f"  {m['reader']}: share {m['share']:.0%}, satisfaction {m['satisfaction']:.0%}, "
+            f"{m['in_their_top']} of their top picks  [dim]({other}: satisfaction {o['satisfaction']:.0%})[/dim]"
+        )
 
 
 @click.command("digest")
@@ -280,27 +354,75 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
 @click.option("--limit", type=int, default=20, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
-@click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True,
-              help="Language of the digest's own words (title, reasons); paper titles stay as they are.")
+@click.option(
+    "--lang",
+    type=click.Choice(list(LANGUAGES)),
+    default="en",
+    show_default=True,
+    help="Language of the digest's own words (title, reasons); paper titles stay as they are.",
+)
 @click.option("--email", metavar="ADDRESS", help="Send the digest to ADDRESS (text and HTML) instead of printing it.")
-@click.option("--smtp-host", envvar="PAPERATLAS_SMTP_HOST", default="localhost", show_default=True,
-              help="SMTP server ($PAPERATLAS_SMTP_HOST).")
-@click.option("--smtp-port", envvar="PAPERATLAS_SMTP_PORT", type=int, default=None,
-              help="SMTP port ($PAPERATLAS_SMTP_PORT; default 587 with STARTTLS, else 25).")
-@click.option("--smtp-starttls/--no-smtp-starttls", envvar="PAPERATLAS_SMTP_STARTTLS", default=False,
-              help="Upgrade the connection with STARTTLS ($PAPERATLAS_SMTP_STARTTLS).")
+@click.option(
+    "--smtp-host",
+    envvar="PAPERATLAS_SMTP_HOST",
+    default="localhost",
+    show_default=True,
+    help="SMTP server ($PAPERATLAS_SMTP_HOST).",
+)
+@click.option(
+    "--smtp-port",
+    envvar="PAPERATLAS_SMTP_PORT",
+    type=int,
+    default=None,
+    help="SMTP port ($PAPERATLAS_SMTP_PORT; default 587 with STARTTLS, else 25).",
+)
+@click.option(
+    "--smtp-starttls/--no-smtp-starttls",
+    envvar="PAPERATLAS_SMTP_STARTTLS",
+    default=False,
+    help="Upgrade the connection with STARTTLS ($PAPERATLAS_SMTP_STARTTLS).",
+)
 @click.option("--smtp-user", envvar="PAPERATLAS_SMTP_USER", default="", help="Login ($PAPERATLAS_SMTP_USER).")
-@click.option("--smtp-password", envvar="PAPERATLAS_SMTP_PASSWORD", default="",
-              help="Password ($PAPERATLAS_SMTP_PASSWORD: better than the flag, which shows in `ps`).")
-@click.option("--smtp-cafile", envvar="PAPERATLAS_SMTP_CAFILE", default="", metavar="PEM",
-              help="Trust this CA for STARTTLS ($PAPERATLAS_SMTP_CAFILE; default: the system's).")
-@click.option("--from", "sender", envvar="PAPERATLAS_SMTP_FROM", default="paperatlas@localhost", show_default=True,
-              help="Sender address ($PAPERATLAS_SMTP_FROM).")
+@click.option(
+    "--smtp-password",
+    envvar="PAPERATLAS_SMTP_PASSWORD",
+    default="",
+    help="Password ($PAPERATLAS_SMTP_PASSWORD: better than the flag, which shows in `ps`).",
+)
+@click.option(
+    "--smtp-cafile",
+    envvar="PAPERATLAS_SMTP_CAFILE",
+    default="",
+    metavar="PEM",
+    help="Trust this CA for STARTTLS ($PAPERATLAS_SMTP_CAFILE; default: the system's).",
+)
+@click.option(
+    "--from",
+    "sender",
+    envvar="PAPERATLAS_SMTP_FROM",
+    default="paperatlas@localhost",
+    show_default=True,
+    help="Sender address ($PAPERATLAS_SMTP_FROM).",
+)
 @click.pass_context
 @handle_errors
-def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int, fmt: str,
-           output: str | None, email: str | None, smtp_host: str, smtp_port: int | None, smtp_starttls: bool,
-           smtp_user: str, smtp_password: str, smtp_cafile: str, sender: str, lang: str) -> None:
+def digest(
+    ctx: click.Context,
+    reader: str | None,
+    since: str | None,
+    limit: int,
+    fmt: str,
+    output: str | None,
+    email: str | None,
+    smtp_host: str,
+    smtp_port: int | None,
+    smtp_starttls: bool,
+    smtp_user: str,
+    smtp_password: str,
+    smtp_cafile: str,
+    sender: str,
+    lang: str,
+) -> None:
     """Your recommended papers that you have not seen or judged, as Markdown, HTML or Atom, or by email.
 
     Example:
@@ -320,8 +442,7 @@ def digest(ctx: click.Context, reader: str | None, since: str | None, limit: int
         text = lib.recommend.digest(reader, since, limit, "markdown")
         html = lib.recommend.digest(reader, since, limit, "html")
     subject = text.splitlines()[0].lstrip("# ").strip() if text.strip() else "paperatlas digest"
-    settings = SmtpSettings(smtp_host, smtp_port, smtp_user, smtp_password, smtp_starttls, sender,
-                            cafile=smtp_cafile)
+    settings = SmtpSettings(smtp_host, smtp_port, smtp_user, smtp_password, smtp_starttls, sender, cafile=smtp_cafile)
     send(digest_message(email, subject, text, html, sender), settings)
     click.echo(f"sent the digest to {email} through {settings.where}")
 

@@ -16,31 +16,59 @@ FORMATS = ("markdown", "html", "json")
 
 def facet_options(f: Any) -> Any:
     """--institution, --country, --type: filters on the fields of docs/fields.md."""
-    for opt in reversed([
-        click.option("--institution", metavar="NAME",
-                     help='Only papers with an author at this institution ("Tsinghua" finds Tsinghua University).'),
-        click.option("--country", metavar="NAME", help='Only papers with an author in this country ("China", "USA").'),
-        click.option("--type", "type_", type=click.Choice(PRESENTATIONS, case_sensitive=False),
-                     help="Only this presentation type."),
-    ]):
+    for opt in reversed(
+        [
+            click.option(
+                "--institution",
+                metavar="NAME",
+                help='Only papers with an author at this institution ("Tsinghua" finds Tsinghua University).',
+            ),
+            click.option(
+                "--country", metavar="NAME", help='Only papers with an author in this country ("China", "USA").'
+            ),
+            click.option(
+                "--type",
+                "type_",
+                type=click.Choice(PRESENTATIONS, case_sensitive=False),
+                help="Only this presentation type.",
+            ),
+        ]
+    ):
         f = opt(f)
     return f
 
 
 @click.command("report")
 @click.option("--venue", help="The venue (case-insensitive); default: every venue in the library.")
-@click.option("--year", "--years", "years", metavar="YEARS",
-              help="A year, a range or a list: 2023, 2019-2025, 2021,2023. Several years add trends.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True,
-              help="markdown, one self-contained offline html file, or json.")
+@click.option(
+    "--year",
+    "--years",
+    "years",
+    metavar="YEARS",
+    help="A year, a range or a list: 2023, 2019-2025, 2021,2023. Several years add trends.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="markdown",
+    show_default=True,
+    help="markdown, one self-contained offline html file, or json.",
+)
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of the terminal.")
-@click.option("--lang", type=click.Choice(sorted(LANGUAGES)), default="en", show_default=True,
-              help="The language of the headings and notes (the papers stay as written).")
+@click.option(
+    "--lang",
+    type=click.Choice(sorted(LANGUAGES)),
+    default="en",
+    show_default=True,
+    help="The language of the headings and notes (the papers stay as written).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.pass_context
 @handle_errors
-def report_cmd(ctx: click.Context, venue: str | None, years: str | None, fmt: str, output: str | None, lang: str,
-               as_json: bool) -> None:
+def report_cmd(
+    ctx: click.Context, venue: str | None, years: str | None, fmt: str, output: str | None, lang: str, as_json: bool
+) -> None:
     """A conference at a glance: its themes, what rose and faded, who is there, how it was judged.
 
     Themes are the library's topics (`paperatlas topics build`, over every year, so a theme means the

@@ -17,42 +17,75 @@ from ..sources.http import HttpClient
 from .common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
 
 _run_options = [
-    click.option("--deadline", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
-                 help="Seconds one request may take in all, headers and body, however slowly they arrive."),
-    click.option("--max-pages", type=click.IntRange(1), default=None,
-                 help="Pages one run fetches at most (default 1000, or $PAPERATLAS_FETCH_MAX_PAGES); "
-                      "the next run resumes after them."),
+    click.option(
+        "--deadline",
+        type=click.FloatRange(1, 3600),
+        default=120.0,
+        show_default=True,
+        help="Seconds one request may take in all, headers and body, however slowly they arrive.",
+    ),
+    click.option(
+        "--max-pages",
+        type=click.IntRange(1),
+        default=None,
+        help="Pages one run fetches at most (default 1000, or $PAPERATLAS_FETCH_MAX_PAGES); "
+        "the next run resumes after them.",
+    ),
 ]
 
 
 def _client_options(f: Any) -> Any:
-    for opt in reversed([
-        click.option("--base-url", metavar="URL", help="Fetch from this mirror or proxy instead of the service."),
-        click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True,
-                     help="Seconds to wait for the server to answer or send more (connecting: 10 s at most)."),
-        click.option("--retries", type=click.IntRange(0, 20), default=4, show_default=True,
-                     help="Retries of a failed request (429 and 503 honour Retry-After)."),
-        click.option("--delay", type=click.FloatRange(0, 600), default=None,
-                     help="Seconds between two requests (default: what the service asks, e.g. 3 for arXiv)."),
-        *_run_options,
-    ]):
+    for opt in reversed(
+        [
+            click.option("--base-url", metavar="URL", help="Fetch from this mirror or proxy instead of the service."),
+            click.option(
+                "--timeout",
+                type=click.FloatRange(0.1, 600),
+                default=30.0,
+                show_default=True,
+                help="Seconds to wait for the server to answer or send more (connecting: 10 s at most).",
+            ),
+            click.option(
+                "--retries",
+                type=click.IntRange(0, 20),
+                default=4,
+                show_default=True,
+                help="Retries of a failed request (429 and 503 honour Retry-After).",
+            ),
+            click.option(
+                "--delay",
+                type=click.FloatRange(0, 600),
+                default=None,
+                help="Seconds between two requests (default: what the service asks, e.g. 3 for arXiv).",
+            ),
+            *_run_options,
+        ]
+    ):
         f = opt(f)
     return f
 
 
 def _source_options(f: Any) -> Any:
-    for opt in reversed([
-        click.option("--all", "all_", is_flag=True, help="openreview: every submission, not only accepted papers."),
-        click.option("--since", metavar="DATE", help="arxiv: papers submitted on or after DATE (YYYY-MM-DD)."),
-    ]):
+    for opt in reversed(
+        [
+            click.option("--all", "all_", is_flag=True, help="openreview: every submission, not only accepted papers."),
+            click.option("--since", metavar="DATE", help="arxiv: papers submitted on or after DATE (YYYY-MM-DD)."),
+        ]
+    ):
         f = opt(f)
     return f
 
 
 def _client(timeout: float, retries: int, delay: float | None, deadline: float = 120.0) -> Any:
     def make(polite: float) -> HttpClient:
-        return HttpClient(connect_timeout=min(10.0, timeout), read_timeout=timeout, retries=retries,
-                          delay=polite if delay is None else delay, total_timeout=deadline)
+        return HttpClient(
+            connect_timeout=min(10.0, timeout),
+            read_timeout=timeout,
+            retries=retries,
+            delay=polite if delay is None else delay,
+            total_timeout=deadline,
+        )
+
     return make
 
 
@@ -65,16 +98,32 @@ def _sources_help() -> str:
 @click.argument("args", nargs=-1)
 @_source_options
 @_client_options
-@click.option("--years", metavar="YEARS",
-              help="Fetch several years in one command: 2019-2025 or 2021,2023 (the year is added to the "
-                   "arguments, or replaces {year} in them).")
+@click.option(
+    "--years",
+    metavar="YEARS",
+    help="Fetch several years in one command: 2019-2025 or 2021,2023 (the year is added to the "
+    "arguments, or replaces {year} in them).",
+)
 @click.option("--no-embed", is_flag=True, help="Do not compute embeddings after fetching.")
 @json_option
 @click.pass_context
 @handle_errors
-def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool, since: str | None,
-              base_url: str | None, timeout: float, retries: int, delay: float | None, deadline: float,
-              max_pages: int | None, years: str | None, no_embed: bool, as_json: bool) -> None:
+def fetch_cmd(
+    ctx: click.Context,
+    source: str,
+    args: tuple[str, ...],
+    all_: bool,
+    since: str | None,
+    base_url: str | None,
+    timeout: float,
+    retries: int,
+    delay: float | None,
+    deadline: float,
+    max_pages: int | None,
+    years: str | None,
+    no_embed: bool,
+    as_json: bool,
+) -> None:
     """Store a venue's papers from the web (only new or changed ones; a killed fetch resumes).
 
     SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR, acl EVENT, pmlr VOLUME.
@@ -92,15 +141,31 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
 
     options = {k: v for k, v in (("all", all_), ("since", since)) if v}
     if years:
-        _fetch_years(ctx, source, args, years, options, base_url, _client(timeout, retries, delay, deadline),
-                     max_pages, no_embed, as_json)
+        _fetch_years(
+            ctx,
+            source,
+            args,
+            years,
+            options,
+            base_url,
+            _client(timeout, retries, delay, deadline),
+            max_pages,
+            no_embed,
+            as_json,
+        )
         return
     if not args:
         raise click.UsageError("give the source's arguments, e.g. `fetch paperlists iclr 2025`, or --years")
     create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
     lib = get_library(ctx, create=True)
-    report = lib.sources.fetch(source, args, base_url, client_factory=_client(timeout, retries, delay, deadline),
-                       max_pages=max_pages, **options)
+    report = lib.sources.fetch(
+        source,
+        args,
+        base_url,
+        client_factory=_client(timeout, retries, delay, deadline),
+        max_pages=max_pages,
+        **options,
+    )
     if not as_json:
         click.echo(report.summary())
         for b in report.bad[:20]:
@@ -112,8 +177,18 @@ def fetch_cmd(ctx: click.Context, source: str, args: tuple[str, ...], all_: bool
         echo_json({**report.to_dict(), "embedded": embedded})
 
 
-def _fetch_years(ctx: click.Context, source: str, args: tuple[str, ...], years: str, options: dict[str, Any],
-                 base_url: str | None, factory: Any, max_pages: int | None, no_embed: bool, as_json: bool) -> None:
+def _fetch_years(
+    ctx: click.Context,
+    source: str,
+    args: tuple[str, ...],
+    years: str,
+    options: dict[str, Any],
+    base_url: str | None,
+    factory: Any,
+    max_pages: int | None,
+    no_embed: bool,
+    as_json: bool,
+) -> None:
     """One fetch per year; a year that fails is named and the others are still fetched (exit 1)."""
     from ..report import parse_years
     from ..sources.base import create_source, year_args
@@ -139,11 +214,19 @@ def _fetch_years(ctx: click.Context, source: str, args: tuple[str, ...], years: 
             click.echo(f"note: {note}", err=True)
     new = sum(d.get("new", 0) for d in done)
     updated = sum(d.get("updated", 0) for d in done)
-    summary = (f"{len(runs)} fetches, {new} new, {updated} updated" + (f", {failed} failed" if failed else ""))
+    summary = f"{len(runs)} fetches, {new} new, {updated} updated" + (f", {failed} failed" if failed else "")
     embedded = maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
-        echo_json({"summary": summary, "new": new, "updated": updated, "failed": failed, "embedded": embedded,
-                   "fetches": done})
+        echo_json(
+            {
+                "summary": summary,
+                "new": new,
+                "updated": updated,
+                "failed": failed,
+                "embedded": embedded,
+                "fetches": done,
+            }
+        )
     else:
         click.echo(summary)
     if failed:
@@ -158,8 +241,15 @@ def _fetch_years(ctx: click.Context, source: str, args: tuple[str, ...], years: 
 @json_option
 @click.pass_context
 @handle_errors
-def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], all_: bool, since: str | None,
-               base_url: str | None, as_json: bool) -> None:
+def follow_cmd(
+    ctx: click.Context,
+    source: str | None,
+    args: tuple[str, ...],
+    all_: bool,
+    since: str | None,
+    base_url: str | None,
+    as_json: bool,
+) -> None:
     """Subscribe to a source: `paperatlas update` fetches it (with no arguments: list subscriptions).
 
     Example:
@@ -171,9 +261,18 @@ def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], al
     """
     if source is None:
         lib = get_library(ctx)
-        rows = [{"key": f.key, "source": f.source, "args": f.args, "options": f.options,
-                 "last_run_at": f.last_run_at, "last_summary": f.last_summary, "last_error": f.last_error}
-                for f in lib.sources.follows()]
+        rows = [
+            {
+                "key": f.key,
+                "source": f.source,
+                "args": f.args,
+                "options": f.options,
+                "last_run_at": f.last_run_at,
+                "last_summary": f.last_summary,
+                "last_error": f.last_error,
+            }
+            for f in lib.sources.follows()
+        ]
         if as_json:
             echo_json(rows)
         elif not rows:
@@ -185,8 +284,7 @@ def follow_cmd(ctx: click.Context, source: str | None, args: tuple[str, ...], al
     lib = get_library(ctx, create=True)
     key, created = lib.sources.follow(source, list(args), base_url, all=all_, since=since)
     msg = f"following {key}" if created else f"already following {key} (options updated)"
-    echo_json({"key": key, "created": created}) if as_json else click.echo(
-        msg + "; `paperatlas update` fetches it")
+    echo_json({"key": key, "created": created}) if as_json else click.echo(msg + "; `paperatlas update` fetches it")
 
 
 @click.command("unfollow")
@@ -206,8 +304,13 @@ def unfollow_cmd(ctx: click.Context, source: str, args: tuple[str, ...]) -> None
 
 
 @click.command("update")
-@click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True,
-              help="Seconds to wait for a server to answer or send more.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, 600),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for a server to answer or send more.",
+)
 @click.option("--retries", type=click.IntRange(0, 20), default=4, show_default=True, help="Retries per request.")
 @click.option("--delay", type=click.FloatRange(0, 600), default=None, help="Seconds between two requests.")
 @_run_options[0]
@@ -217,8 +320,17 @@ def unfollow_cmd(ctx: click.Context, source: str, args: tuple[str, ...]) -> None
 @json_option
 @click.pass_context
 @handle_errors
-def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | None, deadline: float,
-               max_pages: int | None, no_embed: bool, quiet: bool, as_json: bool) -> None:
+def update_cmd(
+    ctx: click.Context,
+    timeout: float,
+    retries: int,
+    delay: float | None,
+    deadline: float,
+    max_pages: int | None,
+    no_embed: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
     """Fetch every followed source, then embed the new papers (cron-friendly).
 
     Prints one line per source and a one-line summary; exits 1 when any source failed (the others
@@ -230,8 +342,10 @@ def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | 
     """
     lib = get_library(ctx)
     if not lib.sources.follows():
-        raise Fail("not following anything: nothing to update\n"
-                   "Fix: subscribe first, e.g. `paperatlas follow arxiv cs.LG` or `paperatlas follow paperlists iclr 2025`")
+        raise Fail(
+            "not following anything: nothing to update\n"
+            "Fix: subscribe first, e.g. `paperatlas follow arxiv cs.LG` or `paperatlas follow paperlists iclr 2025`"
+        )
     results = lib.sources.update(_client(timeout, retries, delay, deadline), max_pages=max_pages)
     failed = [r for r in results if r.error]
     new = sum(r.report.new for r in results if r.report)
@@ -245,12 +359,23 @@ def update_cmd(ctx: click.Context, timeout: float, retries: int, delay: float | 
             for note in r.report.notes:
                 click.echo(f"note: {note}", err=True)
     embedded = maybe_embed(lib, no_embed, quiet=quiet or as_json)
-    summary = (f"update: {len(results)} source{'s' if len(results) != 1 else ''}, {new} new, {updated} updated"
-               + (f", {len(failed)} failed" if failed else "") + (f", {embedded} embedded" if embedded else ""))
+    summary = (
+        f"update: {len(results)} source{'s' if len(results) != 1 else ''}, {new} new, {updated} updated"
+        + (f", {len(failed)} failed" if failed else "")
+        + (f", {embedded} embedded" if embedded else "")
+    )
     if as_json:
-        echo_json({"summary": summary, "new": new, "updated": updated, "embedded": embedded,
-                   "sources": [{"key": r.follow.key, "error": r.error,
-                                **(r.report.to_dict() if r.report else {})} for r in results]})
+        echo_json(
+            {
+                "summary": summary,
+                "new": new,
+                "updated": updated,
+                "embedded": embedded,
+                "sources": [
+                    {"key": r.follow.key, "error": r.error, **(r.report.to_dict() if r.report else {})} for r in results
+                ],
+            }
+        )
     else:
         click.echo(summary)
     if failed:

@@ -14,8 +14,13 @@ from ..topics.pipeline import LEVELS
 
 
 @click.group("topics", invoke_without_command=True)
-@click.option("--level", type=click.Choice(LEVELS), default="coarse", show_default=True,
-              help="coarse: the main topics; fine: their subtopics.")
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="coarse",
+    show_default=True,
+    help="coarse: the main topics; fine: their subtopics.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
 @handle_errors
@@ -32,8 +37,15 @@ def topics(ctx: click.Context, level: str, as_json: bool) -> None:
     status = lib.topics.status()
     rows = lib.topics.at_level(level)
     if as_json:
-        echo_json({"level": level, "stale": status.get("stale", False), "built_at": status.get("built_at"),
-                   "papers": status.get("papers"), "topics": [t.to_dict() for t in rows]})
+        echo_json(
+            {
+                "level": level,
+                "stale": status.get("stale", False),
+                "built_at": status.get("built_at"),
+                "papers": status.get("papers"),
+                "topics": [t.to_dict() for t in rows],
+            }
+        )
     else:
         titles = {p.id: p.title for p in lib.get_many([t.central[0] for t in rows if t.central])}
         for t in rows:
@@ -44,15 +56,25 @@ def topics(ctx: click.Context, level: str, as_json: bool) -> None:
         if status.get("stale"):
             click.echo("the library changed since these topics were built: run `paperatlas topics build`", err=True)
     if not rows:
-        nothing_found(ctx, "no topics built yet" if not status.get("built") else "no topics at this level",
-                      "build them: `paperatlas topics build`" if lib.count() else
-                      "the library holds no papers: `paperatlas ingest FILE...` first", level=level)
+        nothing_found(
+            ctx,
+            "no topics built yet" if not status.get("built") else "no topics at this level",
+            "build them: `paperatlas topics build`"
+            if lib.count()
+            else "the library holds no papers: `paperatlas ingest FILE...` first",
+            level=level,
+        )
 
 
 @topics.command("build")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed + same library = same topics.")
-@click.option("--layout", type=click.Choice(REDUCERS.names()), default="neighbors", show_default=True,
-              help="2-D layout of the map.")
+@click.option(
+    "--layout",
+    type=click.Choice(REDUCERS.names()),
+    default="neighbors",
+    show_default=True,
+    help="2-D layout of the map.",
+)
 @click.option("--k", type=int, default=None, help="Force the number of topics (default: chosen by silhouette).")
 @click.option("--json", "as_json", is_flag=True, help="Print the build summary as JSON.")
 @click.pass_context
@@ -72,27 +94,42 @@ def build(ctx: click.Context, seed: int, layout: str, k: int | None, as_json: bo
             click.echo(f"{step}...", err=True)
 
     model = lib.topics.build(seed=seed, layout=layout, k=k, progress=say)
-    summary: dict[str, Any] = {"papers": len(model.ids), "k": model.meta["k"], "seconds": model.meta["seconds"],
-                               "total_s": round(time.perf_counter() - t, 2)}
+    summary: dict[str, Any] = {
+        "papers": len(model.ids),
+        "k": model.meta["k"],
+        "seconds": model.meta["seconds"],
+        "total_s": round(time.perf_counter() - t, 2),
+    }
     if as_json:
         echo_json(summary)
     else:
-        click.echo(f"{summary['papers']} papers: {model.meta['k']['coarse']} topics, {model.meta['k']['fine']} "
-                   f"subtopics in {summary['total_s']} s")
+        click.echo(
+            f"{summary['papers']} papers: {model.meta['k']['coarse']} topics, {model.meta['k']['fine']} "
+            f"subtopics in {summary['total_s']} s"
+        )
 
 
 @click.command("map")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, writable=True),
-              help="Write the map here (one self-contained HTML file).")
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the map here (one self-contained HTML file).",
+)
 @click.option("--title", default=None, help="Page title (default: the library's name).")
 @click.option("--reader", default=None, help="Highlight this reader's saved papers.")
 @click.option("--build", "rebuild", is_flag=True, help="Build the topics first if there are none or they are stale.")
-@click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True,
-              help="Language of the page's controls and messages (topic labels come from the papers).")
+@click.option(
+    "--lang",
+    type=click.Choice(list(LANGUAGES)),
+    default="en",
+    show_default=True,
+    help="Language of the page's controls and messages (topic labels come from the papers).",
+)
 @click.pass_context
 @handle_errors
-def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | None, rebuild: bool,
-            lang: str) -> None:
+def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | None, rebuild: bool, lang: str) -> None:
     """Write an interactive map of every paper as one HTML file that opens offline.
 
     Colour by topic, labels on the map, zoom and pan, hover for titles, click to open,
@@ -103,7 +140,6 @@ def map_cmd(ctx: click.Context, out_path: str, title: str | None, reader: str | 
         paperatlas map --out atlas.html
     """
     from pathlib import Path
-
 
     lib = get_library(ctx)
     status = lib.topics.status()

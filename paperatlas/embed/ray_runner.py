@@ -67,15 +67,24 @@ class _Worker:
         return np.asarray(self.embedder.embed(texts, batch_size=batch_size), dtype=np.float32)
 
 
-def embed_with_ray(lib: LibraryCore, address: str = "local", workers: int | None = None, rebuild: bool = False,
-                   chunk: int = 256, batch_size: int = 32, progress: Progress | None = None) -> int:
+def embed_with_ray(
+    lib: LibraryCore,
+    address: str = "local",
+    workers: int | None = None,
+    rebuild: bool = False,
+    chunk: int = 256,
+    batch_size: int = 32,
+    progress: Progress | None = None,
+) -> int:
     """Embed every paper missing a vector on Ray; returns how many papers got one."""
     name = lib.embedder_name
     from .base import EMBEDDERS
 
     if name not in EMBEDDERS:
-        raise PaperatlasError(f"embedder {name!r} is not a registered model name, so Ray workers cannot load it",
-                              f"use one of: {', '.join(EMBEDDERS.names())}")
+        raise PaperatlasError(
+            f"embedder {name!r} is not a registered model name, so Ray workers cannot load it",
+            f"use one of: {', '.join(EMBEDDERS.names())}",
+        )
     todo = lib.embed_todo(rebuild)
     if not todo:
         return 0

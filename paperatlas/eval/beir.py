@@ -146,8 +146,14 @@ def query_vectors(embedder: Embedder, texts: Sequence[str], cache: VectorCache |
     return np.stack([found[h] for h in hashes]).astype(np.float32, copy=False)
 
 
-def run_modes(lib: Any, queries: Mapping[str, str], qvecs: np.ndarray | None, modes: Iterable[str],
-              depth: int = 100, floor: bool = False) -> dict[str, dict[str, list[str]]]:
+def run_modes(
+    lib: Any,
+    queries: Mapping[str, str],
+    qvecs: np.ndarray | None,
+    modes: Iterable[str],
+    depth: int = 100,
+    floor: bool = False,
+) -> dict[str, dict[str, list[str]]]:
     """mode -> query id -> top-`depth` paper ids, ranked by the library's search engine
     (with `floor`, as search answers: nothing for a query below the relevance floor)."""
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
@@ -162,9 +168,14 @@ def run_modes(lib: Any, queries: Mapping[str, str], qvecs: np.ndarray | None, mo
     return runs
 
 
-def eval_beir(folder: str | Path, split: str = "test", modes: Sequence[str] = MODES,
-              embedder: str | Embedder | None = None, settings: SearchSettings | None = None,
-              progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+def eval_beir(
+    folder: str | Path,
+    split: str = "test",
+    modes: Sequence[str] = MODES,
+    embedder: str | Embedder | None = None,
+    settings: SearchSettings | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
     """Ingest, embed and evaluate; returns {mode: {metric: value}} plus "_info"."""
     from ..library import Library
 
@@ -175,8 +186,12 @@ def eval_beir(folder: str | Path, split: str = "test", modes: Sequence[str] = MO
         try:
             t = time.perf_counter()
             rep = lib.ingest(data.corpus, progress=(lambda d, n: progress("ingest", d, n)) if progress else None)
-            info.update(docs=rep.total, papers=lib.count(), merged_duplicates=rep.merged,
-                        ingest_s=round(time.perf_counter() - t, 1))
+            info.update(
+                docs=rep.total,
+                papers=lib.count(),
+                merged_duplicates=rep.merged,
+                ingest_s=round(time.perf_counter() - t, 1),
+            )
             qvecs = None
             if any(m != "keyword" for m in modes):
                 t = time.perf_counter()
@@ -200,8 +215,13 @@ def eval_beir(folder: str | Path, split: str = "test", modes: Sequence[str] = MO
 @click.command("beir")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False))
 @click.option("--split", default="test", show_default=True, help="Queries and qrels of this split.")
-@click.option("--mode", "modes", multiple=True, type=click.Choice(MODES),
-              help="Only these modes (repeatable; default: all three).")
+@click.option(
+    "--mode",
+    "modes",
+    multiple=True,
+    type=click.Choice(MODES),
+    help="Only these modes (repeatable; default: all three).",
+)
 @click.option("--embedder", help="Embedding model (default: minilm).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {mode: {metric: value}}.")
 def beir_cmd(folder: str, split: str, modes: tuple[str, ...], embedder: str | None, as_json: bool) -> None:
@@ -230,8 +250,10 @@ def beir_cmd(folder: str, split: str, modes: tuple[str, ...], embedder: str | No
     if as_json:
         click.echo(json.dumps(res))
         return
-    t = Table(title=f"{info['dataset']} {split}: {info['queries']} queries, {info['papers']} papers"
-                    + (f", {info.get('embedder')}" if info.get("embedder") else ""))
+    t = Table(
+        title=f"{info['dataset']} {split}: {info['queries']} queries, {info['papers']} papers"
+        + (f", {info.get('embedder')}" if info.get("embedder") else "")
+    )
     t.add_column("mode")
     for m in METRICS:
         t.add_column(m, justify="right")
@@ -262,14 +284,17 @@ def load_paraphrases(path: str | Path, lib: Any) -> list[tuple[str, str]]:
                 want = row["abstract_prefix"]
                 pid = next((i for a, i in prefixes.items() if a.startswith(want[:80])), None)
             if pid is None:
-                raise PaperatlasError(f"{path}, line {n}: paper {row.get('paper_id')!r} is not in this library",
-                                      "ingest the papers the queries were written for (see the file's ids)")
+                raise PaperatlasError(
+                    f"{path}, line {n}: paper {row.get('paper_id')!r} is not in this library",
+                    "ingest the papers the queries were written for (see the file's ids)",
+                )
             pairs.append((str(row["query"]), pid))
     return pairs
 
 
-def eval_paraphrases(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence[str] = MODES,
-                     k: int = 10, floor: bool = False) -> dict[str, Any]:
+def eval_paraphrases(
+    lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence[str] = MODES, k: int = 10, floor: bool = False
+) -> dict[str, Any]:
     """hit@k and MRR@k per mode, and each query's rank (None: not in the top 100); with `floor`,
     ranked as search answers (the relevance floor applied) and `empty` counts emptied answers."""
     out: dict[str, Any] = {}
@@ -285,18 +310,25 @@ def eval_paraphrases(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence
             ranks.append(r)
             row[mode] = r
         n = max(1, len(pairs))
-        out[mode] = {f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 3),
-                     f"mrr@{k}": round(sum(1 / r for r in ranks if r and r <= k) / n, 3),
-                     "hit@1": round(sum(1 for r in ranks if r == 1) / n, 3),
-                     **({"empty": empty} if floor else {})}
+        out[mode] = {
+            f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 3),
+            f"mrr@{k}": round(sum(1 / r for r in ranks if r and r <= k) / n, 3),
+            "hit@1": round(sum(1 for r in ranks if r == 1) / n, 3),
+            **({"empty": empty} if floor else {}),
+        }
     out["_queries"] = per_query
     return out
 
 
 @click.command("paraphrase")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True,
-              help="Library holding the papers (e.g. the venue papers and the examples, embedded).")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="PAPERATLAS_DB",
+    required=True,
+    help="Library holding the papers (e.g. the venue papers and the examples, embedded).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON with each query's rank per mode.")
 @click.option("--floor", is_flag=True, help="Apply the relevance floor, as search does; count emptied answers.")
 def paraphrase_cmd(file: str, db_path: str, as_json: bool, floor: bool) -> None:

@@ -42,20 +42,25 @@ def load_queries(path: str | Path, lib: Any) -> list[tuple[str, str]]:
                 row = json.loads(line)
                 q, title = str(row["q"]), str(row["title"])
             except (ValueError, KeyError, TypeError) as e:
-                raise PaperatlasError(f"{path}, line {n}: not a {{\"q\": ..., \"title\": ...}} JSON object ({e})",
-                                      "write one JSON object per line with the keys q and title") from None
+                raise PaperatlasError(
+                    f'{path}, line {n}: not a {{"q": ..., "title": ...}} JSON object ({e})',
+                    "write one JSON object per line with the keys q and title",
+                ) from None
             pid = titles.get(norm_title(title))
             if pid is None:
-                raise PaperatlasError(f"{path}, line {n}: no paper titled {title!r} in this library",
-                                      "ingest the papers the queries were written for (--db names the library)")
+                raise PaperatlasError(
+                    f"{path}, line {n}: no paper titled {title!r} in this library",
+                    "ingest the papers the queries were written for (--db names the library)",
+                )
             pairs.append((q, pid))
     if not pairs:
-        raise PaperatlasError(f"{path} holds no queries", "write one {\"q\": ..., \"title\": ...} object per line")
+        raise PaperatlasError(f"{path} holds no queries", 'write one {"q": ..., "title": ...} object per line')
     return pairs
 
 
-def eval_crosslingual(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence[str] = MODES,
-                      k: int = 10) -> dict[str, Any]:
+def eval_crosslingual(
+    lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequence[str] = MODES, k: int = 10
+) -> dict[str, Any]:
     """{mode: {"mrr@10", "hit@10", "hit@1"}}, plus "_info" (routes, index coverage) and each query's rank."""
     out: dict[str, Any] = {}
     per_query: list[dict[str, Any]] = [{"q": q, "paper_id": pid, "route": lib.engine.route(q)} for q, pid in pairs]
@@ -68,22 +73,34 @@ def eval_crosslingual(lib: Any, pairs: Sequence[tuple[str, str]], modes: Sequenc
             r = ids.index(pid) + 1 if pid in ids else None
             ranks.append(r)
             row[mode] = r
-        out[mode] = {f"mrr@{k}": round(sum(1 / r for r in ranks if r and r <= k) / n, 4),
-                     f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 4),
-                     "hit@1": round(sum(1 for r in ranks if r == 1) / n, 4)}
+        out[mode] = {
+            f"mrr@{k}": round(sum(1 / r for r in ranks if r and r <= k) / n, 4),
+            f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 4),
+            "hit@1": round(sum(1 for r in ranks if r == 1) / n, 4),
+        }
     st = lib.multilingual.status()
-    out["_info"] = {"queries": len(pairs), "papers": st["papers"], "multilingual_embedded": st["embedded"],
-                    "multilingual_routed": sum(1 for r in per_query if r["route"] == "multilingual"),
-                    "semantic_weight": lib.engine.settings.crosslingual_semantic_weight,
-                    "fusion": lib.engine.settings.fusion}
+    out["_info"] = {
+        "queries": len(pairs),
+        "papers": st["papers"],
+        "multilingual_embedded": st["embedded"],
+        "multilingual_routed": sum(1 for r in per_query if r["route"] == "multilingual"),
+        "semantic_weight": lib.engine.settings.crosslingual_semantic_weight,
+        "fusion": lib.engine.settings.fusion,
+    }
     out["_queries"] = per_query
     return out
 
 
 @click.command("crosslingual")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", default="paperatlas.db", show_default=True,
-              help="Library holding the papers (embedded; `paperatlas embed --multilingual` for the second index).")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="PAPERATLAS_DB",
+    default="paperatlas.db",
+    show_default=True,
+    help="Library holding the papers (embedded; `paperatlas embed --multilingual` for the second index).",
+)
 @click.option("--mode", "modes", multiple=True, type=click.Choice(MODES), help="Only these modes (default: all three).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: per mode MRR@10, hit@10, hit@1; each query's rank.")
 def crosslingual_cmd(file: str, db_path: str, modes: tuple[str, ...], as_json: bool) -> None:
@@ -109,5 +126,7 @@ def crosslingual_cmd(file: str, db_path: str, modes: tuple[str, ...], as_json: b
     queries, info = res.pop("_queries"), res.pop("_info")
     for mode, vals in res.items():
         click.echo(f"{mode:8s} " + "  ".join(f"{m} {v:.3f}" for m, v in vals.items()))
-    click.echo(f"({len(queries)} queries, {info['multilingual_routed']} through the multilingual index "
-               f"({info['multilingual_embedded']} of {info['papers']} papers embedded); ranks per query with --json)")
+    click.echo(
+        f"({len(queries)} queries, {info['multilingual_routed']} through the multilingual index "
+        f"({info['multilingual_embedded']} of {info['papers']} papers embedded); ranks per query with --json)"
+    )

@@ -73,16 +73,26 @@ def passes(ev: np.ndarray, fl: Floor) -> np.ndarray:
     return (ev[:, 0] >= fl.gate_cosine) | (ev[:, 1] >= fl.coverage)
 
 
-def eval_floor(folder: str | Path, split: str = "train", report_split: str = "test",
-               nonsense_file: str | Path = DEFAULT_NONSENSE, max_false_empty: float = 0.0025,
-               embedder: str | None = None) -> dict[str, Any]:
+def eval_floor(
+    folder: str | Path,
+    split: str = "train",
+    report_split: str = "test",
+    nonsense_file: str | Path = DEFAULT_NONSENSE,
+    max_false_empty: float = 0.0025,
+    embedder: str | None = None,
+) -> dict[str, Any]:
     from ..library import Library
 
     tune = load_beir(folder, split)
     report = load_beir(folder, report_split)
     nonsense = read_queries(nonsense_file)
-    out: dict[str, Any] = {"dataset": Path(folder).name, "split": split, "report_split": report_split,
-                           "nonsense_queries": len(nonsense), "nonsense_file": str(nonsense_file)}
+    out: dict[str, Any] = {
+        "dataset": Path(folder).name,
+        "split": split,
+        "report_split": report_split,
+        "nonsense_queries": len(nonsense),
+        "nonsense_file": str(nonsense_file),
+    }
     with tempfile.TemporaryDirectory(prefix="paperatlas-floor-") as tmp:
         lib = Library(Path(tmp) / "floor.db", embedder=embedder)
         try:
@@ -98,8 +108,10 @@ def eval_floor(folder: str | Path, split: str = "train", report_split: str = "te
             nv = query_vectors(lib.embedder, nonsense, lib.vector_cache)
             ev_t, ev_r, ev_n = evidence(lib, tq, tv), evidence(lib, rq, rv), evidence(lib, nonsense, nv)
             out["distributions"] = {
-                f"{split} best cosine": percentiles(ev_t[:, 0]), "nonsense best cosine": percentiles(ev_n[:, 0]),
-                f"{split} coverage": percentiles(ev_t[:, 1]), "nonsense coverage": percentiles(ev_n[:, 1]),
+                f"{split} best cosine": percentiles(ev_t[:, 0]),
+                "nonsense best cosine": percentiles(ev_n[:, 0]),
+                f"{split} coverage": percentiles(ev_t[:, 1]),
+                "nonsense coverage": percentiles(ev_n[:, 1]),
             }
             gate, cov = pick_floor(ev_t, ev_n, max_false_empty)
             # the hit cosine: the highest that keeps hybrid nDCG@10 on the tuning split
@@ -112,12 +124,18 @@ def eval_floor(folder: str | Path, split: str = "train", report_split: str = "te
                 if h > gate:
                     break
                 engine.floor_override = Floor(gate, cov, h)
-                tried[h] = evaluate(run_modes(lib, tune.queries, tv, ["hybrid"], floor=True)["hybrid"], tqrels)["ndcg@10"]
+                tried[h] = evaluate(run_modes(lib, tune.queries, tv, ["hybrid"], floor=True)["hybrid"], tqrels)[
+                    "ndcg@10"
+                ]
                 if tried[h] >= tried[HIT_GRID[0]] - 0.0005:  # the hit cosine costs nothing beyond the gate
                     hit = h
             fl = Floor(gate, cov, hit)
-            out["picked"] = {"gate_cosine": gate, "coverage": cov, "hit_cosine": hit,
-                             f"{split} hybrid ndcg@10 by hit_cosine": {"none": base_t, **tried}}
+            out["picked"] = {
+                "gate_cosine": gate,
+                "coverage": cov,
+                "hit_cosine": hit,
+                f"{split} hybrid ndcg@10 by hit_cosine": {"none": base_t, **tried},
+            }
             shipped = floor_for(lib.embedder.id)
             out["shipped"] = shipped.__dict__ if shipped else None
             rqrels = canonical_qrels(report.qrels, lib.store.resolve_id)
@@ -136,8 +154,12 @@ def eval_floor(folder: str | Path, split: str = "train", report_split: str = "te
                     on_run = run_modes(lib, report.queries, rv, [mode], floor=True)[mode]
                     on = evaluate(on_run, rqrels)["ndcg@10"]
                     empty = sum(1 for q in report.queries if not on_run.get(q))
-                    r[f"{report_split} {mode} ndcg@10"] = {"no floor": off, "floor": on, "delta": round(on - off, 5),
-                                                           "empty answers": empty}
+                    r[f"{report_split} {mode} ndcg@10"] = {
+                        "no floor": off,
+                        "floor": on,
+                        "delta": round(on - off, 5),
+                        "empty answers": empty,
+                    }
                 out[name + " on " + report_split] = r
         finally:
             lib.close()
@@ -154,13 +176,24 @@ def _rate(mask: np.ndarray) -> dict[str, Any]:
 @click.argument("folder", type=click.Path(exists=True, file_okay=False))
 @click.option("--split", default="train", show_default=True, help="Real queries to tune the floor on.")
 @click.option("--report-split", default="test", show_default=True, help="Real queries to report on (not tuned on).")
-@click.option("--nonsense", "nonsense_file", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Queries with no real answer, one per line (default: benchmarks/data/nonsense_queries.txt).")
-@click.option("--max-false-empty", type=float, default=0.0025, show_default=True,
-              help="The gate may empty at most this share of the tuning split's real queries.")
+@click.option(
+    "--nonsense",
+    "nonsense_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Queries with no real answer, one per line (default: benchmarks/data/nonsense_queries.txt).",
+)
+@click.option(
+    "--max-false-empty",
+    type=float,
+    default=0.0025,
+    show_default=True,
+    help="The gate may empty at most this share of the tuning split's real queries.",
+)
 @click.option("--embedder", help="Embedding model (default: minilm).")
-def floor_cmd(folder: str, split: str, report_split: str, nonsense_file: str | None, max_false_empty: float,
-              embedder: str | None) -> None:
+def floor_cmd(
+    folder: str, split: str, report_split: str, nonsense_file: str | None, max_false_empty: float, embedder: str | None
+) -> None:
     """Calibrate the relevance floor: real vs nonsense queries' best matches, false-empty rate, nDCG.
 
     Uses the shared vector cache, so only the first run embeds the corpus. Prints JSON.
@@ -177,5 +210,3 @@ def floor_cmd(folder: str, split: str, report_split: str, nonsense_file: str | N
     except PaperatlasError as e:
         raise click.ClickException(str(e)) from None
     click.echo(json.dumps(res, indent=2, ensure_ascii=False))
-
-

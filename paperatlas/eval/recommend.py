@@ -75,13 +75,22 @@ def acm_pool(data_path: str | Path, size: int = ACM_POOL_SIZE, seed: int = ACM_P
     for doi in refs + fill:
         d = corpus[doi]
         # generic record shape (not BEIR) so keywords, venue and year survive the ingest
-        out.append({"id": doi, "title": d.get("title", ""), "abstract": d.get("text", ""),
-                    "keywords": d.get("keywords", ""), "venue": d.get("venue", ""), "year": d.get("year", "")})
+        out.append(
+            {
+                "id": doi,
+                "title": d.get("title", ""),
+                "abstract": d.get("text", ""),
+                "keywords": d.get("keywords", ""),
+                "venue": d.get("venue", ""),
+                "year": d.get("year", ""),
+            }
+        )
     return out
 
 
-def library_from_records(records: Sequence[dict[str, Any]], embedder: str, workdir: str,
-                         progress: Progress | None = None) -> Any:
+def library_from_records(
+    records: Sequence[dict[str, Any]], embedder: str, workdir: str, progress: Progress | None = None
+) -> Any:
     """A throw-away Library of these records, embedded through the shared vector cache."""
     from ..library import Library
 
@@ -125,8 +134,12 @@ def _mean(xs: Sequence[float]) -> float:
 
 
 # -- acm-cr ----------------------------------------------------------------------------------
-def acm_splits(readers: Sequence[AcmReader], corpus: Corpus, seeds: Sequence[int] = ACM_SEEDS,
-               resolve: Callable[[str], str | None] | None = None) -> list[dict[str, Any]]:
+def acm_splits(
+    readers: Sequence[AcmReader],
+    corpus: Corpus,
+    seeds: Sequence[int] = ACM_SEEDS,
+    resolve: Callable[[str], str | None] | None = None,
+) -> list[dict[str, Any]]:
     """(reader, seed) tasks: half the references hidden (seeded), the rest liked."""
     tasks = []
     for ri, r in enumerate(readers):
@@ -138,13 +151,21 @@ def acm_splits(readers: Sequence[AcmReader], corpus: Corpus, seeds: Sequence[int
             rng = np.random.default_rng(1000 * seed + ri)
             perm = [refs[i] for i in rng.permutation(len(refs))]
             n_hidden = len(refs) // 2
-            tasks.append({"reader": ri, "seed": seed, "split": "tune" if ri % 2 == 0 else "test",
-                          "hidden": perm[:n_hidden], "likes": perm[n_hidden:]})
+            tasks.append(
+                {
+                    "reader": ri,
+                    "seed": seed,
+                    "split": "tune" if ri % 2 == 0 else "test",
+                    "hidden": perm[:n_hidden],
+                    "likes": perm[n_hidden:],
+                }
+            )
     return tasks
 
 
-def evaluate_acm(corpus: Corpus, tasks: Sequence[dict[str, Any]], recommenders: dict[str, Any],
-                 progress: Progress | None = None) -> dict[str, dict[str, dict[str, float]]]:
+def evaluate_acm(
+    corpus: Corpus, tasks: Sequence[dict[str, Any]], recommenders: dict[str, Any], progress: Progress | None = None
+) -> dict[str, dict[str, dict[str, float]]]:
     """{split: {recommender: {metric: mean}}} for split in tune / test / all."""
     per: dict[str, dict[str, list[dict[str, float]]]] = {}
     n = len(corpus)
@@ -157,26 +178,36 @@ def evaluate_acm(corpus: Corpus, tasks: Sequence[dict[str, Any]], recommenders: 
             excl = np.zeros(n, dtype=bool)
             excl[likes] = True
             top = rank(scored, 100, exclude=excl)
-            m = {"ndcg@10": ndcg_at(top, hidden, 10), "recall@100": recall_at(top, hidden, 100),
-                 "mrr": reciprocal_rank(scored.scores, hidden, excl)}
+            m = {
+                "ndcg@10": ndcg_at(top, hidden, 10),
+                "recall@100": recall_at(top, hidden, 100),
+                "mrr": reciprocal_rank(scored.scores, hidden, excl),
+            }
             for split in (task["split"], "all"):
                 per.setdefault(split, {}).setdefault(name, []).append(m)
         if progress:
             progress(f"{name}: {len(tasks)} reader-seeds in {time.time() - t0:.1f}s")
-    return {split: {name: {k: round(_mean([m[k] for m in ms]), 4) for k in ms[0]} for name, ms in recs.items()}
-            for split, recs in per.items()}
+    return {
+        split: {name: {k: round(_mean([m[k] for m in ms]), 4) for k in ms[0]} for name, ms in recs.items()}
+        for split, recs in per.items()
+    }
 
 
-def run_acm(data_path: str | Path, embedder: str = "minilm", recommenders: dict[str, Any] | None = None,
-            progress: Progress | None = None, seeds: Sequence[int] = ACM_SEEDS,
-            pool_size: int = ACM_POOL_SIZE) -> dict[str, Any]:
+def run_acm(
+    data_path: str | Path,
+    embedder: str = "minilm",
+    recommenders: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    seeds: Sequence[int] = ACM_SEEDS,
+    pool_size: int = ACM_POOL_SIZE,
+) -> dict[str, Any]:
     readers = load_acm_readers(data_path)
     pool = acm_pool(data_path, pool_size)
     with tempfile.TemporaryDirectory(prefix="paperatlas-acm-") as tmp:
         lib = library_from_records(pool, embedder, tmp, progress)
         try:
             corpus = lib.recommend.corpus()
-            tasks = acm_splits(readers, corpus, seeds, lambda d: (lib.store.resolve_id(d)))
+            tasks = acm_splits(readers, corpus, seeds, lambda d: lib.store.resolve_id(d))
             recs = recommenders or {name: RECOMMENDERS.create(name) for name in RECOMMENDERS.names()}
             if recommenders is None and corpus.svm_space is not None:
                 # a diagnostic row: the svm baseline given the same keywords `default` reads
@@ -184,9 +215,16 @@ def run_acm(data_path: str | Path, embedder: str = "minilm", recommenders: dict[
             results = evaluate_acm(corpus, tasks, recs, progress)
         finally:
             lib.close()
-    return {"dataset": "acm-cr", "pool": len(pool), "readers": len({t["reader"] for t in tasks}),
-            "seeds": list(seeds), "embedder": embedder, "tune_readers": "even positions in citations.jsonl",
-            "test_readers": "odd positions", "results": results}
+    return {
+        "dataset": "acm-cr",
+        "pool": len(pool),
+        "readers": len({t["reader"] for t in tasks}),
+        "seeds": list(seeds),
+        "embedder": embedder,
+        "tune_readers": "even positions in citations.jsonl",
+        "test_readers": "odd positions",
+        "results": results,
+    }
 
 
 # -- simulated readers -----------------------------------------------------------------------
@@ -274,8 +312,9 @@ def _choice_ids(corpus: Corpus, answers: Sequence[Answer]) -> list[tuple[str, st
     return [(NEITHER if w < 0 else corpus.ids[w], corpus.ids[lo]) for _, _, rows in answers for w, lo in rows]
 
 
-def _triage_choices(corpus: Corpus, reader: SimReader, events: int, seed: int,
-                    strategy: str, neither: bool = False) -> list[Answer]:
+def _triage_choices(
+    corpus: Corpus, reader: SimReader, events: int, seed: int, strategy: str, neither: bool = False
+) -> list[Answer]:
     """The reader's answers to `events` pairs: chosen by triage.next_pair (the product's own
     selection, given the answers so far) or drawn at random ("pairs"); `neither`: the reader
     may answer "neither" (SimReader.answer)."""
@@ -306,21 +345,33 @@ def simulated_variants() -> dict[str, dict[str, Any]]:
         "default (no negatives)": {"rec": "default", "events": "random", "negatives": False},
         "default + triage (dueling bandit)": {"rec": "default", "events": "bandit", "negatives": True},
         "default + triage (random pairs)": {"rec": "default", "events": "pairs", "negatives": True},
-        "default + triage, 'neither' allowed (dueling bandit)": {"rec": "default", "events": "bandit+neither",
-                                                                 "negatives": True},
-        "default + triage, 'neither' allowed (random pairs)": {"rec": "default", "events": "pairs+neither",
-                                                               "negatives": True},
+        "default + triage, 'neither' allowed (dueling bandit)": {
+            "rec": "default",
+            "events": "bandit+neither",
+            "negatives": True,
+        },
+        "default + triage, 'neither' allowed (random pairs)": {
+            "rec": "default",
+            "events": "pairs+neither",
+            "negatives": True,
+        },
         "default + written preferences": {"rec": "default", "events": "random", "negatives": True, "pref": True},
     }
 
 
-def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
-                       events: Sequence[int] = SIM_EVENTS, recommenders: dict[str, Any] | None = None,
-                       progress: Progress | None = None) -> dict[str, dict[str, float]]:
+def evaluate_simulated(
+    corpus: Corpus,
+    areas: np.ndarray,
+    seeds: Sequence[int],
+    events: Sequence[int] = SIM_EVENTS,
+    recommenders: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, dict[str, float]]:
     """{variant: {"p@10 after k": mean}} over the readers `seeds`."""
     counts = _area_counts(areas)
-    eligible = sorted(a for a, c in counts.items() if c >= SIM_MIN_AREA
-                      and not any(a.startswith(s) for s in SIM_SKIP_AREAS))
+    eligible = sorted(
+        a for a, c in counts.items() if c >= SIM_MIN_AREA and not any(a.startswith(s) for s in SIM_SKIP_AREAS)
+    )
     recs = recommenders or {name: RECOMMENDERS.create(name) for name in RECOMMENDERS.names()}
     no_neg = RECOMMENDERS.create("default", use_negatives=False)
     out: dict[str, dict[str, list[float]]] = {}
@@ -329,8 +380,11 @@ def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
         reader = make_reader(seed, areas, eligible)
         relevant = reader.utility == 1
         stream = _stream(reader, n, kmax, seed)
-        trials = {f"{strategy}{'+neither' if nei else ''}": _triage_choices(corpus, reader, kmax, seed, strategy, nei)
-                  for strategy in ("bandit", "pairs") for nei in (False, True)}
+        trials = {
+            f"{strategy}{'+neither' if nei else ''}": _triage_choices(corpus, reader, kmax, seed, strategy, nei)
+            for strategy in ("bandit", "pairs")
+            for nei in (False, True)
+        }
         pref = ", ".join([f"more {a}" for a in reader.liked_areas] + [f"fewer {a}" for a in reader.disliked_areas])
         for name, v in simulated_variants().items():
             rec = no_neg if (v["rec"] == "default" and not v["negatives"]) else recs[v["rec"]]
@@ -339,9 +393,11 @@ def evaluate_simulated(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int],
                 if v["events"] == "random":
                     ev = stream[:k]
                     excl[[i for i, _ in ev]] = True
-                    sig = Signals(likes=[corpus.ids[i] for i, r in ev if r == "like"],
-                                  dislikes=[corpus.ids[i] for i, r in ev if r == "dislike"] if v["negatives"] else [],
-                                  preferences=pref if v.get("pref") else "")
+                    sig = Signals(
+                        likes=[corpus.ids[i] for i, r in ev if r == "like"],
+                        dislikes=[corpus.ids[i] for i, r in ev if r == "dislike"] if v["negatives"] else [],
+                        preferences=pref if v.get("pref") else "",
+                    )
                 else:
                     ans = trials[v["events"]][:k]  # k answers (clicks)
                     for a, b, _ in ans:
@@ -360,13 +416,25 @@ def _area_counts(xs: Any) -> dict[str, int]:
     return dict(Counter(xs.tolist() if hasattr(xs, "tolist") else xs))
 
 
-def sim_corpus(papers_path: str | Path, embedder: str, workdir: str,
-               progress: Progress | None = None) -> tuple[Any, Corpus, np.ndarray]:
+def sim_corpus(
+    papers_path: str | Path, embedder: str, workdir: str, progress: Progress | None = None
+) -> tuple[Any, Corpus, np.ndarray]:
     """(library, corpus, primary area per corpus row) of the ICLR 2024 papers."""
     papers = load_venue_papers(papers_path)
-    recs = [{"id": d["id"], "title": d["title"], "abstract": d["abstract"], "authors": d.get("authors", []),
-             "keywords": d.get("keywords", []), "venue": d["venue"], "year": d["year"], "status": d.get("status", ""),
-             "url": d.get("url", "")} for d in papers]
+    recs = [
+        {
+            "id": d["id"],
+            "title": d["title"],
+            "abstract": d["abstract"],
+            "authors": d.get("authors", []),
+            "keywords": d.get("keywords", []),
+            "venue": d["venue"],
+            "year": d["year"],
+            "status": d.get("status", ""),
+            "url": d.get("url", ""),
+        }
+        for d in papers
+    ]
     lib = library_from_records(recs, embedder, workdir, progress)
     corpus = lib.recommend.corpus()
     area_of = {d["id"]: d["primary_area"] for d in papers}
@@ -374,8 +442,13 @@ def sim_corpus(papers_path: str | Path, embedder: str, workdir: str,
     return lib, corpus, areas
 
 
-def run_simulated(papers_path: str | Path, embedder: str = "minilm", split: str = "test",
-                  recommenders: dict[str, Any] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+def run_simulated(
+    papers_path: str | Path,
+    embedder: str = "minilm",
+    split: str = "test",
+    recommenders: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     seeds = SIM_TEST_SEEDS if split == "test" else SIM_TUNE_SEEDS
     with tempfile.TemporaryDirectory(prefix="paperatlas-sim-") as tmp:
         lib, corpus, areas = sim_corpus(papers_path, embedder, tmp, progress)
@@ -383,12 +456,21 @@ def run_simulated(papers_path: str | Path, embedder: str = "minilm", split: str 
             results = evaluate_simulated(corpus, areas, seeds, recommenders=recommenders, progress=progress)
         finally:
             lib.close()
-    return {"dataset": "simulated", "papers": len(corpus), "readers": len(seeds), "split": split,
-            "seeds": [seeds[0], seeds[-1]], "embedder": embedder,
-            "topics": "ICLR 2024 primary areas (human-assigned), >= 40 papers, catch-all excluded",
-            "responses": {"liked area": "like 0.85", "disliked area": "not interested 0.6",
-                          "other": "like 0.05 / not interested 0.15"},
-            "results": results}
+    return {
+        "dataset": "simulated",
+        "papers": len(corpus),
+        "readers": len(seeds),
+        "split": split,
+        "seeds": [seeds[0], seeds[-1]],
+        "embedder": embedder,
+        "topics": "ICLR 2024 primary areas (human-assigned), >= 40 papers, catch-all excluded",
+        "responses": {
+            "liked area": "like 0.85",
+            "disliked area": "not interested 0.6",
+            "other": "like 0.05 / not interested 0.15",
+        },
+        "results": results,
+    }
 
 
 # -- groups ----------------------------------------------------------------------------------
@@ -396,15 +478,22 @@ GROUP_EVENTS = 20
 GROUP_N = 10
 
 
-def evaluate_groups(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int], n: int = GROUP_N,
-                    depth: int = 100, progress: Progress | None = None) -> dict[str, dict[str, float]]:
+def evaluate_groups(
+    corpus: Corpus,
+    areas: np.ndarray,
+    seeds: Sequence[int],
+    n: int = GROUP_N,
+    depth: int = 100,
+    progress: Progress | None = None,
+) -> dict[str, dict[str, float]]:
     """Nash vs sum over groups of 3-5 simulated readers, each after 20 random-order events.
     Satisfaction of a member = fraction of the group list in their liked areas."""
     from ..recommend import groups
 
     counts = _area_counts(areas)
-    eligible = sorted(a for a, c in counts.items() if c >= SIM_MIN_AREA
-                      and not any(a.startswith(s) for s in SIM_SKIP_AREAS))
+    eligible = sorted(
+        a for a, c in counts.items() if c >= SIM_MIN_AREA and not any(a.startswith(s) for s in SIM_SKIP_AREAS)
+    )
     rec = RECOMMENDERS.create("default")
     res: dict[str, dict[str, list[float]]] = {}
     nrows = len(corpus)
@@ -415,8 +504,10 @@ def evaluate_groups(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int], n: 
         pts = []
         for mem in members:
             ev = _stream(mem, nrows, GROUP_EVENTS, mem.seed)
-            sig = Signals(likes=[corpus.ids[i] for i, r in ev if r == "like"],
-                          dislikes=[corpus.ids[i] for i, r in ev if r == "dislike"])
+            sig = Signals(
+                likes=[corpus.ids[i] for i, r in ev if r == "like"],
+                dislikes=[corpus.ids[i] for i, r in ev if r == "dislike"],
+            )
             excl = np.zeros(nrows, dtype=bool)
             excl[[i for i, _ in ev]] = True
             pts.append(groups.borda(rec.fit(corpus, sig).scores, excl, depth))
@@ -433,8 +524,9 @@ def evaluate_groups(corpus: Corpus, areas: np.ndarray, seeds: Sequence[int], n: 
     return {m: {k: round(_mean(v), 4) for k, v in d.items()} for m, d in res.items()}
 
 
-def run_groups(papers_path: str | Path, embedder: str = "minilm", split: str = "test",
-               progress: Progress | None = None) -> dict[str, Any]:
+def run_groups(
+    papers_path: str | Path, embedder: str = "minilm", split: str = "test", progress: Progress | None = None
+) -> dict[str, Any]:
     seeds = SIM_TEST_SEEDS if split == "test" else SIM_TUNE_SEEDS
     with tempfile.TemporaryDirectory(prefix="paperatlas-groups-") as tmp:
         lib, corpus, areas = sim_corpus(papers_path, embedder, tmp, progress)
@@ -442,9 +534,18 @@ def run_groups(papers_path: str | Path, embedder: str = "minilm", split: str = "
             results = evaluate_groups(corpus, areas, seeds, progress=progress)
         finally:
             lib.close()
-    return {"dataset": "groups", "papers": len(corpus), "groups": len(seeds), "split": split, "group_size": "3-5",
-            "list_length": GROUP_N, "events_per_member": GROUP_EVENTS, "embedder": embedder,
-            "satisfaction": "fraction of the list in the member's hidden liked areas", "results": results}
+    return {
+        "dataset": "groups",
+        "papers": len(corpus),
+        "groups": len(seeds),
+        "split": split,
+        "group_size": "3-5",
+        "list_length": GROUP_N,
+        "events_per_member": GROUP_EVENTS,
+        "embedder": embedder,
+        "satisfaction": "fraction of the list in the member's hidden liked areas",
+        "results": results,
+    }
 
 
 # -- command ---------------------------------------------------------------------------------
@@ -461,8 +562,10 @@ def format_report(rep: dict[str, Any]) -> str:
     ds = rep["dataset"]
     if ds == "acm-cr":
         res = rep["results"]
-        out = [f"ACM-CR: {rep['readers']} readers x {len(rep['seeds'])} seeds, pool {rep['pool']} papers, "
-               f"embedder {rep['embedder']}"]
+        out = [
+            f"ACM-CR: {rep['readers']} readers x {len(rep['seeds'])} seeds, pool {rep['pool']} papers, "
+            f"embedder {rep['embedder']}"
+        ]
         for split in ("test", "tune", "all"):
             if split in res:
                 out.append("")
@@ -472,15 +575,23 @@ def format_report(rep: dict[str, Any]) -> str:
             out.append(f"\ndefault / svm nDCG@10 on test readers: {d / s:.2f}x" if s else "")
             if SVM_KEYWORDS in res["test"]:
                 k = res["test"][SVM_KEYWORDS]["ndcg@10"]
-                out.append(f"({SVM_KEYWORDS}: the svm baseline on the library's text, authors' keywords included, "
-                           f"not arxiv-sanity's; default / it: {d / k:.2f}x)" if k else "")
+                out.append(
+                    f"({SVM_KEYWORDS}: the svm baseline on the library's text, authors' keywords included, "
+                    f"not arxiv-sanity's; default / it: {d / k:.2f}x)"
+                    if k
+                    else ""
+                )
         return "\n".join(out)
     if ds == "simulated":
-        return (f"Simulated readers ({rep['split']}: {rep['readers']} readers, seeds {rep['seeds'][0]}-"
-                f"{rep['seeds'][1]}) over {rep['papers']} ICLR 2024 papers, embedder {rep['embedder']}\n"
-                + _table("precision@10 after N feedback events", rep["results"]))
-    return (f"Reading groups ({rep['split']}: {rep['groups']} groups of 3-5, {rep['list_length']} papers, "
-            f"{rep['events_per_member']} events per member)\n" + _table("Nash welfare vs sum of scores", rep["results"]))
+        return (
+            f"Simulated readers ({rep['split']}: {rep['readers']} readers, seeds {rep['seeds'][0]}-"
+            f"{rep['seeds'][1]}) over {rep['papers']} ICLR 2024 papers, embedder {rep['embedder']}\n"
+            + _table("precision@10 after N feedback events", rep["results"])
+        )
+    return (
+        f"Reading groups ({rep['split']}: {rep['groups']} groups of 3-5, {rep['list_length']} papers, "
+        f"{rep['events_per_member']} events per member)\n" + _table("Nash welfare vs sum of scores", rep["results"])
+    )
 
 
 def _recommend_cmd() -> Any:
@@ -489,10 +600,19 @@ def _recommend_cmd() -> Any:
     @click.command("recommend")
     @click.argument("task", type=click.Choice(["acm-cr", "simulated", "groups"]))
     @click.argument("data_path", type=click.Path(exists=True))
-    @click.option("--embedder", default="minilm", show_default=True,
-                  help="Embedding model (vectors come from $PAPERATLAS_VECTOR_CACHE when already computed).")
-    @click.option("--split", type=click.Choice(["test", "tune"]), default="test", show_default=True,
-                  help="simulated/groups: report readers (seeds 100-149) or tuning readers (0-29).")
+    @click.option(
+        "--embedder",
+        default="minilm",
+        show_default=True,
+        help="Embedding model (vectors come from $PAPERATLAS_VECTOR_CACHE when already computed).",
+    )
+    @click.option(
+        "--split",
+        type=click.Choice(["test", "tune"]),
+        default="test",
+        show_default=True,
+        help="simulated/groups: report readers (seeds 100-149) or tuning readers (0-29).",
+    )
     @click.option("--seeds", default="0,1,2,3,4", show_default=True, help="acm-cr: hide-half seeds.")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON: each recommender's metrics.")
     def recommend_cmd(task: str, data_path: str, embedder: str, split: str, seeds: str, as_json: bool) -> None:
@@ -504,6 +624,7 @@ def _recommend_cmd() -> Any:
 
             paperatlas eval recommend acm-cr ../shared/data/acm_cr
         """
+
         def progress(msg: str) -> None:
             click.echo(msg, err=True)
 
@@ -519,8 +640,16 @@ def _recommend_cmd() -> Any:
         if as_json:
             res = rep["results"]
             flat = res.get("test", res) if task == "acm-cr" else res
-            click.echo(json.dumps({**flat, "_meta": {k: v for k, v in rep.items() if k != "results"},
-                                   **({"_splits": res} if task == "acm-cr" else {})}, indent=2))
+            click.echo(
+                json.dumps(
+                    {
+                        **flat,
+                        "_meta": {k: v for k, v in rep.items() if k != "results"},
+                        **({"_splits": res} if task == "acm-cr" else {}),
+                    },
+                    indent=2,
+                )
+            )
         else:
             click.echo(format_report(rep))
 

@@ -27,8 +27,30 @@ import click
 from ..topics.phrases import word_key
 
 _WORD = re.compile(r"[a-z]+")
-_STOP = {"and", "or", "of", "the", "for", "in", "on", "to", "a", "an", "with", "e", "g", "i", "including",
-         "etc", "none", "above", "general", "learning", "applications", "application"}
+_STOP = {
+    "and",
+    "or",
+    "of",
+    "the",
+    "for",
+    "in",
+    "on",
+    "to",
+    "a",
+    "an",
+    "with",
+    "e",
+    "g",
+    "i",
+    "including",
+    "etc",
+    "none",
+    "above",
+    "general",
+    "learning",
+    "applications",
+    "application",
+}
 
 
 def _words(text: str) -> set[str]:
@@ -57,8 +79,16 @@ def theme_agreement(lib: Any, venue: str, year: int, field: str = "primary_area"
         c = Counter(a for _, a in labelled)
         top, n = c.most_common(1)[0]
         label_words = _words(t["label"] + " " + " ".join(t.get("phrases") or []))
-        rows.append({"topic": t["topic"], "label": t["label"], "papers": len(labelled), "area": top,
-                     "purity": round(n / len(labelled), 3), "label_matches_area": bool(label_words & _words(top))})
+        rows.append(
+            {
+                "topic": t["topic"],
+                "label": t["label"],
+                "papers": len(labelled),
+                "area": top,
+                "purity": round(n / len(labelled), 3),
+                "label_matches_area": bool(label_words & _words(top)),
+            }
+        )
         themes += [str(t["topic"])] * len(labelled)
         areas += [a for _, a in labelled]
     if not rows:
@@ -67,9 +97,19 @@ def theme_agreement(lib: Any, venue: str, year: int, field: str = "primary_area"
     shuffled = areas[:]
     random.Random(seed).shuffle(shuffled)
     c_purity, c_nmi = _purity_nmi(themes, shuffled)
-    return {"venue": venue, "year": year, "papers": len(areas), "areas": len(set(areas)), "themes": len(rows),
-            "purity": purity, "nmi": nmi, "chance_purity": c_purity, "chance_nmi": c_nmi,
-            "labels_matching_area": sum(r["label_matches_area"] for r in rows), "per_theme": rows}
+    return {
+        "venue": venue,
+        "year": year,
+        "papers": len(areas),
+        "areas": len(set(areas)),
+        "themes": len(rows),
+        "purity": purity,
+        "nmi": nmi,
+        "chance_purity": c_purity,
+        "chance_nmi": c_nmi,
+        "labels_matching_area": sum(r["label_matches_area"] for r in rows),
+        "per_theme": rows,
+    }
 
 
 def _year_of(path: Path, rec: dict[str, Any]) -> int | None:
@@ -106,25 +146,45 @@ def trends_check(lib: Any, venue: str, files: Sequence[str]) -> dict[str, Any]:
             want = raw[(row["topic"], int(ys))]
             if want != n:
                 diffs.append({"topic": row["topic"], "year": int(ys), "report": n, "raw": want})
-    placed_diffs = [{"year": int(y), "report": n, "raw": per_year[int(y)]} for y, n in tr["papers"].items()
-                    if per_year[int(y)] != n]
-    return {"venue": venue, "years": tr["years"], "papers_per_year": tr["papers"], "raw_records_not_in_a_theme": missing,
-            "count_disagreements": diffs, "year_total_disagreements": placed_diffs,
-            "rising": [{k: r[k] for k in ("label", "shares", "change", "z", "q", "significant")}
-                       for r in tr["themes"] if r["topic"] in tr["rising"]],
-            "fading": [{k: r[k] for k in ("label", "shares", "change", "z", "q", "significant")}
-                       for r in tr["themes"] if r["topic"] in tr["fading"]],
-            "significant": sum(r["significant"] for r in tr["themes"]), "themes": len(tr["themes"]),
-            "new": [r["label"] for r in tr["themes"] if r["new"]]}
+    placed_diffs = [
+        {"year": int(y), "report": n, "raw": per_year[int(y)]} for y, n in tr["papers"].items() if per_year[int(y)] != n
+    ]
+    return {
+        "venue": venue,
+        "years": tr["years"],
+        "papers_per_year": tr["papers"],
+        "raw_records_not_in_a_theme": missing,
+        "count_disagreements": diffs,
+        "year_total_disagreements": placed_diffs,
+        "rising": [
+            {k: r[k] for k in ("label", "shares", "change", "z", "q", "significant")}
+            for r in tr["themes"]
+            if r["topic"] in tr["rising"]
+        ],
+        "fading": [
+            {k: r[k] for k in ("label", "shares", "change", "z", "q", "significant")}
+            for r in tr["themes"]
+            if r["topic"] in tr["fading"]
+        ],
+        "significant": sum(r["significant"] for r in tr["themes"]),
+        "themes": len(tr["themes"]),
+        "new": [r["label"] for r in tr["themes"] if r["new"]],
+    }
 
 
 @click.command("report")
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH",
-              help="A library with its topics built.")
+@click.option(
+    "--db", "db_path", envvar="PAPERATLAS_DB", required=True, metavar="PATH", help="A library with its topics built."
+)
 @click.option("--areas", nargs=2, metavar="VENUE YEAR", help="Check the themes of VENUE YEAR against primary_area.")
 @click.option("--venue", help="With --raw: the venue whose trends are checked.")
-@click.option("--raw", "raw", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="With --venue: the raw paperlists files the library was built from (repeat the option).")
+@click.option(
+    "--raw",
+    "raw",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="With --venue: the raw paperlists files the library was built from (repeat the option).",
+)
 def report_cmd(db_path: str, areas: tuple[str, str] | None, venue: str | None, raw: tuple[str, ...]) -> None:
     """Check the report: its themes against ICLR's primary areas, its trends against the raw files.
 

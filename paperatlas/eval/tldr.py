@@ -30,7 +30,7 @@ def default_venue_file() -> str | None:
 
 
 def split_of(paper_id: str) -> str:
-    """"test" for one paper in five (by a hash of its id), else "train"."""
+    """ "test" for one paper in five (by a hash of its id), else "train"."""
     return "test" if int(hashlib.sha1(paper_id.encode()).hexdigest(), 16) % 5 == 0 else "train"
 
 
@@ -58,9 +58,15 @@ def mean_rouge(summarise: Callable[[str], str], records: Iterable[dict[str, Any]
 
 
 _GRID: dict[str, list[Any]] = {
-    "contrib": [2.0, 3.0, 4.0], "we": [0.5, 1.0, 1.5], "result": [0.0, 0.5, 1.0],
-    "background": [-2.5, -1.5, -0.5], "first": [-0.5, 0.0, 0.5, 1.0], "position": [-0.3, -0.15, -0.05, 0.0],
-    "short": [-2.0], "long": [-2.0, -1.0, 0.0], "long_words": [35, 45, 60],
+    "contrib": [2.0, 3.0, 4.0],
+    "we": [0.5, 1.0, 1.5],
+    "result": [0.0, 0.5, 1.0],
+    "background": [-2.5, -1.5, -0.5],
+    "first": [-0.5, 0.0, 0.5, 1.0],
+    "position": [-0.3, -0.15, -0.05, 0.0],
+    "short": [-2.0],
+    "long": [-2.0, -1.0, 0.0],
+    "long_words": [35, 45, 60],
 }
 
 
@@ -78,8 +84,13 @@ def tune(train: list[dict[str, Any]], tries: int = 40, seed: int = 0) -> tuple[W
 
 
 @click.command("tldr")
-@click.option("--data", "data", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="Venue records with `tldr` (default: ml_venue_papers/papers.jsonl.gz of the shared data).")
+@click.option(
+    "--data",
+    "data",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Venue records with `tldr` (default: ml_venue_papers/papers.jsonl.gz of the shared data).",
+)
 @click.option("--split", type=click.Choice(["test", "train"]), default="test", show_default=True)
 @click.option("--tune", "do_tune", is_flag=True, help="Search the cue weights on the train split first.")
 @click.option("--json", "as_json", is_flag=True)
@@ -94,8 +105,10 @@ def tldr_cmd(data: str | None, split: str, do_tune: bool, as_json: bool) -> None
     if not data:
         raise click.ClickException("no venue data found\nFix: pass --data ml_venue_papers/papers.jsonl.gz")
     records = load_tldr_records(data)
-    parts = {"train": [r for r in records if split_of(r["id"]) == "train"],
-             "test": [r for r in records if split_of(r["id"]) == "test"]}
+    parts = {
+        "train": [r for r in records if split_of(r["id"]) == "train"],
+        "test": [r for r in records if split_of(r["id"]) == "test"],
+    }
     weights = DEFAULT_WEIGHTS
     started = time.perf_counter()
     tuned: dict[str, Any] | None = None
@@ -104,10 +117,14 @@ def tldr_cmd(data: str | None, split: str, do_tune: bool, as_json: bool) -> None
         tuned = {"weights": dataclasses.asdict(weights), "train_rougeL": round(score, 4)}
     chosen = parts[split]
     result = {
-        "data": data, "split": split, "papers": len(chosen), "train_papers": len(parts["train"]),
+        "data": data,
+        "split": split,
+        "papers": len(chosen),
+        "train_papers": len(parts["train"]),
         "extractive": mean_rouge(lambda a: extractive_tldr(a, weights), chosen),
         "first_sentence": mean_rouge(first_sentence, chosen),
-        "tuned_on_train": tuned, "seconds": round(time.perf_counter() - started, 2),
+        "tuned_on_train": tuned,
+        "seconds": round(time.perf_counter() - started, 2),
     }
     if as_json:
         click.echo(json.dumps(result, indent=2))

@@ -46,8 +46,10 @@ def read_labelled(path: str | Path, field: str = LABEL_FIELD) -> list[dict[str, 
             if str(r.get(field) or "").strip():
                 out.append(r)
     if not out:
-        raise PaperatlasError(f"no record in {path} has a {field!r}",
-                              "use the ml_venue_papers file (its ICLR 2024 records carry primary_area)")
+        raise PaperatlasError(
+            f"no record in {path} has a {field!r}",
+            "use the ml_venue_papers file (its ICLR 2024 records carry primary_area)",
+        )
     return out
 
 
@@ -68,12 +70,15 @@ def tfidf_kmeans(texts: Sequence[str], k: int, seed: int) -> np.ndarray:
 def score(truth: Sequence[str], labels: Sequence[int]) -> dict[str, float]:
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-    return {"nmi": round(float(normalized_mutual_info_score(truth, labels)), 4),
-            "ari": round(float(adjusted_rand_score(truth, labels)), 4)}
+    return {
+        "nmi": round(float(normalized_mutual_info_score(truth, labels)), 4),
+        "ari": round(float(adjusted_rand_score(truth, labels)), 4),
+    }
 
 
-def compare(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], truth: Sequence[str],
-            seeds: Sequence[int]) -> dict[str, Any]:
+def compare(
+    ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], truth: Sequence[str], seeds: Sequence[int]
+) -> dict[str, Any]:
     """Pipeline vs TF-IDF k-means on one set of papers, each seed run side by side."""
     from ..topics.pipeline import TopicPipeline
 
@@ -86,23 +91,42 @@ def compare(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], truth
         t = time.perf_counter()
         base = tfidf_kmeans(texts, k, seed)
         base_s = time.perf_counter() - t
-        runs.append({"seed": seed, "k": k, "paperatlas": score(truth, model.coarse), "baseline": score(truth, base),
-                     "seconds": {"paperatlas": round(ours_s, 1), "baseline": round(base_s, 1)},
-                     "silhouette_by_k": model.meta["silhouette"]})
+        runs.append(
+            {
+                "seed": seed,
+                "k": k,
+                "paperatlas": score(truth, model.coarse),
+                "baseline": score(truth, base),
+                "seconds": {"paperatlas": round(ours_s, 1), "baseline": round(base_s, 1)},
+                "silhouette_by_k": model.meta["silhouette"],
+            }
+        )
 
     def summary(name: str) -> dict[str, Any]:
-        return {"nmi": round(statistics.mean(r[name]["nmi"] for r in runs), 4),
-                "ari": round(statistics.mean(r[name]["ari"] for r in runs), 4),
-                "k": int(statistics.median(r["k"] for r in runs))}
+        return {
+            "nmi": round(statistics.mean(r[name]["nmi"] for r in runs), 4),
+            "ari": round(statistics.mean(r[name]["ari"] for r in runs), 4),
+            "k": int(statistics.median(r["k"] for r in runs)),
+        }
 
     ours, base = summary("paperatlas"), summary("baseline")
-    return {"paperatlas": ours, "baseline": base,
-            "nmi_ratio": round(ours["nmi"] / base["nmi"], 3) if base["nmi"] else None,
-            "papers": len(ids), "classes": len(set(truth)), "runs": runs}
+    return {
+        "paperatlas": ours,
+        "baseline": base,
+        "nmi_ratio": round(ours["nmi"] / base["nmi"], 3) if base["nmi"] else None,
+        "papers": len(ids),
+        "classes": len(set(truth)),
+        "runs": runs,
+    }
 
 
-def eval_topics(path: str | Path, seeds: Sequence[int] = (0, 1, 2), embedder: str | None = None,
-                heldout: bool = True, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def eval_topics(
+    path: str | Path,
+    seeds: Sequence[int] = (0, 1, 2),
+    embedder: str | None = None,
+    heldout: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Ingest and embed the labelled papers, then compare on all of them and on half B."""
     from ..library import Library
 
@@ -138,12 +162,18 @@ def eval_topics(path: str | Path, seeds: Sequence[int] = (0, 1, 2), embedder: st
     if heldout:
         b = [i for i, pid in enumerate(ids) if half_b(pid)]
         say(f"held-out half: {len(b)} papers")
-        out["heldout_half_b"] = compare([ids[i] for i in b], vectors[b], [texts[i] for i in b],
-                                        [truth[i] for i in b], seeds)
-    out["info"] = {"file": str(path), "label": LABEL_FIELD, "embedder": embedder_id, "embed_s": round(embed_s, 1),
-                   "baseline": "TfidfVectorizer(stop_words='english', sublinear_tf, min_df=2, max_df=0.5) + "
-                               "KMeans(k, n_init=3), same k and seed",
-                   "tuning": "choices made on ICLR half A (sha1(id) even) and NeurIPS 2023; half B untouched"}
+        out["heldout_half_b"] = compare(
+            [ids[i] for i in b], vectors[b], [texts[i] for i in b], [truth[i] for i in b], seeds
+        )
+    out["info"] = {
+        "file": str(path),
+        "label": LABEL_FIELD,
+        "embedder": embedder_id,
+        "embed_s": round(embed_s, 1),
+        "baseline": "TfidfVectorizer(stop_words='english', sublinear_tf, min_df=2, max_df=0.5) + "
+        "KMeans(k, n_init=3), same k and seed",
+        "tuning": "choices made on ICLR half A (sha1(id) even) and NeurIPS 2023; half B untouched",
+    }
     return out
 
 
@@ -163,8 +193,13 @@ def topics_cmd(papers_file: str, seeds: int, embedder: str | None, no_heldout: b
         paperatlas eval topics ../shared/data/ml_venue_papers/papers.jsonl.gz --json
     """
     try:
-        res = eval_topics(papers_file, range(max(1, seeds)), embedder, not no_heldout,
-                          progress=None if as_json else (lambda s: click.echo(s, err=True)))
+        res = eval_topics(
+            papers_file,
+            range(max(1, seeds)),
+            embedder,
+            not no_heldout,
+            progress=None if as_json else (lambda s: click.echo(s, err=True)),
+        )
     except PaperatlasError as e:
         raise click.ClickException(str(e)) from None
     if as_json:

@@ -64,8 +64,10 @@ def load(path: str | Path, lib: Any) -> tuple[list[ZhQuery], int]:
             row = json.loads(line)
             q, title, kind, split = str(row["q"]), row["title"], str(row["kind"]), str(row["split"])
         except (ValueError, KeyError, TypeError) as e:
-            raise PaperatlasError(f"{path}, line {n}: not a {{\"q\", \"title\", \"kind\", \"split\"}} object ({e})",
-                                  "write one JSON object per line; title null for a query with no answer") from None
+            raise PaperatlasError(
+                f'{path}, line {n}: not a {{"q", "title", "kind", "split"}} object ({e})',
+                "write one JSON object per line; title null for a query with no answer",
+            ) from None
         pid = None
         if title is not None:
             pid = titles.get(norm_title(str(title)))
@@ -105,8 +107,9 @@ def _grid(lo: float, hi: float, step: float = 0.005) -> list[float]:
     return [round(lo + i * step, 3) for i in range(int(round((hi - lo) / step)) + 1)]
 
 
-def tune(lib: Any, queries: Sequence[ZhQuery], ev: Sequence[dict[str, float]],
-         max_false_empty: float, margin: float = 0.01) -> tuple[Floor, ScoreScale]:
+def tune(
+    lib: Any, queries: Sequence[ZhQuery], ev: Sequence[dict[str, float]], max_false_empty: float, margin: float = 0.01
+) -> tuple[Floor, ScoreScale]:
     real = [e for z, e in zip(queries, ev) if z.paper_id]
     none = [e for z, e in zip(queries, ev) if not z.paper_id]
     if not real or not none:
@@ -123,12 +126,17 @@ def tune(lib: Any, queries: Sequence[ZhQuery], ev: Sequence[dict[str, float]],
     return Floor(gate_cosine=gate, coverage=1.0, hit_cosine=hit), ScoreScale(round(low, 3), round(high, 3))
 
 
-def measure(lib: Any, queries: Sequence[ZhQuery], floor: Floor | None, scale: ScoreScale | None,
-            k: int = 10) -> dict[str, Any]:
+def measure(
+    lib: Any, queries: Sequence[ZhQuery], floor: Floor | None, scale: ScoreScale | None, k: int = 10
+) -> dict[str, Any]:
     """MRR@k, hit@k, the false-empty and the emptied shares, and the top hit's score, per mode."""
     eng = lib.engine
-    saved = (eng.crosslingual_floor_override, eng.crosslingual_scale_override, eng.settings.crosslingual_fusion,
-             eng.settings.floor)
+    saved = (
+        eng.crosslingual_floor_override,
+        eng.crosslingual_scale_override,
+        eng.settings.crosslingual_fusion,
+        eng.settings.floor,
+    )
     eng.crosslingual_floor_override, eng.crosslingual_scale_override = floor, scale
     eng.settings.crosslingual_fusion = "calibrated" if scale is not None else "minmax"
     eng.settings.floor = floor is not None
@@ -149,21 +157,29 @@ def measure(lib: Any, queries: Sequence[ZhQuery], floor: Floor | None, scale: Sc
                 else:
                     empty_none.append(1.0 if not fused else 0.0)
                     top_none.append(top)
-            out[mode] = {f"mrr@{k}": round(float(np.mean(rr)), 4) if rr else None,
-                         f"hit@{k}": round(float(np.mean(hits)), 4) if hits else None,
-                         "false_empty": round(float(np.mean(empty_real)), 4) if empty_real else None,
-                         "no_answer_emptied": round(float(np.mean(empty_none)), 4) if empty_none else None,
-                         "top_score_real_median": round(float(np.median(top_real)), 3) if top_real else None,
-                         "top_score_no_answer_median": round(float(np.median(top_none)), 3) if top_none else None,
-                         "real": len(rr), "no_answer": len(empty_none)}
+            out[mode] = {
+                f"mrr@{k}": round(float(np.mean(rr)), 4) if rr else None,
+                f"hit@{k}": round(float(np.mean(hits)), 4) if hits else None,
+                "false_empty": round(float(np.mean(empty_real)), 4) if empty_real else None,
+                "no_answer_emptied": round(float(np.mean(empty_none)), 4) if empty_none else None,
+                "top_score_real_median": round(float(np.median(top_real)), 3) if top_real else None,
+                "top_score_no_answer_median": round(float(np.median(top_none)), 3) if top_none else None,
+                "real": len(rr),
+                "no_answer": len(empty_none),
+            }
         return out
     finally:
-        (eng.crosslingual_floor_override, eng.crosslingual_scale_override, eng.settings.crosslingual_fusion,
-         eng.settings.floor) = saved
+        (
+            eng.crosslingual_floor_override,
+            eng.crosslingual_scale_override,
+            eng.settings.crosslingual_fusion,
+            eng.settings.floor,
+        ) = saved
 
 
-def eval_zh_floor(lib: Any, path: str | Path, split: str = "train", report_split: str = "test",
-                  max_false_empty: float = 0.0) -> dict[str, Any]:
+def eval_zh_floor(
+    lib: Any, path: str | Path, split: str = "train", report_split: str = "test", max_false_empty: float = 0.0
+) -> dict[str, Any]:
     queries, absent = load(path, lib)
     train = [z for z in queries if z.split == split]
     test = [z for z in queries if z.split == report_split]
@@ -175,20 +191,26 @@ def eval_zh_floor(lib: Any, path: str | Path, split: str = "train", report_split
     report: dict[str, Any] = {
         "library": {"papers": lib.count(), "queries_used": len(queries), "real_queries_absent": absent},
         "distributions": {
-            s: {"real_best": _pct([e["best"] for z, e in zip(zs, ev) if z.paper_id]),
+            s: {
+                "real_best": _pct([e["best"] for z, e in zip(zs, ev) if z.paper_id]),
                 "real_right": _pct([e["right"] for z, e in zip(zs, ev) if z.paper_id]),
-                "no_answer_best": _pct([e["best"] for z, e in zip(zs, ev) if not z.paper_id])}
-            for s, zs, ev in ((split, train, ev_train), (report_split, test, ev_test))},
+                "no_answer_best": _pct([e["best"] for z, e in zip(zs, ev) if not z.paper_id]),
+            }
+            for s, zs, ev in ((split, train, ev_train), (report_split, test, ev_test))
+        },
         "tuned": {"floor": asdict(tuned_floor), "scale": asdict(tuned_scale)},
-        "shipped": {"floor": asdict(shipped[0]) if shipped[0] else None,
-                    "scale": asdict(shipped[1]) if shipped[1] else None},
+        "shipped": {
+            "floor": asdict(shipped[0]) if shipped[0] else None,
+            "scale": asdict(shipped[1]) if shipped[1] else None,
+        },
     }
     for name, zs in ((split, train), (report_split, test)):
-        report[name] = {"before": measure(lib, zs, None, None),
-                        "after_shipped": measure(lib, zs, shipped[0], shipped[1]),
-                        "after_tuned_here": measure(lib, zs, tuned_floor, tuned_scale)}
-    report["still_answered_no_answer_queries"] = [
-        z.q for z in test if not z.paper_id and _answered(lib, z.q)]
+        report[name] = {
+            "before": measure(lib, zs, None, None),
+            "after_shipped": measure(lib, zs, shipped[0], shipped[1]),
+            "after_tuned_here": measure(lib, zs, tuned_floor, tuned_scale),
+        }
+    report["still_answered_no_answer_queries"] = [z.q for z in test if not z.paper_id and _answered(lib, z.q)]
     return report
 
 
@@ -199,12 +221,23 @@ def _answered(lib: Any, q: str) -> bool:
 
 @click.command("zh-floor")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", default="paperatlas.db", show_default=True,
-              help="Library with a multilingual index (`paperatlas embed --multilingual`).")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="PAPERATLAS_DB",
+    default="paperatlas.db",
+    show_default=True,
+    help="Library with a multilingual index (`paperatlas embed --multilingual`).",
+)
 @click.option("--split", default="train", show_default=True, help="Queries to tune on.")
 @click.option("--report-split", default="test", show_default=True, help="Queries to report on (not tuned on).")
-@click.option("--max-false-empty", type=float, default=0.0, show_default=True,
-              help="Share of the tuning split's real queries the gate may leave with no answer.")
+@click.option(
+    "--max-false-empty",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Share of the tuning split's real queries the gate may leave with no answer.",
+)
 def zh_floor_cmd(file: str, db_path: str, split: str, report_split: str, max_false_empty: float) -> None:
     """Calibrate the floor and score scale of Chinese (multilingual) search, and report MRR@10,
     hit@10 and the false-empty rate before and after on the test split (JSON).
@@ -216,5 +249,11 @@ def zh_floor_cmd(file: str, db_path: str, split: str, report_split: str, max_fal
     from ..library import Library
 
     with Library(db_path, create=False) as lib:
-        click.echo(json.dumps(eval_zh_floor(lib, file, split, report_split, max_false_empty), indent=2,
-                              ensure_ascii=False, default=str))
+        click.echo(
+            json.dumps(
+                eval_zh_floor(lib, file, split, report_split, max_false_empty),
+                indent=2,
+                ensure_ascii=False,
+                default=str,
+            )
+        )

@@ -117,5 +117,19 @@ def N_(message: str) -> str:
     return message
 
 
-__all__ = ["COOKIE", "DEFAULT", "LANGUAGES", "N_", "current", "gettext", "html_lang", "language",
-           "negotiate", "ngettext", "normalize", "set_language", "translate", "translate_plural"]
+__all__ = [
+    "COOKIE",
+    "DEFAULT",
+    "LANGUAGES",
+    "N_",
+    "current",
+    "gettext",
+    "html_lang",
+    "language",
+    "negotiate",
+    "ngettext",
+    "normalize",
+    "set_language",
+    "translate",
+    "translate_plural",
+]

@@ -51,8 +51,9 @@ class Catalogue:
 def _unquote(s: str, path: Path, line: int) -> str:
     s = s.strip()
     if not (len(s) >= 2 and s[0] == s[-1] == '"'):
-        raise CatalogueError(f"{path}:{line}: expected a quoted string, got {s[:40]!r}; "
-                             'write it as "text" (escape inner quotes as \\")')
+        raise CatalogueError(
+            f'{path}:{line}: expected a quoted string, got {s[:40]!r}; write it as "text" (escape inner quotes as \\")'
+        )
     try:
         return str(ast.literal_eval(s))
     except (ValueError, SyntaxError):
@@ -70,8 +71,10 @@ def parse(text: str, path: Path = Path("<catalogue>")) -> dict[str, Entry]:
         nonlocal cur
         if cur is not None and cur.msgid:
             if cur.msgid in entries:
-                raise CatalogueError(f"{path}:{cur.line}: msgid {cur.msgid[:50]!r} appears twice; "
-                                     f"keep one (the first is at line {entries[cur.msgid].line})")
+                raise CatalogueError(
+                    f"{path}:{cur.line}: msgid {cur.msgid[:50]!r} appears twice; "
+                    f"keep one (the first is at line {entries[cur.msgid].line})"
+                )
             entries[cur.msgid] = cur
         cur = None
 

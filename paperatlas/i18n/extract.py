@@ -59,8 +59,13 @@ def python_messages() -> Iterator[Message]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or not node.args:
                 continue
-            name = node.func.id if isinstance(node.func, ast.Name) else \
-                node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            name = (
+                node.func.id
+                if isinstance(node.func, ast.Name)
+                else node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else ""
+            )
             if name not in FUNCS or name == "_" and f.parent.name != "web":
                 continue  # `_` is a throwaway name elsewhere
             first = node.args[0]

@@ -47,8 +47,9 @@ def default_nprobe(nlist: int, n: int) -> int:
 
 
 class FaissIvfIndex:
-    def __init__(self, nlist: int | None = None, nprobe: int | None = None, train_per_list: int = 40,
-                 threads: int = 1) -> None:
+    def __init__(
+        self, nlist: int | None = None, nprobe: int | None = None, train_per_list: int = 40, threads: int = 1
+    ) -> None:
         self.nlist, self.train_per_list = nlist, int(train_per_list)
         self.nprobe = nprobe  # None: default_nprobe(nlist, n)
         # one thread: a single query's scan is ~1 ms; OpenMP start-up and contention cost more

@@ -21,7 +21,7 @@ _UNKNOWN_INSTITUTION = {"unknown institution", "unknown", "n/a", "none", "-"}
 
 
 def presentation_of(status: str) -> str:
-    """"Oral", "ICLR 2024 spotlight", "Poster (Highlight)" -> "oral" / "spotlight" / "highlight" ("" if none)."""
+    """ "Oral", "ICLR 2024 spotlight", "Poster (Highlight)" -> "oral" / "spotlight" / "highlight" ("" if none)."""
     low = (status or "").lower()
     for word in PRESENTATIONS:  # the rarer, more telling word first: "poster (highlight)" is a highlight
         if re.search(rf"\b{word}s?\b", low):
@@ -132,8 +132,11 @@ def affiliations_of(row: dict[str, Any], authors: Sequence[str]) -> list[dict[st
         # the normalised names when the record maps this author to them (an "Unknown Institution"
         # there stays unknown: the written form is then a department or a street, not a name)
         names = [norm[k] for k in idx if norm[k]] if idx else [x for x in written if x]
-        entry: dict[str, Any] = {"author": name, "institution": names[0] if names else "",
-                                 "country": next((country_of[k] for k in idx if country_of.get(k)), "")}
+        entry: dict[str, Any] = {
+            "author": name,
+            "institution": names[0] if names else "",
+            "country": next((country_of[k] for k in idx if country_of.get(k)), ""),
+        }
         names = list(dict.fromkeys(names))
         if len(names) > 1:
             entry["institutions"] = names
@@ -163,8 +166,10 @@ def source_fields(row: dict[str, Any], authors: Sequence[str], status: str = "")
     rev = reviews_of(row)
     if rev:
         out["reviews"] = rev
-    code, project = _url(row.get("github") or row.get("code") or row.get("code_url")), _url(
-        row.get("project") or row.get("project_url"))
+    code, project = (
+        _url(row.get("github") or row.get("code") or row.get("code_url")),
+        _url(row.get("project") or row.get("project_url")),
+    )
     if code:
         out["code_url"] = code
     if project:

@@ -109,8 +109,9 @@ def parse_xml(data: bytes | str, what: str = "the XML") -> ET.Element:
             if root is None:
                 root = el
             if depth > max_depth:
-                raise NestedTooDeep(f"{what} nests elements more than {max_depth} deep (raise PAPERATLAS_MAX_XML_DEPTH "
-                                 "if that is real)")
+                raise NestedTooDeep(
+                    f"{what} nests elements more than {max_depth} deep (raise PAPERATLAS_MAX_XML_DEPTH if that is real)"
+                )
         else:
             depth -= 1
     if root is None:
@@ -152,8 +153,11 @@ def _read_bytes(path: Path) -> bytes:
                         parts.append(chunk)
                         total += len(chunk)
                         if total > max_bytes:
-                            raise _too_big(name, f"the gzip stream unpacks to more than {max_bytes:,} bytes",
-                                           "PAPERATLAS_MAX_INPUT_BYTES")
+                            raise _too_big(
+                                name,
+                                f"the gzip stream unpacks to more than {max_bytes:,} bytes",
+                                "PAPERATLAS_MAX_INPUT_BYTES",
+                            )
                         # the ratio of what came out to what was read so far: a bomb is caught after
                         # _GZIP_RATIO_AFTER bytes of output however large the whole file is
                         read = max(fh.tell(), 1)
@@ -181,7 +185,9 @@ def _read_bytes(path: Path) -> bytes:
     except FileNotFoundError:
         raise FileError(BadRecord(name, "file", "no such file", "check the path")) from None
     except IsADirectoryError:
-        raise FileError(BadRecord(name, "file", "is a folder", "pass the files inside it, e.g. folder/*.jsonl")) from None
+        raise FileError(
+            BadRecord(name, "file", "is a folder", "pass the files inside it, e.g. folder/*.jsonl")
+        ) from None
     except PermissionError as e:
         raise FileError(BadRecord(name, "file", f"cannot read it ({e.strerror})", "check permissions")) from None
     except OSError as e:
@@ -419,13 +425,24 @@ def read_string(name: str, text: str, fmt: Format) -> ReadResult:
 
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-_VENUE_YEAR_KV = re.compile(r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.IGNORECASE)
+_VENUE_YEAR_KV = re.compile(
+    r"venue\s*[:=]\s*(?P<venue>[^,;|]+?)\s*[,;|]\s*year\s*[:=]\s*(?P<year>\d{4})", re.IGNORECASE
+)
 
 
 # papercopilot/paperlists names its files <venue><year>.json (nips2023.json, colm2025.json)
 _NAME_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)[-_]?((?:19|20)\d\d)(?:\.jsonl?)?(?:\.gz)?$", re.IGNORECASE)
-VENUE_SPELLING = {"nips": "NeurIPS", "neurips": "NeurIPS", "corl": "CoRL", "colt": "COLT", "iclr": "ICLR",
-                  "icml": "ICML", "siggraph": "SIGGRAPH", "siggraphasia": "SIGGRAPH Asia", "aistats": "AISTATS"}
+VENUE_SPELLING = {
+    "nips": "NeurIPS",
+    "neurips": "NeurIPS",
+    "corl": "CoRL",
+    "colt": "COLT",
+    "iclr": "ICLR",
+    "icml": "ICML",
+    "siggraph": "SIGGRAPH",
+    "siggraphasia": "SIGGRAPH Asia",
+    "aistats": "AISTATS",
+}
 
 
 def venue_year_from_name(filename: str) -> dict[str, Any]:
@@ -437,8 +454,10 @@ def venue_year_from_name(filename: str) -> dict[str, Any]:
     return {"venue": VENUE_SPELLING.get(v, v.upper()), "year": int(m.group(2))}
 
 
-_LIST_WORDS_RE = re.compile(r"(?i)\b(?:accepted|papers?|lists?|proceedings|orals?|posters?|spotlights?|program(?:me)?"
-                            r"|schedule|tracks?|submissions)\b|论文|列表|接收|录用|收录")
+_LIST_WORDS_RE = re.compile(
+    r"(?i)\b(?:accepted|papers?|lists?|proceedings|orals?|posters?|spotlights?|program(?:me)?"
+    r"|schedule|tracks?|submissions)\b|论文|列表|接收|录用|收录"
+)
 _HEADER_YEAR = re.compile(r"(?<![\w.])(19[5-9]\d|20\d\d)(?=年|\b)")
 _VENUE_TOKEN = re.compile(r"^[A-Z][\w&@'’.+-]*$|^[A-Z0-9][A-Z0-9&@.+-]+$")
 
@@ -484,8 +503,11 @@ def parse_list_header(line: str) -> dict[str, Any] | None:
             return {"venue": venue, "year": int(m.group(1))}
     if not listy:
         return None
-    venue = before.strip(" -–—:,()[]") if len(before.split()) <= 3 and _venue_before(before.split()) == \
-        before.strip(" -–—:,()[]") else _venue_before(before.split())
+    venue = (
+        before.strip(" -–—:,()[]")
+        if len(before.split()) <= 3 and _venue_before(before.split()) == before.strip(" -–—:,()[]")
+        else _venue_before(before.split())
+    )
     if venue and (_LIST_WORDS_RE.search(after[:40]) or _LIST_WORDS_RE.search(before)):
         return {"venue": venue, "year": int(m.group(1))}
     return None
@@ -538,7 +560,9 @@ def _read_jsonl(name: str, text: str) -> ReadResult:
             continue
         if not isinstance(obj, dict):
             res.bad.append(
-                BadRecord(name, f"line {n}", f"expected a JSON object, got {type(obj).__name__}", "one paper object per line")
+                BadRecord(
+                    name, f"line {n}", f"expected a JSON object, got {type(obj).__name__}", "one paper object per line"
+                )
             )
             continue
         res.rows.append((f"line {n}", obj))
@@ -623,15 +647,22 @@ def _read_json_array(name: str, text: str) -> ReadResult:
             res.bad.append(_deep_json(name, f"record {n}"))
             i = _skip_value(text, i)
         except json.JSONDecodeError as e:
-            res.bad.append(BadRecord(name, f"line {e.lineno}, column {e.colno}", f"not valid JSON ({e.msg})",
-                                     "repair the JSON (e.g. `python -m json.tool FILE` shows where it breaks)"))
+            res.bad.append(
+                BadRecord(
+                    name,
+                    f"line {e.lineno}, column {e.colno}",
+                    f"not valid JSON ({e.msg})",
+                    "repair the JSON (e.g. `python -m json.tool FILE` shows where it breaks)",
+                )
+            )
             return res
         else:
             if isinstance(obj, dict):
                 res.rows.append((f"record {n}", obj))
             else:
-                res.bad.append(BadRecord(name, f"record {n}", f"expected an object, got {type(obj).__name__}",
-                                         "remove it"))
+                res.bad.append(
+                    BadRecord(name, f"record {n}", f"expected an object, got {type(obj).__name__}", "remove it")
+                )
         i = _WS.match(text, i).end()
         if i < len(text) and text[i] == ",":
             i = _WS.match(text, i + 1).end()
@@ -649,7 +680,9 @@ def _read_delimited(delimiter: str, fmt: Format) -> Callable[[str, str], ReadRes
         try:
             header = [h.strip().lstrip("\ufeff") for h in next(rdr)]
         except (StopIteration, csv.Error) as e:
-            res.bad.append(BadRecord(name, "line 1", f"cannot read the header ({e})", "the first line names the columns"))
+            res.bad.append(
+                BadRecord(name, "line 1", f"cannot read the header ({e})", "the first line names the columns")
+            )
             return res
         lowered = {h.lower() for h in header}
         if not lowered & set(ABSTRACT_KEYS):

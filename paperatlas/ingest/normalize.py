@@ -33,7 +33,9 @@ from .formats import Format
 from .titles import derive_title
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-_ARXIV_ID = re.compile(r"(?:arxiv\.org/abs/|arXiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
+_ARXIV_ID = re.compile(
+    r"(?:arxiv\.org/abs/|arXiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE
+)
 _STATUS_WORDS = {"oral": "Oral", "spotlight": "Spotlight", "poster": "Poster", "workshop": "Workshop"}
 
 
@@ -264,9 +266,14 @@ def _openreview(row: dict[str, Any]) -> dict[str, Any]:
         "status": _status_from(venue_str) or _decision_from_venueid(venueid),
         "keywords": _unwrap(c.get("keywords")),
         "url": f"https://openreview.net/forum?id={forum}" if forum else "",
-        "extra": {"tldr": _text(c.get("TLDR") or c.get("tldr")), "primary_area": _text(c.get("primary_area")),
-                  "pdf": pdf, "venueid": venueid if "/" in venueid else "", "presentation": presentation_of(venue_str),
-                  "code_url": _code_url(_text(c.get("code")))},
+        "extra": {
+            "tldr": _text(c.get("TLDR") or c.get("tldr")),
+            "primary_area": _text(c.get("primary_area")),
+            "pdf": pdf,
+            "venueid": venueid if "/" in venueid else "",
+            "presentation": presentation_of(venue_str),
+            "code_url": _code_url(_text(c.get("code"))),
+        },
     }
 
 
@@ -275,8 +282,12 @@ def _code_url(v: str) -> str:
 
 
 # OpenReview API v2 marks a submission's fate in content.venueid: VENUE/Rejected_Submission, ...
-_VENUEID_DECISIONS = {"rejected_submission": "Rejected", "withdrawn_submission": "Withdrawn",
-                      "desk_rejected_submission": "Desk rejected", "submission": "Under review"}
+_VENUEID_DECISIONS = {
+    "rejected_submission": "Rejected",
+    "withdrawn_submission": "Withdrawn",
+    "desk_rejected_submission": "Desk rejected",
+    "submission": "Under review",
+}
 
 
 def _decision_from_venueid(venueid: str) -> str:
@@ -318,8 +329,9 @@ def _surnames(authors: list[str]) -> set[str]:
     return {normalize_key(a.split()[-1], clean=False) for a in authors if a.split()}
 
 
-def preprint_link(paper: Paper, candidates: list[tuple[str, str, list[str]]],
-                  taken: set[str] = frozenset()) -> tuple[str, str] | None:  # type: ignore[assignment]
+def preprint_link(
+    paper: Paper, candidates: list[tuple[str, str, list[str]]], taken: set[str] = frozenset()
+) -> tuple[str, str] | None:  # type: ignore[assignment]
     """How a new paper relates to stored papers with the same title key:
     ("into", venue_id) when it is the arXiv preprint of a stored venue paper, ("absorb", arxiv_id)
     when it is the venue version of a stored preprint, None otherwise. Same title and one shared

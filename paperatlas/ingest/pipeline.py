@@ -99,16 +99,20 @@ def prepare_all(parsed: list[_Parsed], overrides: dict[str, Any], known: dict[st
     workers = _workers(sum(len(p.rows) for p in parsed))
     if workers == 1:
         return [[_prepare(item, row, overrides, known) for _, row in item.rows] for item in parsed]
-    jobs = [(fi, lo, min(lo + _CHUNK, len(item.rows))) for fi, item in enumerate(parsed)
-            for lo in range(0, len(item.rows), _CHUNK)]
+    jobs = [
+        (fi, lo, min(lo + _CHUNK, len(item.rows)))
+        for fi, item in enumerate(parsed)
+        for lo in range(0, len(item.rows), _CHUNK)
+    ]
     out: list[list[Prepared]] = [[] for _ in parsed]
     _WORK = (parsed, overrides, known)
     gc.freeze()  # the children would otherwise touch (and so copy) every inherited object when they collect
     try:
         with multiprocessing.get_context("fork").Pool(workers, initializer=gc.disable) as pool:
             for (fi, _, _), res in zip(jobs, pool.imap(_prepare_chunk, jobs)):
-                out[fi].extend((rh, r if r is None or isinstance(r, str) else (Paper(*r[0]), r[1], r[2]))
-                               for rh, r in res)
+                out[fi].extend(
+                    (rh, r if r is None or isinstance(r, str) else (Paper(*r[0]), r[1], r[2])) for rh, r in res
+                )
     finally:
         _WORK = None
         gc.unfreeze()
@@ -168,8 +172,9 @@ class PreviewFile:
             "path": self.path,
             "format": self.format,
             "shape": self.shape,
-            "papers": [{"location": loc} | {k: v for k, v in p.to_dict().items() if k != "raw"}
-                       for loc, p in self.papers],
+            "papers": [
+                {"location": loc} | {k: v for k, v in p.to_dict().items() if k != "raw"} for loc, p in self.papers
+            ],
             "notes": self.notes,
             "warnings": self.warnings,
             "bad": [str(b) for b in self.bad],
@@ -192,14 +197,16 @@ def preview_files(
         except FileError as e:
             out.append(PreviewFile(str(path), "", "", bad=[e.bad]))
             continue
-        pf = PreviewFile(str(path), rr.format.value, rr.shape, notes=list(rr.notes), warnings=list(rr.problems),
-                         bad=list(rr.bad))
+        pf = PreviewFile(
+            str(path), rr.format.value, rr.shape, notes=list(rr.notes), warnings=list(rr.problems), bad=list(rr.bad)
+        )
         for loc, row in rr.rows:
             try:
                 paper, _ = to_paper(row, rr.format, Path(path).name, rr.defaults, overrides)
             except (RecordError, ValueError, TypeError, AttributeError) as e:
-                pf.bad.append(BadRecord(str(path), loc, f"record {str(e) or type(e).__name__}",
-                                        "fix or remove the record"))
+                pf.bad.append(
+                    BadRecord(str(path), loc, f"record {str(e) or type(e).__name__}", "fix or remove the record")
+                )
                 continue
             pf.papers.append((loc, paper))
         out.append(pf)
@@ -246,8 +253,12 @@ def store_parsed(
     prepared = prepare_all(parsed, overrides, known)
     plan: list[tuple[str, Paper | None, str, str, int | None, str]] = []  # (action, paper, chash, key, pos, rhash)
     planned_new: set[str] = set()
-    tkeys = {id(res[0]): title_key(res[0].title) for results in prepared for _, res in results
-             if res is not None and not isinstance(res, str) and not res[0].title_derived}
+    tkeys = {
+        id(res[0]): title_key(res[0].title)
+        for results in prepared
+        for _, res in results
+        if res is not None and not isinstance(res, str) and not res[0].title_derived
+    }
     matches = store.title_matches(list(tkeys.values()))
     absorb_into: dict[str, str] = {}  # new venue paper id -> the arXiv preprint it absorbs
     for item, results in zip(parsed, prepared):

@@ -203,9 +203,36 @@ _NAME_FOLLOW = re.compile(
     r"consists|comprising|consisting|extends|combines|builds|learns|leverages|uses|can|trained|based)\b"
 )
 # Phrases that hand a name to what was just described.
-_NAMING_KEYS = ("called", "named", "dubbed", "termed", "coined", "namely", "refer", "denoted", "put f", "proposing",
-                "introducing", "presenting", "developing", "designing", "we call", "we term", "we name", "we dub",
-                "address", "tackle", "overcome", "solve", "resolve", "bridge", "fill", "close", "mitigate", "alleviate")
+_NAMING_KEYS = (
+    "called",
+    "named",
+    "dubbed",
+    "termed",
+    "coined",
+    "namely",
+    "refer",
+    "denoted",
+    "put f",
+    "proposing",
+    "introducing",
+    "presenting",
+    "developing",
+    "designing",
+    "we call",
+    "we term",
+    "we name",
+    "we dub",
+    "address",
+    "tackle",
+    "overcome",
+    "solve",
+    "resolve",
+    "bridge",
+    "fill",
+    "close",
+    "mitigate",
+    "alleviate",
+)
 _NAMING_HINT = re.compile("|".join(_NAMING_KEYS))
 _NAMING_PHRASE = re.compile(
     r"\b(?:(?:called|named|dubbed|termed|coined)(?:\s+as)?|namely|(?:referred|refer)\s+to\s+as|denoted\s+as"
@@ -224,7 +251,8 @@ _ARTEFACT_NOUNS = (
 )
 _OUR_ARTEFACT = re.compile(
     r"\b(?:[Oo]ur|[Tt]he\s+proposed|[Tt]he\s+resulting|[Tt]his)\s+(?:[a-z][\w-]*\s+){0,3}?"
-    + _ARTEFACT_NOUNS + r"(,?)\s+(?:,\s*)?"
+    + _ARTEFACT_NOUNS
+    + r"(,?)\s+(?:,\s*)?"
     # "Our instantiation of this framework, ZeroFlow, achieves ..." (any noun, name between commas)
     + r"|\b[Oo]ur\s+(?:[a-z][\w-]*\s+){0,4}?[a-z][\w-]*(,)\s+(?=\S+,)"
 )
@@ -308,7 +336,7 @@ def _acronym_long_form(acronym: str, before: str) -> str | None:
     if len(short) < 2 or not acronym[:1].isalpha():
         return None
     words = before.split()
-    window = " ".join(words[-min(len(short) + 5, len(short) * 2):])
+    window = " ".join(words[-min(len(short) + 5, len(short) * 2) :])
     s_idx, l_idx = len(short) - 1, len(window) - 1
     while s_idx >= 0:
         c = short[s_idx]
@@ -382,10 +410,10 @@ def _acronym_candidate(sentence: str, start: int, limit: int, at: _Where, anchor
         acronym = m.group(1)
         if not _is_strong_token(acronym):
             continue
-        long_form = _acronym_long_form(acronym, sentence[start:m.start()])
+        long_form = _acronym_long_form(acronym, sentence[start : m.start()])
         if not long_form:
             continue
-        lead = sentence[start:m.start()].rsplit(long_form, 1)[0]
+        lead = sentence[start : m.start()].rsplit(long_form, 1)[0]
         if anchored and not re.fullmatch(r"\s*(?:(?:a|an|the)\s+)?", lead, re.IGNORECASE):
             return None
         # Right after a cue even a short acronym is the name ("Instructive Decoding (ID)"),
@@ -395,7 +423,7 @@ def _acronym_candidate(sentence: str, start: int, limit: int, at: _Where, anchor
         if _is_common(acronym) and (plural or not anchored):
             return None
         cand = _Candidate(acronym, at.weight, at.offset + m.start(), at.idx, m.end(), long_form, lead.strip())
-        head = re.match(r"\s+([a-z]+)\b", sentence[m.end():])
+        head = re.match(r"\s+([a-z]+)\b", sentence[m.end() :])
         if head and head.group(1) in _HEAD_NOUNS:  # "the ... (APM) benchmark"
             cand.expansion += " " + head.group(1)
             cand.end = m.end() + head.end()
@@ -403,8 +431,9 @@ def _acronym_candidate(sentence: str, start: int, limit: int, at: _Where, anchor
     return None
 
 
-def _candidate_from_span(sentence: str, span: re.Match[str], min_quality: int, at: _Where,
-                         descriptor: str = "") -> _Candidate | None:
+def _candidate_from_span(
+    sentence: str, span: re.Match[str], min_quality: int, at: _Where, descriptor: str = ""
+) -> _Candidate | None:
     """Validate a name span and attach its expansion, if a parenthesis spells it out."""
     name, end = span.group(0), span.end()
     paren, after = _after_paren(sentence, end)
@@ -478,14 +507,14 @@ def _name_in_object(sentence: str, pos: int, at: _Where) -> _Candidate | None:
         return cand
     # "a new benchmark, FooBench, ...", "a framework, namely Foo", "a scaling framework ScaleLong that",
     # "a backdoor attack framework (VillanDiffusion)"
-    joints = [m for m in re.finditer(r",\s+(?:(?:namely|called|termed|dubbed|named)\s+)?", sentence[:region_end + 1])]
+    joints = [m for m in re.finditer(r",\s+(?:(?:namely|called|termed|dubbed|named)\s+)?", sentence[: region_end + 1])]
     joints += list(_RE_ARTEFACT_NAME.finditer(sentence, 0, region_end + 1))
     for m in sorted(joints, key=lambda m: m.start()):
         if m.start() < start:
             continue
         span = _span_at(sentence, m.end())
         if span:
-            cand = _candidate_from_span(sentence, span, 2, at, sentence[start:m.end()].strip(" ,"))
+            cand = _candidate_from_span(sentence, span, 2, at, sentence[start : m.end()].strip(" ,"))
             if cand:
                 return cand
     return None
@@ -525,7 +554,7 @@ def _sentence_candidates(sentence: str, at: _Where) -> list[_Candidate]:
             )
     # "FooBench is a benchmark ..." at the start of a sentence.
     span = _span_at(sentence, 0)
-    if span and re.match(r"\s+is\s+(?:a|an)\s", sentence[span.end():]) and _name_quality(span.group(0)) == 2:
+    if span and re.match(r"\s+is\s+(?:a|an)\s", sentence[span.end() :]) and _name_quality(span.group(0)) == 2:
         found.append(_Candidate(span.group(0), CUES["is_a"], at.offset, at.idx, span.end()))
     return [c for c in found if c is not None]
 
@@ -549,8 +578,11 @@ def _recurring_candidates(text: str, offsets: list[int]) -> list[_Candidate]:
     frequent = {tok for tok, n in counts.items() if n >= 3 and _name_quality(tok) == 2}
     if not frequent:
         return []
-    generic = {m.group(1) for m in _RE_ACRONYM_PAREN.finditer(text)
-               if re.search(r"\b[a-z][\w-]*\s*$", text[max(0, m.start() - 40):m.start()])}
+    generic = {
+        m.group(1)
+        for m in _RE_ACRONYM_PAREN.finditer(text)
+        if re.search(r"\b[a-z][\w-]*\s*$", text[max(0, m.start() - 40) : m.start()])
+    }
     found = []
     for tok in sorted(frequent - generic):
         # "our X" or "X outperforms/achieves ...": plain substring tests, no per-name regex.
@@ -606,7 +638,9 @@ def _best_candidate(text: str, sentences: list[str], offsets: list[int]) -> _Can
         cands.setdefault(cand.name, cand)
     if not cands:
         return None
-    first = min((c for c in cands.values() if c.weight >= CUES["first_min_weight"]), key=lambda c: c.order, default=None)
+    first = min(
+        (c for c in cands.values() if c.weight >= CUES["first_min_weight"]), key=lambda c: c.order, default=None
+    )
     for c in cands.values():
         # The cue matters most; frequent mention and coming first break ties (an
         # umbrella name introduced first beats the sub-benchmark mentioned twice).
@@ -725,8 +759,12 @@ def _third_person_base(verb: str) -> str:
 
 def _infinitive_phrase(rest: str) -> str:
     """ "to directly model X" -> "Modeling X" (skipping adverbs and "1)" list markers)."""
-    m = re.match(r"to\s+(?:(?:\d\)|\([a-z0-9]\)|[a-z]+ly|further|also|first|then|better|both|jointly)\s+)*"
-                 r"([a-z]+)\b(.*)", rest, re.IGNORECASE | re.DOTALL)
+    m = re.match(
+        r"to\s+(?:(?:\d\)|\([a-z0-9]\)|[a-z]+ly|further|also|first|then|better|both|jointly)\s+)*"
+        r"([a-z]+)\b(.*)",
+        rest,
+        re.IGNORECASE | re.DOTALL,
+    )
     if not m:
         return ""
     return gerund(m.group(1)) + m.group(2)
@@ -749,13 +787,14 @@ def _object_phrases(sentence: str) -> Iterator[str]:
         verb = _VERB_FORMS.get(m.group(1).lower())
         if verb is None:
             continue
-        rest = sentence[m.end():m.end() + WINDOW].lstrip(" ,")
+        rest = sentence[m.end() : m.end() + WINDOW].lstrip(" ,")
         rest = re.sub(r"^(?:and|or)\s+[a-z]+\s+", "", rest)  # "we propose and analyze X"
         if verb in INTENT_VERBS or rest.lower().startswith("to "):
             phrase = _infinitive_phrase(rest)
         elif verb in OBJECT_VERBS or verb in NAMING_VERBS:
-            phrase = re.sub(r"^(?:the\s+)?(?:problem|task|question|challenge|setting|notion)\s+of\s+", "", rest,
-                            flags=re.IGNORECASE)
+            phrase = re.sub(
+                r"^(?:the\s+)?(?:problem|task|question|challenge|setting|notion)\s+of\s+", "", rest, flags=re.IGNORECASE
+            )
         else:
             phrase = gerund(verb) + " " + rest
         # "we show that ..." makes a poor title; "we study how X ..." a good one ("How X ...").
@@ -780,8 +819,8 @@ def _first_sentence_phrase(sentence: str) -> str:
     """
     sentence = _INTRO.sub("", sentence)
     m = _SUBORDINATE.match(sentence)
-    if m and len(sentence[m.end():].split()) >= 5:
-        sentence = sentence[m.end():]  # "While X, Y" -> "Y"
+    if m and len(sentence[m.end() :].split()) >= 5:
+        sentence = sentence[m.end() :]  # "While X, Y" -> "Y"
     head, sep, rest = sentence.partition(", ")
     if sep and len(head.split()) < MIN_WORDS:
         _, sep2, tail = rest.partition(", ")
@@ -790,8 +829,9 @@ def _first_sentence_phrase(sentence: str) -> str:
     return sentence
 
 
-def _plain_headline(sentences: list[str], max_words: int = PLAIN_HEADLINE_WORDS, avoid: str = "",
-                    contribution_only: bool = False) -> str:
+def _plain_headline(
+    sentences: list[str], max_words: int = PLAIN_HEADLINE_WORDS, avoid: str = "", contribution_only: bool = False
+) -> str:
     """A headline from the main contribution sentence, else (unless `contribution_only`) the first sentence.
 
     `avoid` is a name already in the title; a phrase that merely repeats it is skipped.
@@ -814,7 +854,7 @@ def _plain_headline(sentences: list[str], max_words: int = PLAIN_HEADLINE_WORDS,
 
 def _appositive(sentence: str, pos: int) -> str:
     """The description right after a name: ", a benchmark for ...", " is a ...", ", which learns ..."."""
-    rest = sentence[pos:pos + WINDOW]
+    rest = sentence[pos : pos + WINDOW]
     rest = re.sub(r"^\s*\([^()]{0,200}\)", "", rest)  # "ESM-AA (ESM All-Atom), a ..."
     m = re.match(r"\s*(?:,|—|–|:|\s-)\s*(?:which\s+is\s+|i\.e\.,?\s+)?((?:a|an|the|one)\s.*)", rest, re.DOTALL)
     if not m:
@@ -826,7 +866,8 @@ def _appositive(sentence: str, pos: int) -> str:
         return _infinitive_phrase("to " + m.group(2)) if m.group(1) == "to" else m.group(2)
     # ", which tokenizes X" / " that learns X" / ", couples a ..." -> "Tokenizing X", "Coupling a ..."
     m = re.match(r"\s*,?\s*(?:which|that)\s+(?:[a-z]+ly\s+)?([a-z]+s)\b(.*)", rest, re.DOTALL) or re.match(
-        r"\s*,\s+(?:[a-z]+ly\s+)?([a-z]+s)\b(\s+(?:a|an|the|both|each|two|three|multiple|its)\b.*)", rest, re.DOTALL)
+        r"\s*,\s+(?:[a-z]+ly\s+)?([a-z]+s)\b(\s+(?:a|an|the|both|each|two|three|multiple|its)\b.*)", rest, re.DOTALL
+    )
     if m and m.group(1) not in {"is", "was", "has", "does"}:
         return gerund(_third_person_base(m.group(1))) + m.group(2)
     return ""
@@ -854,7 +895,7 @@ def _name_headline(cand: _Candidate, sentences: list[str], max_words: int) -> st
         for article in (" is a ", " is an "):  # "FooBench is a benchmark ..."
             at = sentence.find(cand.name + article)
             if at >= 0:
-                phrases.append(sentence[at + len(cand.name) + 4:][:WINDOW])
+                phrases.append(sentence[at + len(cand.name) + 4 :][:WINDOW])
     phrases.append(cand.descriptor)
     for phrase in phrases:
         headline = _headline(_without_name(phrase, cand.name), max_words)
@@ -878,10 +919,12 @@ def split_sentences(text: str) -> list[str]:
     parts, last = [], 0
     for m in _SENTENCE_END.finditer(text):
         # Without a space, only "word.Word" is a boundary (not "e.g.BERT", "v1.2", "U.S.").
-        if not m.group(1) and not (re.match(r"[a-z]{2}$", text[max(0, m.start() - 2):m.start()])
-                                   and re.match(r"[A-Z][a-z]", text[m.end():m.end() + 2])):
+        if not m.group(1) and not (
+            re.match(r"[a-z]{2}$", text[max(0, m.start() - 2) : m.start()])
+            and re.match(r"[A-Z][a-z]", text[m.end() : m.end() + 2])
+        ):
             continue
-        parts.append(text[last:m.start() + 1])
+        parts.append(text[last : m.start() + 1])
         last = m.end()
     parts.append(text[last:])
     parts = [p.strip() for p in parts if p.strip()]
@@ -900,6 +943,7 @@ def _prepare(abstract: str) -> str:
     Such macros stand for the paper's name, which we cannot know; keeping their
     command name ("modelname") would put a placeholder in the title.
     """
+
     def drop_macro(m: re.Match[str]) -> str:
         return m.group(0) if is_known_command(m.group(1)) else ""
 
@@ -930,8 +974,10 @@ def _fit(title: str) -> str:
 
 # "Link sign prediction on a signed graph is a task to ..." names the paper's topic.
 _RE_TOPIC = re.compile(r"([A-Z][\w-]*(?: [\w-]+){0,7}?) (?:is|are) (?:a|an|one of the|the) ")
-_NOT_TOPIC = re.compile(r"(?i)(?:a|an|the|this|these|that|those|it|its|there|one|many|most|some|such|our|we|in|on|as"
-                        r"|what|how|why|which|who|when|where)\b")
+_NOT_TOPIC = re.compile(
+    r"(?i)(?:a|an|the|this|these|that|those|it|its|there|one|many|most|some|such|our|we|in|on|as"
+    r"|what|how|why|which|who|when|where)\b"
+)
 
 
 def _topic_title(sentences: list[str]) -> str:

@@ -6,5 +6,17 @@ from .client import LlmClient, LlmConfig, LlmError, NoEndpoint
 from .extractive import extractive_tldr
 from .models import Answer, BatchStatus, CheatItem, Faq, Generated, Translation
 
-__all__ = ["Answer", "BatchStatus", "CheatItem", "Faq", "Generated", "Llm", "LlmClient", "LlmConfig", "LlmError",
-           "NoEndpoint", "Translation", "extractive_tldr"]
+__all__ = [
+    "Answer",
+    "BatchStatus",
+    "CheatItem",
+    "Faq",
+    "Generated",
+    "Llm",
+    "LlmClient",
+    "LlmConfig",
+    "LlmError",
+    "NoEndpoint",
+    "Translation",
+    "extractive_tldr",
+]

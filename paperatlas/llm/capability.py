@@ -114,9 +114,16 @@ class Llm:
             return self.store.llm.get_generated(subject, task, lang, cfg.model, version, h)  # type: ignore[no-any-return]
         return self.store.llm.latest_generated(subject, task, lang, version, h)  # type: ignore[no-any-return]
 
-    def _generate(self, subject: str, task: str, lang: str, h: str, messages: list[dict[str, str]],
-                  post: Callable[[str], str] = _tidy, on_text: Callable[[str], None] | None = None,
-                  ) -> tuple[dict[str, Any], bool]:
+    def _generate(
+        self,
+        subject: str,
+        task: str,
+        lang: str,
+        h: str,
+        messages: list[dict[str, str]],
+        post: Callable[[str], str] = _tidy,
+        on_text: Callable[[str], None] | None = None,
+    ) -> tuple[dict[str, Any], bool]:
         """(row, cached): the stored text, or a new one from the endpoint, stored before it is returned."""
         row = self._cached(subject, task, lang, h)
         if row is not None:
@@ -125,15 +132,26 @@ class Llm:
         c = client.chat(messages, prompts.MAX_TOKENS[task], on_text=on_text)
         text = post(c.text)
         if not text:
-            raise LlmError(f"language-model endpoint {client.endpoint}: the model {client.model()!r} wrote nothing "
-                           f"for {task} of {subject}", "try again, or configure a larger model", client.endpoint)
+            raise LlmError(
+                f"language-model endpoint {client.endpoint}: the model {client.model()!r} wrote nothing "
+                f"for {task} of {subject}",
+                "try again, or configure a larger model",
+                client.endpoint,
+            )
         model = client.model()  # the name requests use (a server may answer with a file path instead)
         version = prompts.VERSIONS[task]
         self._record_time(model, task, c.seconds)
         if self.lib.read_only:
-            return {"subject": subject, "task": task, "lang": lang, "model": model, "prompt_version": version,
-                    "text_hash": h, "text": text, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-                    }, False
+            return {
+                "subject": subject,
+                "task": task,
+                "lang": lang,
+                "model": model,
+                "prompt_version": version,
+                "text_hash": h,
+                "text": text,
+                "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }, False
         return self.store.llm.put_generated(subject, task, lang, model, version, h, text), False
 
     def _record_time(self, model: str, task: str, seconds: float) -> None:
@@ -156,8 +174,9 @@ class Llm:
         return lang
 
     # -- TL;DR -----------------------------------------------------------------------------
-    def tldr(self, paper_id: str, lang: str = "en", mode: str = "auto",
-             on_text: Callable[[str], None] | None = None) -> Generated:
+    def tldr(
+        self, paper_id: str, lang: str = "en", mode: str = "auto", on_text: Callable[[str], None] | None = None
+    ) -> Generated:
         """A one-sentence TL;DR of a paper.
 
         Args:
@@ -178,26 +197,45 @@ class Llm:
             h = text_hash(p.text)
             row = self._cached(p.id, "tldr", lang, h)
             if row is None and (mode == "generate" or self.configured):
-                row, cached = self._generate(p.id, "tldr", lang, h, prompts.tldr(p.title, clean(p.abstract), lang),
-                                             post=lambda t: _one_line(_tidy(t)), on_text=on_text)
+                row, cached = self._generate(
+                    p.id,
+                    "tldr",
+                    lang,
+                    h,
+                    prompts.tldr(p.title, clean(p.abstract), lang),
+                    post=lambda t: _one_line(_tidy(t)),
+                    on_text=on_text,
+                )
             else:
                 cached = True
             if row is not None:
-                return Generated(p.id, "tldr", lang, row["text"], row["model"], True, row["prompt_version"],
-                                 row["created_at"], cached)
+                return Generated(
+                    p.id,
+                    "tldr",
+                    lang,
+                    row["text"],
+                    row["model"],
+                    True,
+                    row["prompt_version"],
+                    row["created_at"],
+                    cached,
+                )
         text = extractive_tldr(p.abstract) or p.title
         note = ""
         if lang != "en":
-            note = "no language model is configured: this is the English sentence of the abstract (--llm-url " \
-                   "gives a translated TL;DR)"
+            note = (
+                "no language model is configured: this is the English sentence of the abstract (--llm-url "
+                "gives a translated TL;DR)"
+            )
         return Generated(p.id, "tldr", "en", text, EXTRACTIVE_MODEL, False, EXTRACTIVE_MODEL, note=note)
 
     def stored_tldrs(self, paper_ids: Sequence[str], lang: str = "en") -> dict[str, Generated]:
         """The current generated TL;DRs of these papers that the library already holds (sends nothing)."""
         return self._stored("tldr", paper_ids, self._lang(lang), lambda p: text_hash(p.text))
 
-    def _stored(self, task: str, paper_ids: Sequence[str], lang: str,
-                hash_of: Callable[[Paper], str]) -> dict[str, Generated]:
+    def _stored(
+        self, task: str, paper_ids: Sequence[str], lang: str, hash_of: Callable[[Paper], str]
+    ) -> dict[str, Generated]:
         papers = self.store.get_papers(list(paper_ids))
         rows = self.store.llm.generated_for(list(papers), task, lang)
         out: dict[str, Generated] = {}
@@ -206,8 +244,9 @@ class Llm:
             h = hash_of(p)
             row = next((r for r in rows.get(pid, []) if r["text_hash"] == h and r["prompt_version"] == version), None)
             if row:
-                out[pid] = Generated(pid, task, lang, row["text"], row["model"], True, row["prompt_version"],
-                                     row["created_at"], True)
+                out[pid] = Generated(
+                    pid, task, lang, row["text"], row["model"], True, row["prompt_version"], row["created_at"], True
+                )
         return out
 
     # -- FAQ -------------------------------------------------------------------------------
@@ -225,12 +264,26 @@ class Llm:
                 raise no_endpoint()
         else:
             row, cached = self._generate(p.id, "faq", lang, h, prompts.faq(p.title, clean(p.abstract), lang))
-        return Faq(p.id, lang, parse_faq(row["text"]), row["text"], row["model"], row["prompt_version"],
-                   row["created_at"], cached)
+        return Faq(
+            p.id,
+            lang,
+            parse_faq(row["text"]),
+            row["text"],
+            row["model"],
+            row["prompt_version"],
+            row["created_at"],
+            cached,
+        )
 
     # -- translation -----------------------------------------------------------------------
-    def translate(self, paper_id: str, lang: str = "zh", title_only: bool = False,
-                  on_text: Callable[[str], None] | None = None, generate: bool = True) -> Translation:
+    def translate(
+        self,
+        paper_id: str,
+        lang: str = "zh",
+        title_only: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        generate: bool = True,
+    ) -> Translation:
         """The paper's title (and abstract) in `lang`, from the store or the endpoint.
 
         Raises:
@@ -245,28 +298,39 @@ class Llm:
             if not generate:
                 row = self._cached(p.id, task, lang, h)
                 if row is None:
-                    raise NotFound(f"no stored {lang} translation of {p.id}",
-                                   f"`paperatlas translate {p.id} --lang {lang}` makes one")
+                    raise NotFound(
+                        f"no stored {lang} translation of {p.id}",
+                        f"`paperatlas translate {p.id} --lang {lang}` makes one",
+                    )
                 return row, True
-            return self._generate(p.id, task, lang, h, prompts.translate(clean(text), kind, lang),
-                                  on_text=on_text)
+            return self._generate(p.id, task, lang, h, prompts.translate(clean(text), kind, lang), on_text=on_text)
 
         title, c1 = one("translate_title", p.title, "title")
         abstract: dict[str, Any] = {"text": "", "created_at": ""}
         c2 = True
         if not title_only and p.abstract.strip():
             abstract, c2 = one("translate_abstract", p.abstract, "abstract")
-        return Translation(p.id, lang, _one_line(title["text"]), abstract["text"], title["model"], p.title,
-                           p.abstract, prompts.VERSIONS["translate_abstract" if abstract["text"] else "translate_title"],
-                           max(title["created_at"], abstract["created_at"]), c1 and c2)
+        return Translation(
+            p.id,
+            lang,
+            _one_line(title["text"]),
+            abstract["text"],
+            title["model"],
+            p.title,
+            p.abstract,
+            prompts.VERSIONS["translate_abstract" if abstract["text"] else "translate_title"],
+            max(title["created_at"], abstract["created_at"]),
+            c1 and c2,
+        )
 
     def stored_titles(self, paper_ids: Sequence[str], lang: str = "zh") -> dict[str, Generated]:
         """Current translated titles the library holds for these papers (for list pages; sends nothing)."""
         return self._stored("translate_title", paper_ids, self._lang(lang), lambda p: text_hash(p.title))
 
     def stored_abstract(self, paper_id: str, lang: str = "zh") -> Generated | None:
-        return self._stored("translate_abstract", [paper_id], self._lang(lang),
-                            lambda p: text_hash(p.abstract)).get(paper_id)
+        return self._stored("translate_abstract", [paper_id], self._lang(lang), lambda p: text_hash(p.abstract)).get(
+            paper_id
+        )
 
     def translated_texts(self, lang: str = "zh") -> dict[str, str]:
         """paper id -> its current translated title and abstract joined, for the keyword index."""
@@ -305,8 +369,14 @@ class Llm:
         lang = self._lang(lang)
         todo = self._todo(paper_ids, lang, title_only)
         per, basis = self.seconds_per_paper(title_only)
-        return {"papers": len(list(paper_ids)), "todo": len(todo), "already": len(list(paper_ids)) - len(todo),
-                "seconds_per_100": round(per * 100), "eta_s": round(per * len(todo)), "basis": basis}
+        return {
+            "papers": len(list(paper_ids)),
+            "todo": len(todo),
+            "already": len(list(paper_ids)) - len(todo),
+            "seconds_per_100": round(per * 100),
+            "eta_s": round(per * len(todo)),
+            "basis": basis,
+        }
 
     def _todo(self, paper_ids: Sequence[str], lang: str, title_only: bool) -> list[str]:
         ids = list(dict.fromkeys(paper_ids))
@@ -315,11 +385,15 @@ class Llm:
             return [i for i in ids if i not in have_t]
         have_a = self._stored("translate_abstract", ids, lang, lambda p: text_hash(p.abstract))
         papers = self.store.get_papers(ids)
-        return [i for i in ids if i in papers and
-                (i not in have_t or (papers[i].abstract.strip() and i not in have_a))]
+        return [i for i in ids if i in papers and (i not in have_t or (papers[i].abstract.strip() and i not in have_a))]
 
-    def translate_batch(self, paper_ids: Sequence[str], lang: str = "zh", title_only: bool = False,
-                        progress: Callable[[BatchStatus], None] | None = None) -> BatchStatus:
+    def translate_batch(
+        self,
+        paper_ids: Sequence[str],
+        lang: str = "zh",
+        title_only: bool = False,
+        progress: Callable[[BatchStatus], None] | None = None,
+    ) -> BatchStatus:
         """Translate every paper not yet translated; each is stored as soon as it is done, so a run that
         is killed resumes where it stopped. Stops at the first unreachable-endpoint error (the others
         are counted as failed and listed in `error`)."""
@@ -369,8 +443,9 @@ class Llm:
                 progress(st)
         return st
 
-    def translate_in_background(self, paper_ids: Sequence[str], lang: str = "zh",
-                                title_only: bool = False) -> threading.Thread | None:
+    def translate_in_background(
+        self, paper_ids: Sequence[str], lang: str = "zh", title_only: bool = False
+    ) -> threading.Thread | None:
         """Start translate_batch in a thread unless one runs (None then); `batch_status()` follows it."""
         with self._batch_lock:
             if self._batch is not None and self._batch.running:
@@ -396,8 +471,14 @@ class Llm:
         self._stop.set()
 
     # -- ask the conference ----------------------------------------------------------------
-    def ask(self, question: str, limit: int = 5, on_text: Callable[[str], None] | None = None,
-            venue: str | None = None, year: int | None = None) -> Answer:
+    def ask(
+        self,
+        question: str,
+        limit: int = 5,
+        on_text: Callable[[str], None] | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+    ) -> Answer:
         """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids.
 
         The answer is in the question's language; it says "not in these papers" when they do not
@@ -415,27 +496,45 @@ class Llm:
         sources = [(n, p.title, _trim(clean(p.abstract), 900)) for n, p in enumerate(papers, start=1)]
         subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}".encode()).hexdigest()[:20]
         h = text_hash("\x00".join(f"{p.id}\x00{text_hash(p.text)}" for p in papers))
-        row, cached = self._generate(subject, "ask", lang, h, prompts.ask(question, sources, lang),
-                                     post=lambda t: t.strip(), on_text=on_text)
+        row, cached = self._generate(
+            subject, "ask", lang, h, prompts.ask(question, sources, lang), post=lambda t: t.strip(), on_text=on_text
+        )
         answer, cited, dropped = resolve_citations(row["text"], [p.id for p in papers])
         not_found = not cited and _says_not_found(answer, lang)
         if not_found:
             answer = prompts.NOT_FOUND[lang]
-        return Answer(question, lang, answer, cited, retrieved, row["model"], not_found, dropped,
-                      row["prompt_version"], row["created_at"], cached)
+        return Answer(
+            question,
+            lang,
+            answer,
+            cited,
+            retrieved,
+            row["model"],
+            not_found,
+            dropped,
+            row["prompt_version"],
+            row["created_at"],
+            cached,
+        )
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
         hits = list(self.lib.search(question, limit=limit, venue=venue, year=year))
         if lang == "zh" and self.configured:
             # an English rendering of the question finds what the English abstracts say (about a second)
             subject = "q:" + hashlib.sha1(question.encode()).hexdigest()[:20]
-            row, _ = self._generate(subject, "translate_query", "en", text_hash(question),
-                                    prompts.translate(question, "query", "en"), post=lambda t: _one_line(_tidy(t)))
+            row, _ = self._generate(
+                subject,
+                "translate_query",
+                "en",
+                text_hash(question),
+                prompts.translate(question, "query", "en"),
+                post=lambda t: _one_line(_tidy(t)),
+            )
             english = list(self.lib.search(row["text"], limit=limit, venue=venue, year=year))
             merged: list[Any] = []
             for pair in zip(english, hits):  # interleave: each list's best first
                 merged.extend(pair)
-            merged.extend(english[len(hits):] + hits[len(english):])
+            merged.extend(english[len(hits) :] + hits[len(english) :])
             hits = merged
         out: list[Paper] = []
         seen: set[str] = set()
@@ -446,8 +545,9 @@ class Llm:
         return out[:limit]
 
     # -- the poster cheat-sheet --------------------------------------------------------------
-    def cheatsheet(self, reader: str | None = None, lang: str = "en", paper_ids: Sequence[str] | None = None,
-                   generate: bool = True) -> list[CheatItem]:
+    def cheatsheet(
+        self, reader: str | None = None, lang: str = "en", paper_ids: Sequence[str] | None = None, generate: bool = True
+    ) -> list[CheatItem]:
         """For a reader's agenda (when the programme knows one) or saved list: per paper a one-line
         TL;DR in `lang` and questions worth asking its author (questions need an endpoint)."""
         lang = self._lang(lang)
@@ -458,8 +558,10 @@ class Llm:
             for item in agenda:
                 pid = item.get("paper_id") or item.get("id")
                 if pid:
-                    where.setdefault(pid, {k: item.get(k) for k in ("session", "start", "end", "room",
-                                                                    "poster_position") if item.get(k)})
+                    where.setdefault(
+                        pid,
+                        {k: item.get(k) for k in ("session", "start", "end", "room", "poster_position") if item.get(k)},
+                    )
             paper_ids = list(dict.fromkeys([*where, *paper_ids]))
         out: list[CheatItem] = []
         papers = self.lib.get_many(list(paper_ids))
@@ -498,11 +600,17 @@ class Llm:
     # -- what was generated ------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
         """What the library holds that a model generated: texts per task, language and model."""
-        rows = [{"task": t, "lang": lang, "model": m, "prompt_version": v, "texts": n}
-                for t, lang, m, v, n in self.store.llm.generated_counts()]
+        rows = [
+            {"task": t, "lang": lang, "model": m, "prompt_version": v, "texts": n}
+            for t, lang, m, v, n in self.store.llm.generated_counts()
+        ]
         cfg = self.config
-        return {"generated": rows, "texts": sum(r["texts"] for r in rows),
-                "endpoint": cfg.url if cfg else None, "model": (cfg.model or None) if cfg else None}
+        return {
+            "generated": rows,
+            "texts": sum(r["texts"] for r in rows),
+            "endpoint": cfg.url if cfg else None,
+            "model": (cfg.model or None) if cfg else None,
+        }
 
 
 def _trim(text: str, n: int) -> str:
@@ -514,8 +622,14 @@ def _trim(text: str, n: int) -> str:
 
 def _says_not_found(answer: str, lang: str) -> bool:
     a = answer.lower()
-    return ("not in these papers" in a or "do not answer" in a or "don't answer" in a or prompts.NOT_FOUND[lang] in answer
-            or "没有答案" in answer or "未提及" in answer)
+    return (
+        "not in these papers" in a
+        or "do not answer" in a
+        or "don't answer" in a
+        or prompts.NOT_FOUND[lang] in answer
+        or "没有答案" in answer
+        or "未提及" in answer
+    )
 
 
 def resolve_citations(text: str, ids: Sequence[str]) -> tuple[str, list[str], int]:

@@ -70,11 +70,15 @@ class LlmConfig:
             return None
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise LlmError(f"bad language-model endpoint {url!r}",
-                           "give an http(s) URL such as http://127.0.0.1:8080/v1", url)
+            raise LlmError(
+                f"bad language-model endpoint {url!r}", "give an http(s) URL such as http://127.0.0.1:8080/v1", url
+            )
         mt = os.environ.get(MAX_TOKENS_ENV, "").strip()
-        return cls(url=url.rstrip("/"), model=(model or os.environ.get(MODEL_ENV) or "").strip(),
-                   max_tokens=int(mt) if mt.isdigit() else 0)
+        return cls(
+            url=url.rstrip("/"),
+            model=(model or os.environ.get(MODEL_ENV) or "").strip(),
+            max_tokens=int(mt) if mt.isdigit() else 0,
+        )
 
 
 @dataclass
@@ -136,11 +140,15 @@ class LlmClient:
         return cls(self._host, self._port, timeout=self.config.connect_timeout)
 
     def _fail(self, what: str, fix: str = "") -> LlmError:
-        return LlmError(f"language-model endpoint {self.endpoint}: {what}",
-                        fix or f"check that the server runs and --llm-url / ${URL_ENV} points at it", self.endpoint)
+        return LlmError(
+            f"language-model endpoint {self.endpoint}: {what}",
+            fix or f"check that the server runs and --llm-url / ${URL_ENV} points at it",
+            self.endpoint,
+        )
 
-    def _open(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[http.client.HTTPConnection,
-                                                                                   http.client.HTTPResponse]:
+    def _open(
+        self, method: str, path: str, body: dict[str, Any] | None
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         """Send one request, retrying what may pass on a second try; the response is unread."""
         data = json.dumps(body, ensure_ascii=False).encode("utf-8") if body is not None else None
         last = ""
@@ -168,9 +176,10 @@ class LlmClient:
             except TimeoutError:
                 conn.close()
                 # a read timeout after the request went out would repeat a long generation: stop
-                raise self._fail(f"no answer within {self.config.read_timeout:.0f} s",
-                                 "the model may be too slow for this machine: try a smaller model, or raise "
-                                 "the timeout") from None
+                raise self._fail(
+                    f"no answer within {self.config.read_timeout:.0f} s",
+                    "the model may be too slow for this machine: try a smaller model, or raise the timeout",
+                ) from None
             except (ConnectionError, http.client.HTTPException, OSError) as e:
                 conn.close()
                 last = f"{type(e).__name__}: {e}"
@@ -186,8 +195,11 @@ class LlmClient:
             if resp.status >= 400:
                 text = resp.read(2000).decode("utf-8", "replace")
                 conn.close()
-                fix = ("check the API key in $" + KEY_ENV) if resp.status in (401, 403) else (
-                    f"check the model name (--llm-model / ${MODEL_ENV})" if resp.status == 404 else "")
+                fix = (
+                    ("check the API key in $" + KEY_ENV)
+                    if resp.status in (401, 403)
+                    else (f"check the model name (--llm-model / ${MODEL_ENV})" if resp.status == 404 else "")
+                )
                 raise self._fail(f"HTTP {resp.status}: {_error_text(text)}", fix)
             return conn, resp
         raise self._fail(f"unreachable after {self.config.retries + 1} tries ({last})")
@@ -203,9 +215,10 @@ class LlmClient:
         try:
             return json.loads(raw)
         except ValueError:
-            raise self._fail(f"the answer is not JSON: {raw[:200]!r}",
-                             "point --llm-url at the API base of an OpenAI-compatible server (it ends in /v1)"
-                             ) from None
+            raise self._fail(
+                f"the answer is not JSON: {raw[:200]!r}",
+                "point --llm-url at the API base of an OpenAI-compatible server (it ends in /v1)",
+            ) from None
 
     # -- the API ---------------------------------------------------------------------------
     def model(self) -> str:
@@ -218,8 +231,13 @@ class LlmClient:
             self._model = str(items[0]["id"])
         return self._model
 
-    def chat(self, messages: Sequence[dict[str, str]], max_tokens: int = 256, temperature: float = 0.2,
-             on_text: Callable[[str], None] | None = None) -> Completion:
+    def chat(
+        self,
+        messages: Sequence[dict[str, str]],
+        max_tokens: int = 256,
+        temperature: float = 0.2,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
         """One completion. With `on_text`, the answer is streamed and each piece passed on as it comes.
 
         Raises:
@@ -227,8 +245,12 @@ class LlmClient:
         """
         if self.config.max_tokens:
             max_tokens = min(max_tokens, self.config.max_tokens)
-        body: dict[str, Any] = {"model": self.model(), "messages": list(messages), "max_tokens": max_tokens,
-                                "temperature": temperature}
+        body: dict[str, Any] = {
+            "model": self.model(),
+            "messages": list(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         started = time.monotonic()
         with _semaphore(self.endpoint, self.config.concurrency):
             if on_text is None:
@@ -297,11 +319,18 @@ def _parse_completion(data: Any, fail: Callable[..., LlmError]) -> Completion:
         choice = data["choices"][0]
         text = choice["message"].get("content") or ""
     except (KeyError, IndexError, TypeError, AttributeError):
-        raise fail(f"the answer is not a chat completion: {str(data)[:200]}",
-                   "point --llm-url at an OpenAI-compatible API base (it ends in /v1)") from None
+        raise fail(
+            f"the answer is not a chat completion: {str(data)[:200]}",
+            "point --llm-url at an OpenAI-compatible API base (it ends in /v1)",
+        ) from None
     usage = data.get("usage") or {}
-    return Completion(str(text), str(data.get("model") or ""), str(choice.get("finish_reason") or ""),
-                      int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    return Completion(
+        str(text),
+        str(data.get("model") or ""),
+        str(choice.get("finish_reason") or ""),
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+    )
 
 
 def _error_text(text: str) -> str:

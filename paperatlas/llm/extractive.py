@@ -25,11 +25,18 @@ _CONTRIB = re.compile(
     r"\b(?:we|our work|this (?:paper|work|study|article)|in this (?:paper|work)|here,? we)\b[^.]{0,60}?"
     r"\b(?:propose|proposes|present|presents|introduce|introduces|develop|develops|show|shows|demonstrate|"
     r"demonstrates|design|devise|establish|prove|provide|offer|derive|find|discover|reveal|formulate|"
-    r"study|investigate|explore|analy[sz]e|tackle|address)\b", re.IGNORECASE)
+    r"study|investigate|explore|analy[sz]e|tackle|address)\b",
+    re.IGNORECASE,
+)
 _WE = re.compile(r"\b(?:we|our)\b", re.IGNORECASE)
-_RESULT = re.compile(r"\b(?:outperform\w*|state-of-the-art|achiev\w*|improv\w*|significantly|results show)\b", re.IGNORECASE)
-_BACKGROUND = re.compile(r"^(?:however|recent(?:ly)?|despite|although|while|existing|traditional|current|many|"
-                         r"in recent|with the|large language models|deep learning)\b", re.IGNORECASE)
+_RESULT = re.compile(
+    r"\b(?:outperform\w*|state-of-the-art|achiev\w*|improv\w*|significantly|results show)\b", re.IGNORECASE
+)
+_BACKGROUND = re.compile(
+    r"^(?:however|recent(?:ly)?|despite|although|while|existing|traditional|current|many|"
+    r"in recent|with the|large language models|deep learning)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

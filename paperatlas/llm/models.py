@@ -25,9 +25,17 @@ class Generated:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "task": self.task, "lang": self.lang, "text": self.text,
-                             "model": self.model, "generated": self.generated, "prompt_version": self.prompt_version,
-                             "created_at": self.created_at, "cached": self.cached}
+        d: dict[str, Any] = {
+            "id": self.id,
+            "task": self.task,
+            "lang": self.lang,
+            "text": self.text,
+            "model": self.model,
+            "generated": self.generated,
+            "prompt_version": self.prompt_version,
+            "created_at": self.created_at,
+            "cached": self.cached,
+        }
         if self.note:
             d["note"] = self.note
         return d
@@ -48,9 +56,17 @@ class Faq:
     generated: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "lang": self.lang, "items": self.items, "text": self.text, "model": self.model,
-                "generated": self.generated, "prompt_version": self.prompt_version, "created_at": self.created_at,
-                "cached": self.cached}
+        return {
+            "id": self.id,
+            "lang": self.lang,
+            "items": self.items,
+            "text": self.text,
+            "model": self.model,
+            "generated": self.generated,
+            "prompt_version": self.prompt_version,
+            "created_at": self.created_at,
+            "cached": self.cached,
+        }
 
 
 @dataclass
@@ -70,10 +86,19 @@ class Translation:
     generated: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "lang": self.lang, "title": self.title, "abstract": self.abstract,
-                "model": self.model, "generated": self.generated, "prompt_version": self.prompt_version,
-                "created_at": self.created_at, "cached": self.cached,
-                "original_title": self.original_title, "original_abstract": self.original_abstract}
+        return {
+            "id": self.id,
+            "lang": self.lang,
+            "title": self.title,
+            "abstract": self.abstract,
+            "model": self.model,
+            "generated": self.generated,
+            "prompt_version": self.prompt_version,
+            "created_at": self.created_at,
+            "cached": self.cached,
+            "original_title": self.original_title,
+            "original_abstract": self.original_abstract,
+        }
 
 
 @dataclass
@@ -97,10 +122,20 @@ class Answer:
     generated: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "lang": self.lang, "answer": self.answer, "cited": self.cited,
-                "not_found": self.not_found, "retrieved": self.retrieved, "dropped_citations": self.dropped,
-                "model": self.model, "generated": self.generated, "prompt_version": self.prompt_version,
-                "created_at": self.created_at, "cached": self.cached}
+        return {
+            "question": self.question,
+            "lang": self.lang,
+            "answer": self.answer,
+            "cited": self.cited,
+            "not_found": self.not_found,
+            "retrieved": self.retrieved,
+            "dropped_citations": self.dropped,
+            "model": self.model,
+            "generated": self.generated,
+            "prompt_version": self.prompt_version,
+            "created_at": self.created_at,
+            "cached": self.cached,
+        }
 
 
 @dataclass
@@ -115,9 +150,16 @@ class CheatItem:
     where: dict[str, Any] = field(default_factory=dict)  # session, room, poster position, start (the agenda's)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "tldr": self.tldr.text, "tldr_model": self.tldr.model,
-                "tldr_generated": self.tldr.generated, "questions": self.questions,
-                "questions_model": self.questions_model, "where": self.where}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "tldr": self.tldr.text,
+            "tldr_model": self.tldr.model,
+            "tldr_generated": self.tldr.generated,
+            "questions": self.questions,
+            "questions_model": self.questions_model,
+            "where": self.where,
+        }
 
 
 @dataclass
@@ -135,6 +177,14 @@ class BatchStatus:
     error: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lang": self.lang, "total": self.total, "done": self.done, "cached": self.cached,
-                "failed": self.failed, "running": self.running, "seconds_per_paper": self.seconds_per_paper,
-                "eta_s": self.eta_s, "error": self.error}
+        return {
+            "lang": self.lang,
+            "total": self.total,
+            "done": self.done,
+            "cached": self.cached,
+            "failed": self.failed,
+            "running": self.running,
+            "seconds_per_paper": self.seconds_per_paper,
+            "eta_s": self.eta_s,
+            "error": self.error,
+        }

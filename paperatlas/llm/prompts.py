@@ -17,8 +17,15 @@ VERSIONS = {
 }
 
 # the most tokens each task may write (a cap from the settings lowers them all)
-MAX_TOKENS = {"tldr": 96, "faq": 400, "translate_title": 96, "translate_abstract": 700, "translate_query": 64,
-              "ask": 400, "questions": 160}
+MAX_TOKENS = {
+    "tldr": 96,
+    "faq": 400,
+    "translate_title": 96,
+    "translate_abstract": 700,
+    "translate_query": 64,
+    "ask": 400,
+    "questions": 160,
+}
 
 SYSTEM = "You are a careful research assistant. Answer only from the text you are given."
 
@@ -26,24 +33,29 @@ SYSTEM = "You are a careful research assistant. Answer only from the text you ar
 def tldr(title: str, abstract: str, lang: str) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content":
-            f"Title: {title}\nAbstract: {abstract}\n\n"
+        {
+            "role": "user",
+            "content": f"Title: {title}\nAbstract: {abstract}\n\n"
             f"Write a TL;DR of this paper in {LANG_NAMES[lang]}: one sentence, at most 30 words, saying what "
-            "the paper contributes. Reply with the sentence only."},
+            "the paper contributes. Reply with the sentence only.",
+        },
     ]
 
 
 def faq(title: str, abstract: str, lang: str) -> list[dict[str, str]]:
-    qs = {"en": ["What problem does it address?", "What is the method?", "What are the results?",
-                 "What are the limits?"],
-          "zh": ["解决了什么问题？", "用了什么方法？", "取得了什么结果？", "有哪些局限？"]}[lang]
+    qs = {
+        "en": ["What problem does it address?", "What is the method?", "What are the results?", "What are the limits?"],
+        "zh": ["解决了什么问题？", "用了什么方法？", "取得了什么结果？", "有哪些局限？"],
+    }[lang]
     lines = "\n".join(f"Q: {q}\nA: ..." for q in qs)
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content":
-            f"Title: {title}\nAbstract: {abstract}\n\n"
+        {
+            "role": "user",
+            "content": f"Title: {title}\nAbstract: {abstract}\n\n"
             f"Answer these four questions about the paper in {LANG_NAMES[lang]}, one or two sentences each, "
-            "only from the abstract (say so when the abstract does not tell). Keep this format:\n" + lines},
+            "only from the abstract (say so when the abstract does not tell). Keep this format:\n" + lines,
+        },
     ]
 
 
@@ -51,9 +63,11 @@ def translate(text: str, kind: str, lang: str) -> list[dict[str, str]]:
     what = {"title": "paper title", "abstract": "paper abstract", "query": "search query"}[kind]
     return [
         {"role": "system", "content": "You are a professional translator of machine-learning research papers."},
-        {"role": "user", "content":
-            f"Translate this {what} into {LANG_NAMES[lang]}. Keep technical terms, acronyms, model names and "
-            f"formulas as they are. Reply with the translation only.\n\n{text}"},
+        {
+            "role": "user",
+            "content": f"Translate this {what} into {LANG_NAMES[lang]}. Keep technical terms, acronyms, model names and "
+            f"formulas as they are. Reply with the translation only.\n\n{text}",
+        },
     ]
 
 
@@ -65,19 +79,23 @@ def ask(question: str, sources: list[tuple[int, str, str]], lang: str) -> list[d
     docs = "\n\n".join(f"[{n}] {title}\n{abstract}" for n, title, abstract in sources)
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content":
-            f"Papers:\n\n{docs}\n\nQuestion: {question}\n\n"
+        {
+            "role": "user",
+            "content": f"Papers:\n\n{docs}\n\nQuestion: {question}\n\n"
             f"Answer in {LANG_NAMES[lang]} using only these papers. After every claim put the number of the "
             f"paper it comes from in brackets, like [1] or [2][3]. If the papers do not answer the question, "
-            f"reply exactly: {NOT_FOUND[lang]}"},
+            f"reply exactly: {NOT_FOUND[lang]}",
+        },
     ]
 
 
 def questions(title: str, abstract: str, lang: str) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content":
-            f"Title: {title}\nAbstract: {abstract}\n\n"
+        {
+            "role": "user",
+            "content": f"Title: {title}\nAbstract: {abstract}\n\n"
             f"You will meet an author of this paper at their poster. Write three short, specific questions "
-            f"worth asking them, in {LANG_NAMES[lang]}, one per line, nothing else."},
+            f"worth asking them, in {LANG_NAMES[lang]}, one per line, nothing else.",
+        },
     ]

@@ -31,21 +31,34 @@ class HostGuard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = headers.get("host")
         if not self.hosts.allows(host):
-            await _refuse(send, 421, f"this MCP server does not answer to the host name {host!r}",
-                          "connect by an address it serves (127.0.0.1, localhost or its IP address), or restart "
-                          "`paperatlas mcp --http` with --allowed-host NAME for the name you use")
+            await _refuse(
+                send,
+                421,
+                f"this MCP server does not answer to the host name {host!r}",
+                "connect by an address it serves (127.0.0.1, localhost or its IP address), or restart "
+                "`paperatlas mcp --http` with --allowed-host NAME for the name you use",
+            )
             return
         if foreign_origin(headers.get("origin"), host):
-            await _refuse(send, 403, "a request from another site's page is refused",
-                          "MCP clients send no Origin header; a web page may not call this server")
+            await _refuse(
+                send,
+                403,
+                "a request from another site's page is refused",
+                "MCP clients send no Origin header; a web page may not call this server",
+            )
             return
         await self.app(scope, receive, send)
 
 
 async def _refuse(send: Send, status: int, message: str, fix: str) -> None:
     body = json.dumps({"error": message, "fix": fix, "status": status}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -55,7 +68,8 @@ def http_app(server: Any, allowed_hosts: Sequence[str] = ()) -> ASGIApp:
     from mcp.server.transport_security import TransportSecuritySettings
 
     app = server.streamable_http_app(
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    )
     return HostGuard(app, allowed_hosts)
 
 

@@ -57,7 +57,9 @@ class AnswerResult(BaseModel):
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
+    )
 
 
 def register(server: MCPServer, library: Any, call: Callable[[Callable[[], T]], T]) -> None:
@@ -83,8 +85,9 @@ def register(server: MCPServer, library: Any, call: Callable[[Callable[[], T]], 
     ) -> Annotated[CallToolResult, TranslationResult]:
         """A paper's title and abstract translated (into Chinese by default) by the server's language model."""
         t = call(lambda: library.llm.translate(id, lang, title_only))
-        return _answer(TranslationResult(**t.to_dict()),
-                       f"{t.title}\n\n{t.abstract}\n(machine-translated by {t.model})".strip())
+        return _answer(
+            TranslationResult(**t.to_dict()), f"{t.title}\n\n{t.abstract}\n(machine-translated by {t.model})".strip()
+        )
 
     @server.tool(annotations=gen)
     def ask(

@@ -85,9 +85,14 @@ PaperRecord = create_model(
     __doc__="A paper's whole record.",
     **_paper_fields(),
     uri=(str, Field(description="this paper as an MCP resource")),
-    events=(list[dict[str, Any]], Field(
-        default_factory=list, description="when and where the paper is presented at its conference: session, start,"
-        " end (ISO 8601, the conference's offset), timezone, room, poster_position, type, event_id")),
+    events=(
+        list[dict[str, Any]],
+        Field(
+            default_factory=list,
+            description="when and where the paper is presented at its conference: session, start,"
+            " end (ISO 8601, the conference's offset), timezone, room, poster_position, type, event_id",
+        ),
+    ),
 )
 
 
@@ -138,8 +143,10 @@ class FeedbackResult(BaseModel):
 
 
 # argument types shared by like / dislike (module level: the SDK evaluates the annotations here)
-Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]],
-                Field(min_length=1, max_length=500, description="paper ids from search results")]
+Ids = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=500)]],
+    Field(min_length=1, max_length=500, description="paper ids from search results"),
+]
 ReaderName = Annotated[str, Field(min_length=1, max_length=64, description="the reader's name (created on first like)")]
 Undo = Annotated[bool, Field(description="true removes the judgement instead")]
 
@@ -185,15 +192,26 @@ def paper_text(r: Any) -> str:
         head.append(meta)
     head.append(f"id {r.id}" + (f" · {r.url}" if r.url else ""))
     for e in r.events:
-        head.append(" · ".join(x for x in (str(e.get("type") or "").capitalize(), e.get("session"),
-                                           str(e.get("start") or "")[:16].replace("T", " "), e.get("room"),
-                                           e.get("poster_position")) if x))
+        head.append(
+            " · ".join(
+                x
+                for x in (
+                    str(e.get("type") or "").capitalize(),
+                    e.get("session"),
+                    str(e.get("start") or "")[:16].replace("T", " "),
+                    e.get("room"),
+                    e.get("poster_position"),
+                )
+                if x
+            )
+        )
     return "\n".join(head) + "\n\n" + r.abstract
 
 
 def answer(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=model.model_dump(mode="json"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
+    )
 
 
 # -- the server -----------------------------------------------------------------------------------
@@ -205,8 +223,11 @@ def bad_arguments(tool: str, err: ValidationError) -> str:
         where = ".".join(str(x) for x in e["loc"]) or "arguments"
         got = "" if e["type"] == "missing" else f" (got {e['input']!r})"
         lines.append(f"{where}: {e['msg']}{got}")
-    return (f"bad arguments for {tool}: " + "; ".join(lines)
-            + f"\nFix: call {tool} with arguments that fit its input schema (tools/list shows it)")
+    return (
+        f"bad arguments for {tool}: "
+        + "; ".join(lines)
+        + f"\nFix: call {tool} with arguments that fit its input schema (tools/list shows it)"
+    )
 
 
 class _Server(MCPServer):
@@ -237,10 +258,13 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
             with lock:
                 return fn()
         except NotFound as e:  # an assistant finds ids with the tools, not with the CLI
-            fix = e.fix.replace("`paperatlas list` shows the ids in this library",
-                                "use an id from the hits of the `search` tool")
-            fix = fix.replace("`paperatlas readers` lists them",
-                              "a reader is made by their first like: call the `like` tool with papers they like")
+            fix = e.fix.replace(
+                "`paperatlas list` shows the ids in this library", "use an id from the hits of the `search` tool"
+            )
+            fix = fix.replace(
+                "`paperatlas readers` lists them",
+                "a reader is made by their first like: call the `like` tool with papers they like",
+            )
             raise ToolError(str(NotFound(e.message, fix))) from None
         except PaperatlasError as e:  # the message already ends with "Fix: ..."
             raise ToolError(str(e)) from None
@@ -253,46 +277,88 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         except PaperatlasError:
             return ""
         if st["waiting"]:
-            return (f"{st['waiting']} of {st['papers']} papers are not embedded yet: search by meaning cannot see "
-                    "them (they still match by keyword); `paperatlas embed` fixes that")
+            return (
+                f"{st['waiting']} of {st['papers']} papers are not embedded yet: search by meaning cannot see "
+                "them (they still match by keyword); `paperatlas embed` fixes that"
+            )
         return ""
 
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=ro)
     def search(
-        query: Annotated[str, Field(min_length=1, max_length=2000,
-                                    description='words or a question; "double quotes" for an exact phrase')],
-        mode: Annotated[Literal["hybrid", "keyword", "semantic"],
-                        Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)")] = "hybrid",
+        query: Annotated[
+            str,
+            Field(
+                min_length=1, max_length=2000, description='words or a question; "double quotes" for an exact phrase'
+            ),
+        ],
+        mode: Annotated[
+            Literal["hybrid", "keyword", "semantic"],
+            Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)"),
+        ] = "hybrid",
         venue: Annotated[str | None, Field(description="only this venue, e.g. NeurIPS (case-insensitive)")] = None,
         year: Annotated[int | None, Field(ge=1900, le=2100, description="only this year")] = None,
-        author: Annotated[str | None, Field(description="only papers by this author (case, accents and initials "
-                                                        "forgiven: 'P. Liang' finds Percy Liang)")] = None,
+        author: Annotated[
+            str | None,
+            Field(
+                description="only papers by this author (case, accents and initials "
+                "forgiven: 'P. Liang' finds Percy Liang)"
+            ),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
-        institution: Annotated[str | None, Field(max_length=200, description="only papers with an author at this "
-                                                 "institution ('tsinghua' finds Tsinghua University)")] = None,
-        country: Annotated[str | None, Field(max_length=100, description="only papers with an author in this "
-                                             "country ('China', 'USA')")] = None,
-        type: Annotated[Literal["oral", "spotlight", "poster", "highlight"] | None,
-                        Field(description="only this presentation type")] = None,
+        institution: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description="only papers with an author at this institution ('tsinghua' finds Tsinghua University)",
+            ),
+        ] = None,
+        country: Annotated[
+            str | None, Field(max_length=100, description="only papers with an author in this country ('China', 'USA')")
+        ] = None,
+        type: Annotated[
+            Literal["oral", "spotlight", "poster", "highlight"] | None, Field(description="only this presentation type")
+        ] = None,
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
 
         def run() -> list[Hit]:
             # the same author / institution / country / type filters as `search` and the web
-            return list(library.search(query, mode, limit, venue=venue, year=year, author=author or None,
-                                       institution=institution, country=country, type=type))
+            return list(
+                library.search(
+                    query,
+                    mode,
+                    limit,
+                    venue=venue,
+                    year=year,
+                    author=author or None,
+                    institution=institution,
+                    country=country,
+                    type=type,
+                )
+            )
 
         hits = [hit_model(h) for h in call(run)]
         note = call(lambda: waiting_note(mode))
         if not hits:
-            filters = ", ".join(f"{k}={v}" for k, v in (("venue", venue), ("year", year), ("author", author),
-                                                        ("institution", institution), ("country", country),
-                                                        ("type", type)) if v)
+            filters = ", ".join(
+                f"{k}={v}"
+                for k, v in (
+                    ("venue", venue),
+                    ("year", year),
+                    ("author", author),
+                    ("institution", institution),
+                    ("country", country),
+                    ("type", type),
+                )
+                if v
+            )
             note = (note + "; " if note else "") + (
-                f"nothing matched with {filters}: try without them" if filters
-                else "nothing matched: try other or fewer words, or mode=hybrid")
+                f"nothing matched with {filters}: try without them"
+                if filters
+                else "nothing matched: try other or fewer words, or mode=hybrid"
+            )
         result = SearchResult(query=query, mode=mode, hits=hits, note=note)
         text = _hits_text(hits) or "No papers matched."
         return answer(result, text + (f"\nNote: {note}" if note else ""))
@@ -308,10 +374,17 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
     @server.tool(annotations=ro)
     def report(
-        venue: Annotated[str | None, Field(max_length=200, description="the venue, e.g. NeurIPS (default: every "
-                                           "venue of the library)")] = None,
-        years: Annotated[str | None, Field(max_length=100, description="a year, a range or a list: 2023, "
-                                           "2019-2025, 2021,2023; several years add trends")] = None,
+        venue: Annotated[
+            str | None,
+            Field(max_length=200, description="the venue, e.g. NeurIPS (default: every venue of the library)"),
+        ] = None,
+        years: Annotated[
+            str | None,
+            Field(
+                max_length=100,
+                description="a year, a range or a list: 2023, 2019-2025, 2021,2023; several years add trends",
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, ReportResult]:
         """A conference at a glance: its themes (size, share, orals), trends over years with a test of each
         change, institutions, countries, reviews, prolific authors. The same figures as `paperatlas report
@@ -351,14 +424,20 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
     @server.tool(annotations=ro)
     def topics(
-        level: Annotated[Literal["coarse", "fine"], Field(description="coarse: a few broad topics; fine: many")] = "coarse",
+        level: Annotated[
+            Literal["coarse", "fine"], Field(description="coarse: a few broad topics; fine: many")
+        ] = "coarse",
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> Annotated[CallToolResult, TopicsResult]:
         """The library's topics (built by `paperatlas topics build`), largest first, with key phrases."""
 
         ts = call(lambda: library.topics.at_level(level))[:limit]
-        items = [TopicItem(topic=t.topic, label=t.label, size=t.size, phrases=t.phrases, central=t.central[:5],
-                           parent=t.parent) for t in ts]
+        items = [
+            TopicItem(
+                topic=t.topic, label=t.label, size=t.size, phrases=t.phrases, central=t.central[:5], parent=t.parent
+            )
+            for t in ts
+        ]
         text = "\n".join(f"{t.topic}. {t.label} ({t.size} papers): {', '.join(t.phrases[:6])}" for t in items)
         return answer(TopicsResult(level=level, topics=items), text or "No topics.")
 
@@ -366,9 +445,11 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
     def feedback(reader: str, ids: list[str], kind: Literal["like", "dislike"], undo: bool) -> CallToolResult:
         if read_only:
-            raise ToolError(f"this paperatlas server is read-only: it cannot {kind} papers\n"
-                            "Fix: restart it without --read-only (`paperatlas mcp`) to let assistants record "
-                            "likes and dislikes")
+            raise ToolError(
+                f"this paperatlas server is read-only: it cannot {kind} papers\n"
+                "Fix: restart it without --read-only (`paperatlas mcp`) to let assistants record "
+                "likes and dislikes"
+            )
 
         def run() -> list[str]:
             real = [library.get(i).id for i in ids]  # every id checked before anything is written
@@ -377,8 +458,12 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
         done = call(run)
         res = FeedbackResult(reader=reader, kind=kind, ids=done, undone=undo)
-        verb = {("like", False): "liked", ("dislike", False): "disliked",
-                ("like", True): "no longer liked", ("dislike", True): "no longer disliked"}[(kind, undo)]
+        verb = {
+            ("like", False): "liked",
+            ("dislike", False): "disliked",
+            ("like", True): "no longer liked",
+            ("dislike", True): "no longer disliked",
+        }[(kind, undo)]
         return answer(res, f"{reader} {verb}: {', '.join(done)}")
 
     @server.tool(annotations=rw)
@@ -391,9 +476,13 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         """Record that a reader is not interested in these papers; recommendations rank such papers lower."""
         return feedback(reader, ids, "dislike", undo)
 
-    @server.resource("paper://{+id}", name="paper", mime_type="application/json",
-                     description="A paper's whole record as JSON (the id as search returns it)",
-                     security=ResourceSecurity(exempt_params={"id"}))  # ids are looked up, never used as paths
+    @server.resource(
+        "paper://{+id}",
+        name="paper",
+        mime_type="application/json",
+        description="A paper's whole record as JSON (the id as search returns it)",
+        security=ResourceSecurity(exempt_params={"id"}),
+    )  # ids are looked up, never used as paths
     def paper_resource(id: str) -> str:
         try:
             with lock:

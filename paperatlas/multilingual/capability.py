@@ -109,13 +109,23 @@ class Multilingual:
         {"enabled", "model", "papers", "embedded", "building", "done", "total", "eta_s"}."""
         model = self.embedder.id
         papers = self._lib.count()
-        st: dict[str, Any] = {"enabled": self.enabled, "model": model, "papers": papers,
-                              "embedded": min(self._store.vector_count(model), papers), "building": False}
+        st: dict[str, Any] = {
+            "enabled": self.enabled,
+            "model": model,
+            "papers": papers,
+            "embedded": min(self._store.vector_count(model), papers),
+            "building": False,
+        }
         b = dict(self._build)
         if b:
             elapsed = time.monotonic() - b["started"]
             rate = b["done"] / elapsed if elapsed > 0 and b["done"] else 0.0
             left = b["total"] - b["done"]
-            st.update(building=True, done=b["done"], total=b["total"],
-                      papers_per_s=round(rate, 2), eta_s=round(left / rate) if rate else None)
+            st.update(
+                building=True,
+                done=b["done"],
+                total=b["total"],
+                papers_per_s=round(rate, 2),
+                eta_s=round(left / rate) if rate else None,
+            )
         return st

@@ -40,8 +40,10 @@ def reader_tz(name: str | None) -> tzinfo | None:
 
         return ZoneInfo(name)
     except (KeyError, ValueError, OSError):
-        raise PaperatlasError(gettext("unknown timezone {tz!r}", tz=name),
-                              gettext("give an IANA name such as Asia/Shanghai or America/Los_Angeles")) from None
+        raise PaperatlasError(
+            gettext("unknown timezone {tz!r}", tz=name),
+            gettext("give an IANA name such as Asia/Shanghai or America/Los_Angeles"),
+        ) from None
 
 
 def _local(iso: str, tz: tzinfo | None) -> str:
@@ -67,8 +69,9 @@ class Programme:
         return self.lib.store
 
     # -- reading a saved feed ---------------------------------------------------------------
-    def ingest_feed(self, path: str | Path, conf: str | None = None, year: int | None = None,
-                    site: str = "") -> IngestReport:
+    def ingest_feed(
+        self, path: str | Path, conf: str | None = None, year: int | None = None, site: str = ""
+    ) -> IngestReport:
         """Read a saved virtual-site feed file (`neurips-2025-orals-posters.json`) as `fetch virtual`
         reads the live one: events linked to papers, missing papers brought in, changes recorded.
 
@@ -84,24 +87,29 @@ class Programme:
         conf = (conf or (m.group(1) if m else "")).lower()
         year = year or (int(m.group(2)) if m else None)
         if not conf or not year:
-            raise PaperatlasError(gettext("cannot tell the conference and year of {file}", file=str(p)),
-                                  gettext("name the file CONF-YEAR-orals-posters.json (as the virtual site does)"))
+            raise PaperatlasError(
+                gettext("cannot tell the conference and year of {file}", file=str(p)),
+                gettext("name the file CONF-YEAR-orals-posters.json (as the virtual site does)"),
+            )
         try:
             data = p.read_bytes()
         except OSError as e:
             raise PaperatlasError(f"cannot read {p}: {e.strerror}", "check the path") from None
         feed = parse_feed(data, str(p))
         if not feed.events:
-            raise PaperatlasError(gettext("{file} lists no events", file=str(p)),
-                                  gettext("check that it is the virtual site's orals-posters feed"))
+            raise PaperatlasError(
+                gettext("{file} lists no events", file=str(p)),
+                gettext("check that it is the virtual site's orals-posters feed"),
+            )
         for ev in feed.events:
             if ev.url.startswith("/") and site:
                 ev.url = site.rstrip("/") + ev.url
         venue = VENUE_SPELLING.get(conf, conf.upper())
         with self.store.write_lock(getattr(self.lib, "on_wait", None)):
             fp = plan(self.store, f"{conf} {year}", venue, year, feed)
-            report = ingest_rows(self.store, str(p), "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year},
-                                 skip_bad=True)
+            report = ingest_rows(
+                self.store, str(p), "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year}, skip_bad=True
+            )
             counts = commit(self.store, fp)
         report.notes += [f"programme {conf} {year}: {summary(counts)}", *fp.notes]
         return report
@@ -112,13 +120,17 @@ class Programme:
         return [Event.from_row(r) for r in self.store.programme.events_for_papers([paper_id]).get(paper_id, [])]
 
     def events_for_many(self, paper_ids: Sequence[str]) -> dict[str, list[Event]]:
-        return {pid: [Event.from_row(r) for r in rows] for pid, rows in self.store.programme.events_for_papers(paper_ids).items()}
+        return {
+            pid: [Event.from_row(r) for r in rows]
+            for pid, rows in self.store.programme.events_for_papers(paper_ids).items()
+        }
 
     def feeds(self) -> list[str]:
         return self.store.programme.programme_feeds()
 
-    def sessions(self, feed: str | None = None, day: str | None = None, type: str | None = None,
-                 tz: str | None = None) -> list[SessionInfo]:
+    def sessions(
+        self, feed: str | None = None, day: str | None = None, type: str | None = None, tz: str | None = None
+    ) -> list[SessionInfo]:
         """Every session in time order (optionally of one feed, one local day, one type)."""
         zone = reader_tz(tz)
         groups: dict[str, list[dict[str, Any]]] = {}
@@ -143,19 +155,32 @@ class Programme:
         last = max(timed, key=lambda r: r["end_utc"]) if timed else rows[0]
         types = sorted({r["type"] for r in rows if r["type"]})
         start, end = _local(first["start_at"], zone), _local(last["end_at"], zone)
-        return SessionInfo(sid, rows[0]["session"], rows[0]["feed"], "/".join(types), start, end,
-                           sorted({r["room"] for r in rows if r["room"]}), len(rows), start[:10])
+        return SessionInfo(
+            sid,
+            rows[0]["session"],
+            rows[0]["feed"],
+            "/".join(types),
+            start,
+            end,
+            sorted({r["room"] for r in rows if r["room"]}),
+            len(rows),
+            start[:10],
+        )
 
     def session(self, session_id: str) -> tuple[SessionInfo, list[Event]]:
         """A session and its events in poster-number order. Raises NotFound."""
         rows = self.store.programme.session_events(session_id)
         if not rows:
-            raise NotFound(gettext("no session {id!r} in the programme", id=session_id),
-                           gettext("`paperatlas programme` lists the sessions"))
+            raise NotFound(
+                gettext("no session {id!r} in the programme", id=session_id),
+                gettext("`paperatlas programme` lists the sessions"),
+            )
         return self._info(session_id, rows, None), [Event.from_row(r) for r in rows]
 
     # -- the reader's agenda ------------------------------------------------------------
-    def candidates(self, reader: str | None, recommended: int = RECOMMENDED) -> dict[str, tuple[list[str], float, bool]]:
+    def candidates(
+        self, reader: str | None, recommended: int = RECOMMENDED
+    ) -> dict[str, tuple[list[str], float, bool]]:
         """paper id -> (why, score, must-see) for the reader's liked, tagged and strongly
         recommended papers that the programme lists."""
         r = self._readers.get(reader)
@@ -188,7 +213,9 @@ class Programme:
 
     def _recommend(self, reader: str, limit: int, exclude: set[str]) -> list[tuple[str, float, str]]:
         """(paper id, score, why) of the reader's top recommendations among the programme's papers."""
-        listed = {r["paper_id"] for r in self.store.programme.programme_events(None, include_withdrawn=False) if r["paper_id"]}
+        listed = {
+            r["paper_id"] for r in self.store.programme.programme_events(None, include_withdrawn=False) if r["paper_id"]
+        }
         scores, explain = self._scored(reader)
         if not listed or not scores or explain is None:
             return []
@@ -197,8 +224,15 @@ class Programme:
         top = sorted((pid for pid in listed - exclude - judged if pid in scores), key=lambda pid: -scores[pid])[:limit]
         return [(pid, scores[pid], why) for pid, why in zip(top, explain(top))]
 
-    def agenda(self, reader: str | None = None, tz: str | None = None, day: str | None = None,
-               session: str | None = None, type: str | None = None, recommended: int = RECOMMENDED) -> Agenda:
+    def agenda(
+        self,
+        reader: str | None = None,
+        tz: str | None = None,
+        day: str | None = None,
+        session: str | None = None,
+        type: str | None = None,
+        recommended: int = RECOMMENDED,
+    ) -> Agenda:
         """The reader's liked, tagged and strongly recommended papers laid out day -> session ->
         poster number, each with why it is there, and the clashes between starred orals and with
         the poster sessions planned.
@@ -223,10 +257,17 @@ class Programme:
             if not evs:
                 x = paper.extra
                 if x.get("room") or x.get("poster_position") or x.get("session"):
-                    untimed.append({"paper_id": pid, "title": paper.title, "room": str(x.get("room") or ""),
-                                    "poster_position": str(x.get("poster_position") or ""),
-                                    "session": str(x.get("session") or ""),
-                                    "type": str(x.get("presentation") or ""), "why": why})
+                    untimed.append(
+                        {
+                            "paper_id": pid,
+                            "title": paper.title,
+                            "room": str(x.get("room") or ""),
+                            "poster_position": str(x.get("poster_position") or ""),
+                            "session": str(x.get("session") or ""),
+                            "type": str(x.get("presentation") or ""),
+                            "why": why,
+                        }
+                    )
                 continue
             for r in evs:
                 e = Event.from_row(r)
@@ -235,9 +276,17 @@ class Programme:
                 if session and session not in (e.session_id, e.session):
                     continue
                 if not e.timed:
-                    untimed.append({"paper_id": pid, "title": paper.title, "room": e.room,
-                                    "poster_position": e.poster_position, "session": e.session, "type": e.type,
-                                    "why": why})
+                    untimed.append(
+                        {
+                            "paper_id": pid,
+                            "title": paper.title,
+                            "room": e.room,
+                            "poster_position": e.poster_position,
+                            "session": e.session,
+                            "type": e.type,
+                            "why": why,
+                        }
+                    )
                     continue
                 e.start, e.end = _local(e.start, zone), _local(e.end, zone)
                 by_session.setdefault(e.session_id, []).append(AgendaItem(pid, paper.title, e, why, score, must))
@@ -247,8 +296,14 @@ class Programme:
             info = self._info(sid, rows_of[sid], zone)
             if day and info.day != day:
                 continue
-            items.sort(key=lambda i: (i.event.poster_number is None, i.event.poster_number or 0, i.event.start_utc,
-                                      i.event.event_id))
+            items.sort(
+                key=lambda i: (
+                    i.event.poster_number is None,
+                    i.event.poster_number or 0,
+                    i.event.start_utc,
+                    i.event.event_id,
+                )
+            )
             sessions.append(AgendaSession(info, items))
         sessions.sort(key=lambda s: (_utc_key(s.info.start), s.info.session))
         agenda = Agenda(name, sessions, clashes(sessions), untimed, tz or "")
@@ -281,18 +336,29 @@ class Programme:
             out[pid] = (1.0, True)
         return out
 
-    def walk(self, session_id: str, reader: str | None = None, minutes: float = 90, per_poster: float = 5,
-             walk_per_100: float = 1.0, done: Sequence[str] = (), skipped: Sequence[str] = (),
-             method: str = "plan") -> Walk:
+    def walk(
+        self,
+        session_id: str,
+        reader: str | None = None,
+        minutes: float = 90,
+        per_poster: float = 5,
+        walk_per_100: float = 1.0,
+        done: Sequence[str] = (),
+        skipped: Sequence[str] = (),
+        method: str = "plan",
+    ) -> Walk:
         """The poster walk through one session for a time budget (see programme/walk.py): the
         posters worth the most interest for the time, in number order, must-sees first. `done` and
         `skipped` posters are left out and the walk continues from the last of them."""
         if method not in METHODS:
-            raise PaperatlasError(gettext("unknown walk method {m!r}", m=method),
-                                  gettext("use one of {names}", names=", ".join(METHODS)))
+            raise PaperatlasError(
+                gettext("unknown walk method {m!r}", m=method), gettext("use one of {names}", names=", ".join(METHODS))
+            )
         if not 0 < minutes <= 24 * 60 or not 0 < per_poster <= 240 or not 0 <= walk_per_100 <= 120:
-            raise PaperatlasError(gettext("a walk needs 0 < minutes <= 1440 and 0 < minutes per poster <= 240"),
-                                  gettext("e.g. --minutes 90 --per-poster 5"))
+            raise PaperatlasError(
+                gettext("a walk needs 0 < minutes <= 1440 and 0 < minutes per poster <= 240"),
+                gettext("e.g. --minutes 90 --per-poster 5"),
+            )
         _info, events = self.session(session_id)
         interest = self.interest(reader, [e.paper_id for e in events if e.paper_id])
         gone = set(done) | set(skipped)
@@ -309,18 +375,30 @@ class Programme:
         w.session_id, w.done, w.skipped = session_id, list(done), list(skipped)
         return w
 
-    def split(self, session_id: str, readers: Sequence[str], minutes: float = 90, per_poster: float = 5,
-              walk_per_100: float = 1.0) -> Split:
+    def split(
+        self,
+        session_id: str,
+        readers: Sequence[str],
+        minutes: float = 90,
+        per_poster: float = 5,
+        walk_per_100: float = 1.0,
+    ) -> Split:
         """Share a session's posters out among a reading group: the posters most relevant to the group,
         no poster twice, drafted in turns so each member gets what they care most about (groups.py)."""
         if len(set(readers)) < 2:
-            raise PaperatlasError(gettext("a group needs two readers or more"),
-                                  gettext("name them, e.g. --readers ana,bo"))
+            raise PaperatlasError(
+                gettext("a group needs two readers or more"), gettext("name them, e.g. --readers ana,bo")
+            )
         _info, events = self.session(session_id)
-        numbers = {e.paper_id: (e.poster_number if e.poster_number is not None else k, e.name, e.poster_position)
-                   for k, e in enumerate(events) if e.paper_id}
-        interest = {self._readers.get(name, create=False).name: self.interest(name, list(numbers))
-                    for name in dict.fromkeys(readers)}
+        numbers = {
+            e.paper_id: (e.poster_number if e.poster_number is not None else k, e.name, e.poster_position)
+            for k, e in enumerate(events)
+            if e.paper_id
+        }
+        interest = {
+            self._readers.get(name, create=False).name: self.interest(name, list(numbers))
+            for name in dict.fromkeys(readers)
+        }
         return split(session_id, numbers, interest, minutes, per_poster, walk_per_100)
 
     def people(self, reader: str | None = None, limit: int = 30, **filters: Any) -> list[Person]:
@@ -337,8 +415,11 @@ class Programme:
 
         found = list(reversed(self.changes(reader, since)))[:limit]
         papers = self.store.get_papers([c["paper_id"] for c in found])
-        return [Hit(papers[c["paper_id"]], 0.0, {"programme": k + 1}, reason=describe(c))
-                for k, c in enumerate(found) if c["paper_id"] in papers]
+        return [
+            Hit(papers[c["paper_id"]], 0.0, {"programme": k + 1}, reason=describe(c))
+            for k, c in enumerate(found)
+            if c["paper_id"] in papers
+        ]
 
     def digest_news(self, reader: str, since: str = "") -> tuple[list[Any], dict[str, str]]:
         """What a digest shows first: the changes to the reader's agenda (Hits), and when each happened."""
@@ -365,7 +446,7 @@ def clashes(sessions: Sequence[AgendaSession]) -> list[Clash]:
     orals = [i for s in sessions for i in s.items if i.must_see and i.event.type in _ORALS]
     out: list[Clash] = []
     for k, a in enumerate(orals):
-        for b in orals[k + 1:]:
+        for b in orals[k + 1 :]:
             if a.paper_id != b.paper_id and _overlap(a.event, b.event.start_utc, b.event.end_utc):
                 out.append(Clash("orals", a, b))
     posters = [s for s in sessions if any(i.event.type == "poster" for i in s.items)]
@@ -396,9 +477,11 @@ def is_feed_file(path: str | Path) -> bool:
 
 def describe(change: dict[str, Any]) -> str:
     """A programme change in words: "moved: Hall A #2504 -> Hall B #2600"."""
+
     def where(d: dict[str, Any]) -> str:
-        return " ".join(x for x in (str(d.get("session") or ""), str(d.get("room") or ""),
-                                    str(d.get("poster_position") or "")) if x)
+        return " ".join(
+            x for x in (str(d.get("session") or ""), str(d.get("room") or ""), str(d.get("poster_position") or "")) if x
+        )
 
     def when(d: dict[str, Any]) -> str:
         return str(d.get("start_at") or "")[:16].replace("T", " ")

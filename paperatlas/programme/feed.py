@@ -146,22 +146,30 @@ def parse_feed(body: bytes | str, where: str = "the feed") -> Feed:
     try:
         data = json.loads(body.decode("utf-8") if isinstance(body, bytes) else body)
     except UnicodeDecodeError as e:
-        raise FeedError(f"{where} is not UTF-8 (byte {e.start})",
-                        "fetch it again; if it persists, check --base-url points at the virtual site") from None
+        raise FeedError(
+            f"{where} is not UTF-8 (byte {e.start})",
+            "fetch it again; if it persists, check --base-url points at the virtual site",
+        ) from None
     except json.JSONDecodeError as e:
-        raise FeedError(f"{where} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}):"
-                        " it may have been cut off", "fetch it again (a re-run starts over)") from None
+        raise FeedError(
+            f"{where} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): it may have been cut off",
+            "fetch it again (a re-run starts over)",
+        ) from None
     if isinstance(data, list):
         results, declared = data, None
     elif isinstance(data, dict) and isinstance(data.get("results"), list):
         results, declared = data["results"], data.get("count")
     else:
-        raise FeedError(f"{where} is not a virtual-site programme: no `results` list",
-                        'expected {"count": N, "results": [event, ...]} as /static/virtual/data/'
-                        "{conf}-{year}-orals-posters.json serves it")
+        raise FeedError(
+            f"{where} is not a virtual-site programme: no `results` list",
+            'expected {"count": N, "results": [event, ...]} as /static/virtual/data/'
+            "{conf}-{year}-orals-posters.json serves it",
+        )
     if len(results) > MAX_EVENTS:
-        raise FeedError(f"{where} holds {len(results):,} events, more than the {MAX_EVENTS:,} a programme may have",
-                        "check the URL: this is not one conference's feed")
+        raise FeedError(
+            f"{where} holds {len(results):,} events, more than the {MAX_EVENTS:,} a programme may have",
+            "check the URL: this is not one conference's feed",
+        )
     tz_name = str(data.get("timezone") or "") if isinstance(data, dict) else ""
     feed = Feed([], declared if isinstance(declared, int) else None)
     why_untimed: dict[str, int] = {}
@@ -188,27 +196,43 @@ def parse_feed(body: bytes | str, where: str = "the feed") -> Feed:
             end = None
         elif end is None or end < start:
             end = start  # a start without a usable end: a point in time rather than a guessed length
-        authors = [FeedAuthor(_text(a.get("fullname") or a.get("name")), _text(a.get("institution")))
-                   for a in (ev.get("authors") or []) if isinstance(a, dict) and (a.get("fullname") or a.get("name"))]
+        authors = [
+            FeedAuthor(_text(a.get("fullname") or a.get("name")), _text(a.get("institution")))
+            for a in (ev.get("authors") or [])
+            if isinstance(a, dict) and (a.get("fullname") or a.get("name"))
+        ]
         url = _text(ev.get("virtualsite_url"))
-        feed.events.append(FeedEvent(
-            event_id=eid, name=name, type=event_type(ev), session=_text(ev.get("session")),
-            start=start, end=end, room=_text(ev.get("room_name")), poster_position=_text(ev.get("poster_position")),
-            forum=forum_id(str(ev.get("paper_url") or "")), paper_url=_text(ev.get("paper_url")), url=url,
-            abstract=str(ev.get("abstract") or "").strip(), authors=authors, topic=_text(ev.get("topic")),
-            keywords=[_text(k) for k in (ev.get("keywords") or []) if _text(k)],
-            decision=_text(ev.get("decision")),
-        ))
+        feed.events.append(
+            FeedEvent(
+                event_id=eid,
+                name=name,
+                type=event_type(ev),
+                session=_text(ev.get("session")),
+                start=start,
+                end=end,
+                room=_text(ev.get("room_name")),
+                poster_position=_text(ev.get("poster_position")),
+                forum=forum_id(str(ev.get("paper_url") or "")),
+                paper_url=_text(ev.get("paper_url")),
+                url=url,
+                abstract=str(ev.get("abstract") or "").strip(),
+                authors=authors,
+                topic=_text(ev.get("topic")),
+                keywords=[_text(k) for k in (ev.get("keywords") or []) if _text(k)],
+                decision=_text(ev.get("decision")),
+            )
+        )
     if unnamed:
-        feed.notes.append(f"{unnamed} event{'s' if unnamed != 1 else ''} name no paper (no id or no title):"
-                          " left out")
+        feed.notes.append(f"{unnamed} event{'s' if unnamed != 1 else ''} name no paper (no id or no title): left out")
     if dupes:
         feed.notes.append(f"{dupes} event{'s' if dupes != 1 else ''} repeat an event id already read: left out")
     untimed = sum(why_untimed.values())
     if untimed:
         reasons = ", ".join(f"{n} {w}" for w, n in sorted(why_untimed.items()))
-        feed.notes.append(f"{untimed} event{'s' if untimed != 1 else ''} kept without a time ({reasons}):"
-                          " they show their room and poster but stay off the calendar")
+        feed.notes.append(
+            f"{untimed} event{'s' if untimed != 1 else ''} kept without a time ({reasons}):"
+            " they show their room and poster but stay off the calendar"
+        )
     return feed
 
 

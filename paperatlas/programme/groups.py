@@ -35,17 +35,27 @@ class Split:
 
     def to_dict(self) -> dict[str, Any]:
         covered = [s.poster.paper_id for sh in self.shares for s in sh.walk.stops]
-        return {"session_id": self.session_id, "members": [s.to_dict() for s in self.shares],
-                "covered": len(covered), "overlap": len(covered) - len(set(covered))}
+        return {
+            "session_id": self.session_id,
+            "members": [s.to_dict() for s in self.shares],
+            "covered": len(covered),
+            "overlap": len(covered) - len(set(covered)),
+        }
 
 
-def split(session_id: str, numbers: Mapping[str, tuple[int, str, str]],
-          interest: Mapping[str, Mapping[str, tuple[float, bool]]], minutes: float, per_poster: float,
-          walk_per_100: float) -> Split:
+def split(
+    session_id: str,
+    numbers: Mapping[str, tuple[int, str, str]],
+    interest: Mapping[str, Mapping[str, tuple[float, bool]]],
+    minutes: float,
+    per_poster: float,
+    walk_per_100: float,
+) -> Split:
     """`numbers`: paper id -> (poster number, title, position); `interest`: member -> paper id ->
     (interest, must-see)."""
     members = list(interest)
     k = max(0, int((minutes + 1e-9) // per_poster))
+
     def value(m: str, pid: str) -> float:
         v, must = interest[m].get(pid, (0.0, False))
         return v + (1.0 if must else 0.0)
@@ -64,9 +74,17 @@ def split(session_id: str, numbers: Mapping[str, tuple[int, str, str]],
         order.reverse()
     out = Split(session_id)
     for m in members:
-        posters = [Poster(pid, numbers[pid][0], interest[m].get(pid, (0.0, False))[0],
-                          interest[m].get(pid, (0.0, False))[1], numbers[pid][1], numbers[pid][2])
-                   for pid in taken[m]]
+        posters = [
+            Poster(
+                pid,
+                numbers[pid][0],
+                interest[m].get(pid, (0.0, False))[0],
+                interest[m].get(pid, (0.0, False))[1],
+                numbers[pid][1],
+                numbers[pid][2],
+            )
+            for pid in taken[m]
+        ]
         for p in posters:  # what the group gave a member is theirs to see, however little they care
             p.interest = max(p.interest, 1e-6)
         w = plan(posters, minutes, per_poster, walk_per_100)
@@ -98,9 +116,18 @@ def people(items: Sequence[tuple[str, str, float, Any]], limit: int = 30) -> lis
             p = found.setdefault(name, Person(name, str(a.get("institution") or ""), []))
             if any(x["paper_id"] == pid and x["event_id"] == e.event_id for x in p.papers):
                 continue
-            p.papers.append({"paper_id": pid, "title": title, "type": e.type, "session": e.session,
-                             "start": e.start, "room": e.room, "poster_position": e.poster_position,
-                             "event_id": e.event_id})
+            p.papers.append(
+                {
+                    "paper_id": pid,
+                    "title": title,
+                    "type": e.type,
+                    "session": e.session,
+                    "start": e.start,
+                    "room": e.room,
+                    "poster_position": e.poster_position,
+                    "event_id": e.event_id,
+                }
+            )
             best[name] = max(best.get(name, 0.0), score)
     ranked = sorted(found.values(), key=lambda p: (-len({x["paper_id"] for x in p.papers}), -best[p.name], p.name))
     for p in ranked:

@@ -15,8 +15,14 @@ PRODID = "-//paperatlas//conference agenda//EN"
 
 def escape(text: str) -> str:
     """TEXT value escaping (RFC 5545 3.3.11)."""
-    return (text.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
-            .replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n"))
+    return (
+        text.replace("\\", "\\\\")
+        .replace(";", "\\;")
+        .replace(",", "\\,")
+        .replace("\r\n", "\\n")
+        .replace("\n", "\\n")
+        .replace("\r", "\\n")
+    )
 
 
 def fold(line: str) -> str:
@@ -43,12 +49,22 @@ def uid(feed: str, event_id: str) -> str:
     return f"{feed.replace(' ', '-')}-{event_id}@paperatlas"
 
 
-def to_ics(agenda: Agenda, sequences: Mapping[tuple[str, str], int] | None = None, base_url: str = "",
-           now: datetime | None = None) -> str:
+def to_ics(
+    agenda: Agenda,
+    sequences: Mapping[tuple[str, str], int] | None = None,
+    base_url: str = "",
+    now: datetime | None = None,
+) -> str:
     """The agenda's timed items as a VCALENDAR (CRLF line ends)."""
     stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", f"PRODID:{PRODID}", "CALSCALE:GREGORIAN", "METHOD:PUBLISH",
-             f"X-WR-CALNAME:{escape('paperatlas agenda: ' + agenda.reader)}"]
+    lines = [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        f"PRODID:{PRODID}",
+        "CALSCALE:GREGORIAN",
+        "METHOD:PUBLISH",
+        f"X-WR-CALNAME:{escape('paperatlas agenda: ' + agenda.reader)}",
+    ]
     for item in agenda.items:
         e = item.event
         if not e.start:
@@ -59,10 +75,15 @@ def to_ics(agenda: Agenda, sequences: Mapping[tuple[str, str], int] | None = Non
         desc = "\n".join(x for x in (e.session, "; ".join(item.why), e.name) if x)
         url = e.url if e.url.startswith("http") else (base_url.rstrip("/") + e.url if e.url and base_url else "")
         url = url or e.paper_url
-        lines += ["BEGIN:VEVENT", f"UID:{uid(e.feed, e.event_id)}", f"DTSTAMP:{stamp}",
-                  f"SEQUENCE:{(sequences or {}).get((e.feed, e.event_id), 0)}",
-                  f"DTSTART:{_utc(e.start)}", f"DTEND:{_utc(e.end or e.start)}",
-                  f"SUMMARY:{escape(label + item.title)}"]
+        lines += [
+            "BEGIN:VEVENT",
+            f"UID:{uid(e.feed, e.event_id)}",
+            f"DTSTAMP:{stamp}",
+            f"SEQUENCE:{(sequences or {}).get((e.feed, e.event_id), 0)}",
+            f"DTSTART:{_utc(e.start)}",
+            f"DTEND:{_utc(e.end or e.start)}",
+            f"SUMMARY:{escape(label + item.title)}",
+        ]
         if where:
             lines.append(f"LOCATION:{escape(where)}")
         if url:

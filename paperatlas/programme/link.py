@@ -70,9 +70,16 @@ def plan(store: Any, feed_name: str, venue: str, year: int, parsed: Feed) -> Fee
         if row is None:
             rid = ev.forum or f"{slug(venue)}{year}/event-{ev.event_id}"
             row = rows[group] = {
-                "id": rid, "title": ev.name, "abstract": ev.abstract, "authors": [a.name for a in ev.authors],
-                "venue": venue, "year": year, "status": ev.type.capitalize(), "keywords": ev.keywords,
-                "url": ev.paper_url or ev.url, "openreview_id": ev.forum,
+                "id": rid,
+                "title": ev.name,
+                "abstract": ev.abstract,
+                "authors": [a.name for a in ev.authors],
+                "venue": venue,
+                "year": year,
+                "status": ev.type.capitalize(),
+                "keywords": ev.keywords,
+                "url": ev.paper_url or ev.url,
+                "openreview_id": ev.forum,
             }
         elif _RANK.get(ev.type, 9) < _RANK.get(str(row["status"]).lower(), 9):
             row["status"] = ev.type.capitalize()
@@ -84,16 +91,28 @@ def plan(store: Any, feed_name: str, venue: str, year: int, parsed: Feed) -> Fee
 def event_row(feed: str, ev: FeedEvent, paper_id: str) -> dict[str, Any]:
     start = ev.start.isoformat() if ev.start else ""
     end = ev.end.isoformat() if ev.end else ""
-    session_id = slug(f"{feed} {ev.session}") if ev.session else (
-        slug(f"{feed} {ev.type} {start[:16]}") if start else "")
+    session_id = (
+        slug(f"{feed} {ev.session}") if ev.session else (slug(f"{feed} {ev.type} {start[:16]}") if start else "")
+    )
     return {
-        "feed": feed, "event_id": ev.event_id, "paper_id": paper_id, "name": ev.name, "type": ev.type,
-        "session": ev.session, "session_id": session_id, "start_at": start, "end_at": end,
+        "feed": feed,
+        "event_id": ev.event_id,
+        "paper_id": paper_id,
+        "name": ev.name,
+        "type": ev.type,
+        "session": ev.session,
+        "session_id": session_id,
+        "start_at": start,
+        "end_at": end,
         "start_utc": to_utc(ev.start).strftime("%Y-%m-%dT%H:%M:%SZ") if ev.start else "",
         "end_utc": to_utc(ev.end).strftime("%Y-%m-%dT%H:%M:%SZ") if ev.end else "",
-        "room": ev.room, "poster_position": ev.poster_position, "poster_number": ev.poster_number,
-        "url": ev.url, "paper_url": ev.paper_url,
-        "authors": [{"name": a.name, "institution": a.institution} for a in ev.authors], "withdrawn": False,
+        "room": ev.room,
+        "poster_position": ev.poster_position,
+        "poster_number": ev.poster_number,
+        "url": ev.url,
+        "paper_url": ev.paper_url,
+        "authors": [{"name": a.name, "institution": a.institution} for a in ev.authors],
+        "withdrawn": False,
     }
 
 
@@ -104,17 +123,22 @@ def _extra_for(paper: Paper, events: Sequence[FeedEvent]) -> dict[str, Any]:
     if main.type:
         x["presentation"] = main.type
     place = next((e for e in events if e.type == "poster" and e.poster_position), None) or main
-    for key, value in (("room", place.room), ("poster_position", place.poster_position),
-                       ("session", place.session)):
+    for key, value in (("room", place.room), ("poster_position", place.poster_position), ("session", place.session)):
         if value:
             x[key] = value
     authors = main.authors or next((e.authors for e in events if e.authors), [])
     if any(a.institution for a in authors):
         known = {str(a.get("author")): a for a in x.get("affiliations") or [] if isinstance(a, dict)}
         # what an earlier source knew (a country, several institutions) stays; the feed's institution wins
-        x["affiliations"] = [{**known.get(a.name, {}), "author": a.name,
-                              "institution": a.institution or str(known.get(a.name, {}).get("institution") or ""),
-                              "country": str(known.get(a.name, {}).get("country") or "")} for a in authors]
+        x["affiliations"] = [
+            {
+                **known.get(a.name, {}),
+                "author": a.name,
+                "institution": a.institution or str(known.get(a.name, {}).get("institution") or ""),
+                "country": str(known.get(a.name, {}).get("country") or ""),
+            }
+            for a in authors
+        ]
     return x
 
 
@@ -133,22 +157,37 @@ def commit(store: Any, p: FeedPlan, state: tuple[str, str] | None = None) -> dic
         old = before.get(r["event_id"])
         if old is None:
             if not first_read:
-                changes.append({"event_id": r["event_id"], "paper_id": r["paper_id"], "kind": "added",
-                                "after": _where_when(r)})
+                changes.append(
+                    {"event_id": r["event_id"], "paper_id": r["paper_id"], "kind": "added", "after": _where_when(r)}
+                )
             continue
         if old["withdrawn"]:
-            changes.append({"event_id": r["event_id"], "paper_id": r["paper_id"], "kind": "restored",
-                            "after": _where_when(r)})
+            changes.append(
+                {"event_id": r["event_id"], "paper_id": r["paper_id"], "kind": "restored", "after": _where_when(r)}
+            )
             continue
         for kind, keys in (("moved", _MOVE), ("retimed", _TIME)):
             if any((old.get(k) or "") != (r.get(k) or "") for k in keys):
-                changes.append({"event_id": r["event_id"], "paper_id": r["paper_id"], "kind": kind,
-                                "before": _where_when(old), "after": _where_when(r)})
+                changes.append(
+                    {
+                        "event_id": r["event_id"],
+                        "paper_id": r["paper_id"],
+                        "kind": kind,
+                        "before": _where_when(old),
+                        "after": _where_when(r),
+                    }
+                )
     listed = {r["event_id"] for r in rows}
     gone = [eid for eid, e in before.items() if eid not in listed and not e["withdrawn"]]
     for eid in gone:
-        changes.append({"event_id": eid, "paper_id": before[eid]["paper_id"], "kind": "withdrawn",
-                        "before": _where_when(before[eid])})
+        changes.append(
+            {
+                "event_id": eid,
+                "paper_id": before[eid]["paper_id"],
+                "kind": "withdrawn",
+                "before": _where_when(before[eid]),
+            }
+        )
     by_paper: dict[str, list[FeedEvent]] = {}
     for ev in p.events:
         pid = paper_of.get(ev.event_id)
@@ -166,10 +205,17 @@ def commit(store: Any, p: FeedPlan, state: tuple[str, str] | None = None) -> dic
             extras.append((pid, x, paper.content_hash()))
     store.programme.write_programme(p.feed, rows, gone, extras, changes, state)
     unlinked = sum(1 for r in rows if not r["paper_id"])
-    return {"events": len(rows), "linked_by_forum": p.by_forum, "linked_by_title": p.by_title,
-            "brought_in": len(rows) - p.by_forum - p.by_title - unlinked, "unlinked": unlinked,
-            "papers_updated": len(extras), "changes": _count(changes), "withdrawn": len(gone),
-            "readers_touched": _readers_touched(store, {c["paper_id"] for c in changes if c["kind"] != "added"})}
+    return {
+        "events": len(rows),
+        "linked_by_forum": p.by_forum,
+        "linked_by_title": p.by_title,
+        "brought_in": len(rows) - p.by_forum - p.by_title - unlinked,
+        "unlinked": unlinked,
+        "papers_updated": len(extras),
+        "changes": _count(changes),
+        "withdrawn": len(gone),
+        "readers_touched": _readers_touched(store, {c["paper_id"] for c in changes if c["kind"] != "added"}),
+    }
 
 
 def _readers_touched(store: Any, changed: set[str]) -> list[str]:

@@ -32,9 +32,25 @@ class Event:
 
     @classmethod
     def from_row(cls, r: dict[str, Any]) -> Event:
-        return cls(r["event_id"], r["feed"], r["paper_id"], r["name"], r["type"], r["session"], r["session_id"],
-                   r["start_at"], r["end_at"], r["room"], r["poster_position"], r["poster_number"], r["url"],
-                   r["paper_url"], r["start_utc"], r["end_utc"], list(r.get("authors") or []))
+        return cls(
+            r["event_id"],
+            r["feed"],
+            r["paper_id"],
+            r["name"],
+            r["type"],
+            r["session"],
+            r["session_id"],
+            r["start_at"],
+            r["end_at"],
+            r["room"],
+            r["poster_position"],
+            r["poster_number"],
+            r["url"],
+            r["paper_url"],
+            r["start_utc"],
+            r["end_utc"],
+            list(r.get("authors") or []),
+        )
 
     @property
     def timezone(self) -> str:
@@ -52,9 +68,19 @@ class Event:
         return datetime.fromisoformat(self.end) if self.end else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session": self.session, "start": self.start, "end": self.end, "timezone": self.timezone,
-                "room": self.room, "poster_position": self.poster_position, "type": self.type,
-                "event_id": self.event_id, "session_id": self.session_id, "feed": self.feed, "url": self.url}
+        return {
+            "session": self.session,
+            "start": self.start,
+            "end": self.end,
+            "timezone": self.timezone,
+            "room": self.room,
+            "poster_position": self.poster_position,
+            "type": self.type,
+            "event_id": self.event_id,
+            "session_id": self.session_id,
+            "feed": self.feed,
+            "url": self.url,
+        }
 
 
 @dataclass
@@ -72,9 +98,18 @@ class SessionInfo:
     day: str = ""  # the local date (YYYY-MM-DD) it starts on
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "session": self.session, "feed": self.feed, "type": self.type,
-                "start": self.start, "end": self.end, "timezone": self.start[19:] if len(self.start) > 19 else "",
-                "day": self.day, "rooms": self.rooms, "events": self.events}
+        return {
+            "session_id": self.session_id,
+            "session": self.session,
+            "feed": self.feed,
+            "type": self.type,
+            "start": self.start,
+            "end": self.end,
+            "timezone": self.start[19:] if len(self.start) > 19 else "",
+            "day": self.day,
+            "rooms": self.rooms,
+            "events": self.events,
+        }
 
 
 @dataclass
@@ -90,9 +125,20 @@ class AgendaItem:
 
     def to_dict(self) -> dict[str, Any]:
         e = self.event
-        return {"paper_id": self.paper_id, "title": self.title, "type": e.type, "poster_position": e.poster_position,
-                "start": e.start, "end": e.end, "room": e.room, "event_id": e.event_id, "url": e.url,
-                "why": self.why, "must_see": self.must_see, "score": round(self.score, 4)}
+        return {
+            "paper_id": self.paper_id,
+            "title": self.title,
+            "type": e.type,
+            "poster_position": e.poster_position,
+            "start": e.start,
+            "end": e.end,
+            "room": e.room,
+            "event_id": e.event_id,
+            "url": e.url,
+            "why": self.why,
+            "must_see": self.must_see,
+            "score": round(self.score, 4),
+        }
 
 
 @dataclass
@@ -101,8 +147,11 @@ class AgendaSession:
     items: list[AgendaItem]
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.info.to_dict(), "papers": [i.paper_id for i in self.items],
-                "items": [i.to_dict() for i in self.items]}
+        return {
+            **self.info.to_dict(),
+            "papers": [i.paper_id for i in self.items],
+            "items": [i.to_dict() for i in self.items],
+        }
 
 
 @dataclass
@@ -116,10 +165,21 @@ class Clash:
     def to_dict(self) -> dict[str, Any]:
         def side(x: AgendaItem | AgendaSession) -> dict[str, Any]:
             if isinstance(x, AgendaItem):
-                return {"paper_id": x.paper_id, "title": x.title, "event_id": x.event.event_id,
-                        "session": x.event.session, "start": x.event.start, "end": x.event.end}
-            return {"session_id": x.info.session_id, "session": x.info.session, "start": x.info.start,
-                    "end": x.info.end, "papers": [i.paper_id for i in x.items]}
+                return {
+                    "paper_id": x.paper_id,
+                    "title": x.title,
+                    "event_id": x.event.event_id,
+                    "session": x.event.session,
+                    "start": x.event.start,
+                    "end": x.event.end,
+                }
+            return {
+                "session_id": x.info.session_id,
+                "session": x.info.session,
+                "start": x.info.start,
+                "end": x.info.end,
+                "papers": [i.paper_id for i in x.items],
+            }
 
         return {"kind": self.kind, "a": side(self.a), "b": side(self.b)}
 
@@ -147,9 +207,17 @@ class Agenda:
         return list(out.items())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"reader": self.reader, "timezone": self.timezone,
-                "sessions": [s.to_dict() for s in self.sessions],
-                "clashes": [c.to_dict() for c in self.clashes], "unscheduled": self.unscheduled,
-                "counts": {"sessions": len(self.sessions), "items": len(self.items), "clashes": len(self.clashes),
-                           "unscheduled": len(self.unscheduled)},
-                "notes": self.notes}
+        return {
+            "reader": self.reader,
+            "timezone": self.timezone,
+            "sessions": [s.to_dict() for s in self.sessions],
+            "clashes": [c.to_dict() for c in self.clashes],
+            "unscheduled": self.unscheduled,
+            "counts": {
+                "sessions": len(self.sessions),
+                "items": len(self.items),
+                "clashes": len(self.clashes),
+                "unscheduled": len(self.unscheduled),
+            },
+            "notes": self.notes,
+        }

@@ -46,8 +46,15 @@ class Stop:
 
     def to_dict(self) -> dict[str, Any]:
         p = self.poster
-        return {"paper_id": p.paper_id, "title": p.title, "poster_position": p.position, "number": p.number,
-                "interest": round(p.interest, 4), "must_see": p.must_see, "arrive_min": round(self.arrive, 1)}
+        return {
+            "paper_id": p.paper_id,
+            "title": p.title,
+            "poster_position": p.position,
+            "number": p.number,
+            "interest": round(p.interest, 4),
+            "must_see": p.must_see,
+            "arrive_min": round(self.arrive, 1),
+        }
 
 
 @dataclass
@@ -77,17 +84,26 @@ class Walk:
         return self.interest / self.minutes if self.minutes > 0 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "method": self.method, "minutes": self.minutes,
-                "per_poster": self.per_poster, "walk_per_100": self.walk_per_100,
-                "stops": [s.to_dict() for s in self.stops], "used_min": round(self.used, 1),
-                "interest": round(self.interest, 4), "interest_per_min": round(self.per_minute, 4),
-                "must_see_visited": sum(1 for s in self.stops if s.poster.must_see),
-                "missed_must_see": [p.paper_id for p in self.missed_must_see],
-                "done": self.done, "skipped": self.skipped}
+        return {
+            "session_id": self.session_id,
+            "method": self.method,
+            "minutes": self.minutes,
+            "per_poster": self.per_poster,
+            "walk_per_100": self.walk_per_100,
+            "stops": [s.to_dict() for s in self.stops],
+            "used_min": round(self.used, 1),
+            "interest": round(self.interest, 4),
+            "interest_per_min": round(self.per_minute, 4),
+            "must_see_visited": sum(1 for s in self.stops if s.poster.must_see),
+            "missed_must_see": [p.paper_id for p in self.missed_must_see],
+            "done": self.done,
+            "skipped": self.skipped,
+        }
 
 
-def _schedule(order: Sequence[Poster], minutes: float, per_poster: float, walk_per_100: float,
-              start: int | None) -> list[Stop]:
+def _schedule(
+    order: Sequence[Poster], minutes: float, per_poster: float, walk_per_100: float, start: int | None
+) -> list[Stop]:
     """Visit `order` one after another from `start` (None: at the first poster) until time runs out."""
     stops: list[Stop] = []
     t = 0.0
@@ -101,15 +117,22 @@ def _schedule(order: Sequence[Poster], minutes: float, per_poster: float, walk_p
     return stops
 
 
-def _walk(method: str, posters: Sequence[Poster], minutes: float, per_poster: float, walk_per_100: float,
-          stops: list[Stop]) -> Walk:
+def _walk(
+    method: str, posters: Sequence[Poster], minutes: float, per_poster: float, walk_per_100: float, stops: list[Stop]
+) -> Walk:
     seen = {s.poster.paper_id for s in stops}
-    return Walk(method, minutes, per_poster, walk_per_100, stops,
-                [p for p in posters if p.must_see and p.paper_id not in seen])
+    return Walk(
+        method, minutes, per_poster, walk_per_100, stops, [p for p in posters if p.must_see and p.paper_id not in seen]
+    )
 
 
-def plan(posters: Sequence[Poster], minutes: float, per_poster: float = 5.0, walk_per_100: float = 1.0,
-         start: int | None = None) -> Walk:
+def plan(
+    posters: Sequence[Poster],
+    minutes: float,
+    per_poster: float = 5.0,
+    walk_per_100: float = 1.0,
+    start: int | None = None,
+) -> Walk:
     """The walk that collects the most interest within `minutes` (must-sees first), in number order.
 
     `start`: the poster number the walker stands at (a re-plan after some posters); None: they
@@ -142,21 +165,38 @@ def plan(posters: Sequence[Poster], minutes: float, per_poster: float = 5.0, wal
     return _walk("plan", posters, minutes, per_poster, walk_per_100, stops)
 
 
-def topk(posters: Sequence[Poster], minutes: float, per_poster: float = 5.0, walk_per_100: float = 1.0,
-         start: int | None = None) -> Walk:
+def topk(
+    posters: Sequence[Poster],
+    minutes: float,
+    per_poster: float = 5.0,
+    walk_per_100: float = 1.0,
+    start: int | None = None,
+) -> Walk:
     """Baseline: the top posters by interest that fit without walking, visited in number order."""
     k = int((minutes + 1e-9) // per_poster) if per_poster > 0 else 0
     chosen = sorted(sorted((p for p in posters if p.weight > 0), key=lambda p: -p.weight)[:k], key=lambda p: p.number)
-    return _walk("topk", posters, minutes, per_poster, walk_per_100,
-                 _schedule(chosen, minutes, per_poster, walk_per_100, start))
+    return _walk(
+        "topk", posters, minutes, per_poster, walk_per_100, _schedule(chosen, minutes, per_poster, walk_per_100, start)
+    )
 
 
-def score_order(posters: Sequence[Poster], minutes: float, per_poster: float = 5.0, walk_per_100: float = 1.0,
-                start: int | None = None) -> Walk:
+def score_order(
+    posters: Sequence[Poster],
+    minutes: float,
+    per_poster: float = 5.0,
+    walk_per_100: float = 1.0,
+    start: int | None = None,
+) -> Walk:
     """Baseline: best first, walking back and forth, until the time runs out."""
     order = sorted((p for p in posters if p.weight > 0), key=lambda p: -p.weight)
-    return _walk("score_order", posters, minutes, per_poster, walk_per_100,
-                 _schedule(order, minutes, per_poster, walk_per_100, start))
+    return _walk(
+        "score_order",
+        posters,
+        minutes,
+        per_poster,
+        walk_per_100,
+        _schedule(order, minutes, per_poster, walk_per_100, start),
+    )
 
 
 METHODS = {"plan": plan, "topk": topk, "score_order": score_order}

@@ -5,5 +5,14 @@ from ..store.personal import FEEDBACK_KINDS, Feedback, Reader
 from .capability import MAX_TAG, ReaderArg, Readers, check_name, check_tag
 from .importer import ImportReport
 
-__all__ = ["FEEDBACK_KINDS", "MAX_TAG", "Feedback", "ImportReport", "Reader", "ReaderArg", "Readers", "check_name",
-           "check_tag"]
+__all__ = [
+    "FEEDBACK_KINDS",
+    "MAX_TAG",
+    "Feedback",
+    "ImportReport",
+    "Reader",
+    "ReaderArg",
+    "Readers",
+    "check_name",
+    "check_tag",
+]

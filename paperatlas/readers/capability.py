@@ -41,13 +41,15 @@ def check_name(name: str) -> str:
     if not name or len(name) > MAX_NAME:
         raise PaperatlasError(gettext("bad reader name {name!r}", name=name), gettext("use 1-64 characters"))
     if any(unicodedata.category(ch) in BAD_NAME_CATEGORIES for ch in name):
-        raise PaperatlasError(gettext("bad reader name {name!r}: it holds control or invisible characters",
-                                      name=name),
-                              gettext("use letters, digits, spaces and punctuation"))
+        raise PaperatlasError(
+            gettext("bad reader name {name!r}: it holds control or invisible characters", name=name),
+            gettext("use letters, digits, spaces and punctuation"),
+        )
     if "=?" in name and "?=" in name:  # an RFC 2047 encoded word: mail headers would decode it
-        raise PaperatlasError(gettext("bad reader name {name!r}: it looks like MIME-encoded text (=?...?=)",
-                                      name=name),
-                              gettext("write the name as plain text"))
+        raise PaperatlasError(
+            gettext("bad reader name {name!r}: it looks like MIME-encoded text (=?...?=)", name=name),
+            gettext("write the name as plain text"),
+        )
     return name
 
 
@@ -188,8 +190,9 @@ class Readers:
 
     def saved_search_owner(self, search_id: int) -> Reader | None:
         """The reader who saved this search (a feed URL carries only the search's id)."""
-        return next((r for r in self.all() if any(s["id"] == search_id for s in self._store.readers.saved_searches(r.id))),
-                    None)
+        return next(
+            (r for r in self.all() if any(s["id"] == search_id for s in self._store.readers.saved_searches(r.id))), None
+        )
 
     # -- import -----------------------------------------------------------------------------
     def import_file(self, reader: ReaderArg, path: str | Path, format: str | None = None) -> ImportReport:

@@ -33,9 +33,11 @@ class ImportReport:
     format: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": self.format,
-                "matched": [{"entry": e, "id": i, "how": h} for e, i, h in self.matched],
-                "unmatched": self.unmatched}
+        return {
+            "format": self.format,
+            "matched": [{"entry": e, "id": i, "how": h} for e, i, h in self.matched],
+            "unmatched": self.unmatched,
+        }
 
     def summary(self) -> str:
         return f"{len(self.matched)} matched, {len(self.unmatched)} not in the library"

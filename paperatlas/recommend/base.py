@@ -91,7 +91,9 @@ class Signals:
 
     @property
     def empty(self) -> bool:
-        return not (self.likes or self.dislikes or self.choices or self.preferences.strip() or _has_phrases(self.profile))
+        return not (
+            self.likes or self.dislikes or self.choices or self.preferences.strip() or _has_phrases(self.profile)
+        )
 
 
 def _has_phrases(profile: dict[str, Any] | None) -> bool:
@@ -126,8 +128,7 @@ class PriorScored:
         return [gettext("no likes yet: like or triage a few papers to personalise this list")] * len(rows)
 
 
-def rank(scored: Scored, limit: int, exclude: np.ndarray | None = None,
-         allowed: np.ndarray | None = None) -> list[int]:
+def rank(scored: Scored, limit: int, exclude: np.ndarray | None = None, allowed: np.ndarray | None = None) -> list[int]:
     """Top `limit` rows, best first, skipping excluded rows and keeping only allowed ones."""
     s = scored.scores
     if exclude is not None or allowed is not None:

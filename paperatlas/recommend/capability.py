@@ -117,8 +117,9 @@ class Recommend:
         rec = RECOMMENDERS.create(method)
         return corpus, rec.fit(corpus, sig), sig
 
-    def _allowed(self, corpus: Corpus, venue: str | None, year: int | None, status: str | None,
-                 only: set[str] | None = None) -> np.ndarray | None:
+    def _allowed(
+        self, corpus: Corpus, venue: str | None, year: int | None, status: str | None, only: set[str] | None = None
+    ) -> np.ndarray | None:
         ids = self._store.filter_ids(venue, year, status)
         if only is not None:
             ids = only if ids is None else ids & only
@@ -126,9 +127,18 @@ class Recommend:
             return None
         return mask(len(corpus), corpus.rows(sorted(ids)))
 
-    def for_reader(self, reader: ReaderArg = None, limit: int = 20, method: str = DEFAULT_RECOMMENDER,
-                   offset: int = 0, venue: str | None = None, year: int | None = None, status: str | None = None,
-                   include_judged: bool = False, since: str | None = None) -> list[Hit]:
+    def for_reader(
+        self,
+        reader: ReaderArg = None,
+        limit: int = 20,
+        method: str = DEFAULT_RECOMMENDER,
+        offset: int = 0,
+        venue: str | None = None,
+        year: int | None = None,
+        status: str | None = None,
+        include_judged: bool = False,
+        since: str | None = None,
+    ) -> list[Hit]:
         """The reader's recommendations, best first, each with `reason` saying why.
 
         Args:
@@ -148,8 +158,11 @@ class Recommend:
         reasons = scored.explain(rows)
         papers = self._store.get_papers([corpus.ids[i] for i in rows])
         shown = library_share(scored.scores, rows)
-        return [Hit(papers[corpus.ids[i]], s, {"recommend": offset + k + 1}, reason=why)
-                for k, (i, why, s) in enumerate(zip(rows, reasons, shown)) if corpus.ids[i] in papers]
+        return [
+            Hit(papers[corpus.ids[i]], s, {"recommend": offset + k + 1}, reason=why)
+            for k, (i, why, s) in enumerate(zip(rows, reasons, shown))
+            if corpus.ids[i] in papers
+        ]
 
     # -- profile ---------------------------------------------------------------------------------
     def profile(self, reader: ReaderArg = None, examples: int = 3) -> dict[str, Any]:
@@ -169,17 +182,39 @@ class Recommend:
                 order = np.argsort(-(v @ c))[:examples]
                 ex = [corpus.ids[rows[i]] for i in order]
             papers = self._lib.get_many(ex)
-            out.append({"id": it["id"], "label": it.get("label", ""), "phrases": it.get("phrases", []),
-                        "added": it.get("added", []), "muted": it.get("muted", []), "removed": bool(it.get("removed")),
-                        "papers": len(it.get("papers", [])),
-                        "examples": [{"id": p.id, "title": p.title} for p in papers]})
-        return {"reader": r.name, "preferences": r.preferences, "interests": out,
-                "likes": len(sig.likes), "dislikes": len(sig.dislikes), "choices": len(sig.choices)}
+            out.append(
+                {
+                    "id": it["id"],
+                    "label": it.get("label", ""),
+                    "phrases": it.get("phrases", []),
+                    "added": it.get("added", []),
+                    "muted": it.get("muted", []),
+                    "removed": bool(it.get("removed")),
+                    "papers": len(it.get("papers", [])),
+                    "examples": [{"id": p.id, "title": p.title} for p in papers],
+                }
+            )
+        return {
+            "reader": r.name,
+            "preferences": r.preferences,
+            "interests": out,
+            "likes": len(sig.likes),
+            "dislikes": len(sig.dislikes),
+            "choices": len(sig.choices),
+        }
 
-    def edit_profile(self, reader: ReaderArg = None, *, remove: str | None = None,
-                     restore: str | None = None, add_phrase: str | None = None, interest: str | None = None,
-                     remove_phrase: str | None = None, rename: str | None = None,
-                     preferences: str | None = None) -> dict[str, Any]:
+    def edit_profile(
+        self,
+        reader: ReaderArg = None,
+        *,
+        remove: str | None = None,
+        restore: str | None = None,
+        add_phrase: str | None = None,
+        interest: str | None = None,
+        remove_phrase: str | None = None,
+        rename: str | None = None,
+        preferences: str | None = None,
+    ) -> dict[str, Any]:
         """Edit the profile; returns the readable profile after the edit.
 
         Args:
@@ -210,14 +245,17 @@ class Recommend:
                     raise PaperatlasError("which interest?", "pass the interest id (see `paperatlas profile`)")
                 prof = interests.rename(prof, interest, rename)
         except KeyError as e:
-            raise NotFound(f"no interest {e.args[0]!r} in {r.name}'s profile",
-                           "`paperatlas profile --reader NAME` lists the interest ids") from None
+            raise NotFound(
+                f"no interest {e.args[0]!r} in {r.name}'s profile",
+                "`paperatlas profile --reader NAME` lists the interest ids",
+            ) from None
         self._store.readers.set_reader_fields(r.id, preferences=preferences, profile=prof)
         return self.profile(r.name)  # read back: the preferences just changed
 
     # -- triage ----------------------------------------------------------------------------------
-    def triage_pair(self, reader: ReaderArg = None, venue: str | None = None,
-                    year: int | None = None) -> tuple[Paper, Paper] | None:
+    def triage_pair(
+        self, reader: ReaderArg = None, venue: str | None = None, year: int | None = None
+    ) -> tuple[Paper, Paper] | None:
         """The next "A or B?" pair for the reader (None when fewer than two unjudged papers are left).
         Deterministic for a given history, so a page reload shows the same pair."""
         r = self._readers.get(reader)
@@ -252,8 +290,16 @@ class Recommend:
             self._store.readers.add_choice(r.id, triage.NEITHER, pid)
 
     # -- groups ----------------------------------------------------------------------------------
-    def group_list(self, readers: Sequence[str], n: int = 10, method: str = "nash", venue: str | None = None,
-                   year: int | None = None, *, depth: int | None = None) -> dict[str, Any]:
+    def group_list(
+        self,
+        readers: Sequence[str],
+        n: int = 10,
+        method: str = "nash",
+        venue: str | None = None,
+        year: int | None = None,
+        *,
+        depth: int | None = None,
+    ) -> dict[str, Any]:
         """A list of n papers for a reading group, fair to every member (Nash welfare of Borda scores).
 
         Returns {"method", "papers": [Hit, with reason naming each member's rank], "members": [{reader,
@@ -288,33 +334,64 @@ class Recommend:
         for k, j in enumerate(chosen):
             ranks = {r.name: int(depth - points[i, j] + 1) for i, r in enumerate(rs) if points[i, j] > 0}
             why = ", ".join(f"{name} #{rk}" for name, rk in sorted(ranks.items(), key=lambda kv: kv[1]))
-            hits.append(Hit(papers[corpus.ids[j]], float(points[:, j].sum()), {"group": k + 1},
-                            reason=gettext("in the top {depth} of: {who}", depth=depth, who=why) if why
-                            else gettext("in nobody's top {depth}", depth=depth)))
-        return {"method": method, "papers": hits,
-                "members": [{"reader": r.name, **s} for r, s in zip(rs, stats)],
-                "compare": {other: [{"reader": r.name, **s} for r, s in zip(rs, other_stats)]}}
+            hits.append(
+                Hit(
+                    papers[corpus.ids[j]],
+                    float(points[:, j].sum()),
+                    {"group": k + 1},
+                    reason=gettext("in the top {depth} of: {who}", depth=depth, who=why)
+                    if why
+                    else gettext("in nobody's top {depth}", depth=depth),
+                )
+            )
+        return {
+            "method": method,
+            "papers": hits,
+            "members": [{"reader": r.name, **s} for r, s in zip(rs, stats)],
+            "compare": {other: [{"reader": r.name, **s} for r, s in zip(rs, other_stats)]},
+        }
 
     # -- digest ----------------------------------------------------------------------------------
-    def digest(self, reader: ReaderArg = None, since: str | None = None, limit: int = 20,
-               format: str = "markdown", link: str = "") -> str:
+    def digest(
+        self,
+        reader: ReaderArg = None,
+        since: str | None = None,
+        limit: int = 20,
+        format: str = "markdown",
+        link: str = "",
+    ) -> str:
         """Recommended papers the reader has not seen or judged (added since `since`), rendered
         as markdown, html or atom."""
         if format not in digest_mod.FORMATS:
             raise PaperatlasError(f"unknown digest format {format!r}", f"use one of: {', '.join(digest_mod.FORMATS)}")
         r = self._readers.get(reader)
         hits = self.for_reader(r, limit=limit, since=since)
-        sub = (ngettext("{n} paper you have not seen, added since {date}",
-                        "{n} papers you have not seen, added since {date}", len(hits), date=since) if since
-               else ngettext("{n} paper you have not seen", "{n} papers you have not seen", len(hits)))
+        sub = (
+            ngettext(
+                "{n} paper you have not seen, added since {date}",
+                "{n} papers you have not seen, added since {date}",
+                len(hits),
+                date=since,
+            )
+            if since
+            else ngettext("{n} paper you have not seen", "{n} papers you have not seen", len(hits))
+        )
         updated = self._store.papers_added_at([h.paper.id for h in hits]) if format == "atom" else None
         if self.digest_news is not None:
             news, when = self.digest_news(r.name, since or "")
             if updated is not None:
                 updated.update(when)
             hits = news + hits
-        return digest_mod.render(hits, format, gettext("paperatlas digest for {reader}", reader=r.name), sub,
-                                 f"urn:paperatlas:digest:{r.name}", updated, link, tldrs=self._digest_tldrs(hits))
+        return digest_mod.render(
+            hits,
+            format,
+            gettext("paperatlas digest for {reader}", reader=r.name),
+            sub,
+            f"urn:paperatlas:digest:{r.name}",
+            updated,
+            link,
+            tldrs=self._digest_tldrs(hits),
+        )
 
     def _digest_tldrs(self, hits: list[Hit]) -> dict[str, str]:
         """paper id -> the TL;DR a digest shows: a stored machine one in the reader's language (marked with
@@ -337,16 +414,22 @@ class Recommend:
                     out[h.paper.id] = text
         return out
 
-    def saved_search_feed(self, reader: ReaderArg, name_or_id: str | int, limit: int = 20,
-                          link: str = "") -> str:
+    def saved_search_feed(self, reader: ReaderArg, name_or_id: str | int, limit: int = 20, link: str = "") -> str:
         """An Atom feed of a saved search's results that the reader has not seen or judged."""
         r = self._readers.get(reader)
-        ss = next((s for s in self._store.readers.saved_searches(r.id) if s["name"] == name_or_id or s["id"] == name_or_id
-                   or str(s["id"]) == str(name_or_id)), None)
+        ss = next(
+            (
+                s
+                for s in self._store.readers.saved_searches(r.id)
+                if s["name"] == name_or_id or s["id"] == name_or_id or str(s["id"]) == str(name_or_id)
+            ),
+            None,
+        )
         if ss is None:
             raise NotFound(f"no saved search {name_or_id!r} for {r.name}", "save the search first")
         params = {k: v for k, v in ss["params"].items() if k in ("mode", "venue", "year", "status")}
         hits = self._lib.search(ss["query"], limit=limit, exclude=sorted(self._judged(r)), **params)
         updated = self._store.papers_added_at([h.paper.id for h in hits])
-        return digest_mod.atom(hits, f"paperatlas: {ss['name']} ({r.name})",
-                               f"urn:paperatlas:search:{r.name}:{ss['id']}", updated, link)
+        return digest_mod.atom(
+            hits, f"paperatlas: {ss['name']} ({r.name})", f"urn:paperatlas:search:{r.name}:{ss['id']}", updated, link
+        )

@@ -98,7 +98,7 @@ def _svm_features(corpus: Corpus) -> Any:
 
 
 def venue_series(venue: str) -> str:
-    """"SIGIR '18" and "SIGIR '19" are one series: drop digits and quotes, fold case."""
+    """ "SIGIR '18" and "SIGIR '19" are one series: drop digits and quotes, fold case."""
     return _SERIES.sub("", venue or "").strip().lower()
 
 
@@ -173,8 +173,11 @@ class DefaultScored:
                 term = self._matching_term(r, int(self.interest_best[r]))
                 label = it.get("label", "")
                 label = gettext(label) if not it.get("id") else label  # "your likes": ours, not the reader's
-                why.append(gettext("matches {term!r} (interest: {label})", term=term, label=label) if term
-                           else gettext("interest: {label}", label=label))
+                why.append(
+                    gettext("matches {term!r} (interest: {label})", term=term, label=label)
+                    if term
+                    else gettext("interest: {label}", label=label)
+                )
             for sign, p, sims in self.pref_phrases:
                 if sign > 0 and sims[r] > 1.0:
                     why.append(gettext("your preference: more {phrase!r}", phrase=p))
@@ -246,15 +249,17 @@ class DefaultRecommender:
         removed = {p for it in profile.get("interests", []) if it.get("removed") for p in it.get("papers", [])}
         likes = [p for p in dict.fromkeys(signals.likes) if p in corpus.pos and p not in removed]
         winners = [wn for wn, _ in signals.choices if wn in corpus.pos and wn not in removed]
-        pos_w = np.concatenate([recency(len(likes), w.half_life_pos),
-                                recency(len(winners), w.half_life_pos) * w.choice_weight])
+        pos_w = np.concatenate(
+            [recency(len(likes), w.half_life_pos), recency(len(winners), w.half_life_pos) * w.choice_weight]
+        )
         prow = corpus.rows(likes + winners)
         col_of = {p: j for j, p in enumerate(likes)}
         # negatives: "not interested" (recent ones count more), then triage losers
         dis = [p for p in dict.fromkeys(signals.dislikes) if p in corpus.pos] if self.use_negatives else []
         losers = [lo for _, lo in signals.choices if lo in corpus.pos] if self.use_negatives else []
-        neg_w = np.concatenate([recency(len(dis), w.half_life_neg),
-                                recency(len(losers), w.half_life_neg) * w.choice_weight])
+        neg_w = np.concatenate(
+            [recency(len(dis), w.half_life_neg), recency(len(losers), w.half_life_neg) * w.choice_weight]
+        )
         nrow = corpus.rows(dis + losers)
 
         # the profile's active interests -> groups of positive columns (+ winners as one more group)
@@ -282,8 +287,7 @@ class DefaultRecommender:
             ce = _unit((emb[rows] * ww[:, None]).sum(0)) if emb is not None else None
             return ce, _unit(ck)
 
-        cents = [centroid(prow[cols], pos_w[cols], it.get("muted", [])) if len(cols) else None
-                 for it, cols in groups]
+        cents = [centroid(prow[cols], pos_w[cols], it.get("muted", [])) if len(cols) else None for it, cols in groups]
         all_cent = centroid(prow, pos_w) if len(prow) else None
         qk = [c[1] for c in cents if c is not None] + ([all_cent[1]] if all_cent else [])
         qe = [c[0] for c in cents if c is not None] + ([all_cent[0]] if all_cent else [])
@@ -297,7 +301,7 @@ class DefaultRecommender:
         if Pk + N:
             sk[:, : Pk + N] = _dense(x @ x[np.concatenate([prow[:Pk], nrow])].T.toarray())
         if C:
-            sk[:, Pk + N:] = _dense(x @ np.stack(qk).T)
+            sk[:, Pk + N :] = _dense(x @ np.stack(qk).T)
         se = None
         if emb is not None and Pk + N + C:
             se = emb @ np.concatenate([emb[prow[:Pk]], emb[nrow]] + ([np.stack(qe)] if C else [])).T
@@ -349,15 +353,16 @@ class DefaultRecommender:
                 parts["all"] += w.all_emb * zscore(se[:, Pk + N + C - 1])
 
         if len(likes) and w.learned > 0:
-            parts["learned"] = w.learned * self._learned(corpus, prow[: len(likes)], corpus.rows(dis),
-                                                         sum(parts.values()) if parts else np.zeros(n, np.float32))
+            parts["learned"] = w.learned * self._learned(
+                corpus, prow[: len(likes)], corpus.rows(dis), sum(parts.values()) if parts else np.zeros(n, np.float32)
+            )
         if len(prow) and (w.year or w.venue):
             parts.update(metadata_profile(corpus, prow, pos_w, w))
         if N:
             npen = w.recency_penalty * (1.0 - neg_w)[None, :]
-            negz = zscore((sk[:, Pk:Pk + N] - npen).max(1))
+            negz = zscore((sk[:, Pk : Pk + N] - npen).max(1))
             if se is not None:
-                negz = 0.5 * negz + 0.5 * zscore((se[:, Pk:Pk + N] - npen).max(1))
+                negz = 0.5 * negz + 0.5 * zscore((se[:, Pk : Pk + N] - npen).max(1))
             parts["neg"] = -w.neg * negz
 
         if signals.choices:  # A/B choices: the Bradley-Terry utility

@@ -17,6 +17,7 @@ def escape(text: str, entities: dict[str, str] | None = None) -> str:
     unreadable; papers stored before ingest stripped them may still hold some)."""
     return _xml_escape(strip_controls(text), entities or {})
 
+
 FORMATS = ("markdown", "html", "atom")
 
 
@@ -70,26 +71,42 @@ def to_html(hits: Sequence[Hit], title: str, subtitle: str = "", tldrs: Mapping[
         )
     body = "\n".join(items) if items else f"<p>{e(gettext('Nothing new: every paper has been seen or judged.'))}</p>"
     sub = f"<p>{e(subtitle)}</p>" if subtitle else ""
-    return (f'<!doctype html>\n<html lang="{html_lang()}"><head><meta charset="utf-8"><title>{e(title)}</title></head>\n'
-            f"<body><h1>{e(title)}</h1>{sub}\n<ol>\n{body}\n</ol></body></html>\n")
+    return (
+        f'<!doctype html>\n<html lang="{html_lang()}"><head><meta charset="utf-8"><title>{e(title)}</title></head>\n'
+        f"<body><h1>{e(title)}</h1>{sub}\n<ol>\n{body}\n</ol></body></html>\n"
+    )
 
 
-def atom(hits: Sequence[Hit], title: str, feed_id: str, updated: dict[str, str] | None = None,
-         link: str = "", now: datetime | None = None) -> str:
+def atom(
+    hits: Sequence[Hit],
+    title: str,
+    feed_id: str,
+    updated: dict[str, str] | None = None,
+    link: str = "",
+    now: datetime | None = None,
+) -> str:
     """An Atom 1.0 feed; entry ids are stable (`urn:paperatlas:paper:<id>`) so readers dedupe."""
     updated = updated or {}
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    out = ['<?xml version="1.0" encoding="utf-8"?>', f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="{html_lang()}">',
-           f"  <title>{escape(title)}</title>", f"  <id>{escape(feed_id)}</id>", f"  <updated>{stamp}</updated>",
-           "  <generator>paperatlas</generator>"]
+    out = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="{html_lang()}">',
+        f"  <title>{escape(title)}</title>",
+        f"  <id>{escape(feed_id)}</id>",
+        f"  <updated>{stamp}</updated>",
+        "  <generator>paperatlas</generator>",
+    ]
     if link:
         out.append(f'  <link rel="self" href="{escape(link, {chr(34): "&quot;"})}"/>')
     for h in hits:
         p = h.paper
         summary = (gettext("Why: {reason}", reason=h.reason) + "\n\n" if h.reason else "") + p.abstract
-        out += ["  <entry>", f"    <title>{escape(p.title)}</title>",
-                f"    <id>urn:paperatlas:paper:{escape(p.id)}</id>",
-                f"    <updated>{escape(_iso(updated.get(p.id)) or stamp)}</updated>"]
+        out += [
+            "  <entry>",
+            f"    <title>{escape(p.title)}</title>",
+            f"    <id>urn:paperatlas:paper:{escape(p.id)}</id>",
+            f"    <updated>{escape(_iso(updated.get(p.id)) or stamp)}</updated>",
+        ]
         if safe_url(p.url):
             out.append(f'    <link href="{escape(safe_url(p.url), {chr(34): "&quot;"})}"/>')
         out += [f"    <author><name>{escape(a)}</name></author>" for a in p.authors[:20]]
@@ -110,8 +127,16 @@ def _iso(ts: str | None) -> str:
     return ts if ts.endswith("Z") else ts + "Z"
 
 
-def render(hits: Sequence[Hit], fmt: str, title: str, subtitle: str = "", feed_id: str = "",
-           updated: dict[str, str] | None = None, link: str = "", tldrs: Mapping[str, str] | None = None) -> str:
+def render(
+    hits: Sequence[Hit],
+    fmt: str,
+    title: str,
+    subtitle: str = "",
+    feed_id: str = "",
+    updated: dict[str, str] | None = None,
+    link: str = "",
+    tldrs: Mapping[str, str] | None = None,
+) -> str:
     """The digest as markdown, html or atom; `tldrs` (paper id -> text) adds a TL;DR line to each paper."""
     if fmt == "markdown":
         return markdown(hits, title, subtitle, tldrs)

@@ -24,9 +24,20 @@ from .base import Corpus
 # arxiv-sanity-lite compute.py defaults (HEAD): 20k features, min_df 5, max_df 0.1, 1-2 grams,
 # sublinear tf, English stop words, tokens that start with a letter.
 TFIDF_OPTIONS: dict[str, Any] = dict(
-    input="content", encoding="utf-8", decode_error="replace", strip_accents="unicode", lowercase=True,
-    analyzer="word", stop_words="english", token_pattern=r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b", ngram_range=(1, 2),
-    max_features=20000, norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=True,
+    input="content",
+    encoding="utf-8",
+    decode_error="replace",
+    strip_accents="unicode",
+    lowercase=True,
+    analyzer="word",
+    stop_words="english",
+    token_pattern=r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b",
+    ngram_range=(1, 2),
+    max_features=20000,
+    norm="l2",
+    use_idf=True,
+    smooth_idf=True,
+    sublinear_tf=True,
 )
 STATUS_PRIOR = {"oral": 2.0, "spotlight": 1.0}
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
@@ -124,8 +135,7 @@ class TfidfCache:
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)
             sp.save_npz(tmp / "tfidf.npz", x)
-            (tmp / "vocab.json").write_text(json.dumps([str(t) for t in vec.get_feature_names_out()]),
-                                            encoding="utf-8")
+            (tmp / "vocab.json").write_text(json.dumps([str(t) for t in vec.get_feature_names_out()]), encoding="utf-8")
             np.save(tmp / "idf.npy", np.asarray(vec.idf_))
             # what differs from TFIDF_OPTIONS (min_df, max_df; no stop words in the fallback)
             params = {k: vec.get_params()[k] for k in ("stop_words", "min_df", "max_df")}
@@ -161,21 +171,36 @@ def build_corpus(
     vec, x = _cached_fit(texts, cache)
     svm_space = None
     if texts != baseline:
+
         def svm_space() -> tuple[Any, np.ndarray]:
             bvec, bx = _cached_fit(baseline, cache.variant("arxiv-sanity") if cache is not None else None)
             return bx, bvec.get_feature_names_out()
+
     vocab = vec.get_feature_names_out()
     name_tokens = {w for au in authors for a in au for w in _WORD.findall(a.lower())}
-    label_mask = np.array([not any(w in name_tokens for w in f.split()) and not f[-1].isdigit() for f in vocab],
-                          dtype=bool)
+    label_mask = np.array(
+        [not any(w in name_tokens for w in f.split()) and not f[-1].isdigit() for f in vocab], dtype=bool
+    )
     prior = np.array([STATUS_PRIOR.get((s or "").lower(), 0.0) for s in (statuses or [""] * n)], dtype=np.float32)
     emb_mean = None
     if emb is not None:
         emb, emb_mean = center(np.asarray(emb, dtype=np.float32))
-    return Corpus(ids=ids, titles=titles, emb=emb, tfidf=x, vocab=vocab, label_mask=label_mask, vectorizer=vec,
-                  prior=prior, keywords=kws, embed_query=embed_query, emb_mean=emb_mean, svm_space=svm_space,
-                  venues=list(venues) if venues is not None else [""] * n,
-                  years=np.array([int(y or 0) for y in (years if years is not None else [0] * n)], dtype=np.int64))
+    return Corpus(
+        ids=ids,
+        titles=titles,
+        emb=emb,
+        tfidf=x,
+        vocab=vocab,
+        label_mask=label_mask,
+        vectorizer=vec,
+        prior=prior,
+        keywords=kws,
+        embed_query=embed_query,
+        emb_mean=emb_mean,
+        svm_space=svm_space,
+        venues=list(venues) if venues is not None else [""] * n,
+        years=np.array([int(y or 0) for y in (years if years is not None else [0] * n)], dtype=np.int64),
+    )
 
 
 def _cached_fit(texts: list[str], cache: TfidfCache | None) -> tuple[Any, Any]:
@@ -199,9 +224,12 @@ def center(emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(out / np.where(norms > 0, norms, 1.0)), mean.astype(np.float32)
 
 
-def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.ndarray] | None = None,
-                       embed_query: Callable[[str], np.ndarray] | None = None,
-                       cache: TfidfCache | None = None) -> Corpus:
+def corpus_from_papers(
+    papers: Sequence[Paper],
+    vectors: tuple[list[str], np.ndarray] | None = None,
+    embed_query: Callable[[str], np.ndarray] | None = None,
+    cache: TfidfCache | None = None,
+) -> Corpus:
     """A Corpus over these papers; `vectors` = (ids, matrix) of whatever embeddings exist."""
     ids = [p.id for p in papers]
     emb = None
@@ -213,9 +241,18 @@ def corpus_from_papers(papers: Sequence[Paper], vectors: tuple[list[str], np.nda
             j = row.get(pid)
             if j is not None:
                 emb[i] = mat[j]
-    corpus = build_corpus(ids, [p.title if not p.title_derived else "" for p in papers],
-                          [p.abstract for p in papers], [p.authors for p in papers], emb, [p.status for p in papers],
-                          [p.keywords for p in papers], embed_query, [p.venue for p in papers],
-                          [p.year for p in papers], cache)
+    corpus = build_corpus(
+        ids,
+        [p.title if not p.title_derived else "" for p in papers],
+        [p.abstract for p in papers],
+        [p.authors for p in papers],
+        emb,
+        [p.status for p in papers],
+        [p.keywords for p in papers],
+        embed_query,
+        [p.venue for p in papers],
+        [p.year for p in papers],
+        cache,
+    )
     corpus.titles = [p.title for p in papers]  # derived titles are shown, just not vectorised twice
     return corpus

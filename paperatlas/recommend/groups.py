@@ -70,6 +70,11 @@ def member_stats(points: np.ndarray, chosen: Sequence[int]) -> list[dict[str, fl
     out = []
     for i in range(points.shape[0]):
         best = np.sort(points[i])[::-1][: len(chosen)].sum() or 1.0
-        out.append({"share": float(got[i] / total), "satisfaction": float(got[i] / best),
-                    "in_their_top": int(sum(1 for j in chosen if points[i, j] > 0))})
+        out.append(
+            {
+                "share": float(got[i] / total),
+                "satisfaction": float(got[i] / best),
+                "in_their_top": int(sum(1 for j in chosen if points[i, j] > 0)),
+            }
+        )
     return out

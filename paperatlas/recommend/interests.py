@@ -114,8 +114,14 @@ def _label(phrases: Sequence[str]) -> str:
 def _new_interest(profile: Profile, papers: list[str], corpus: Corpus) -> dict[str, Any]:
     iid = f"i{profile.get('next_id', 1)}"
     profile["next_id"] = profile.get("next_id", 1) + 1
-    it: dict[str, Any] = {"id": iid, "papers": papers, "added": [], "muted": [], "removed": False,
-                          "label_locked": False}
+    it: dict[str, Any] = {
+        "id": iid,
+        "papers": papers,
+        "added": [],
+        "muted": [],
+        "removed": False,
+        "label_locked": False,
+    }
     relabel(it, corpus)
     return it
 

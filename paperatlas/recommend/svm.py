@@ -43,13 +43,20 @@ class SvmScored:
             words = []
             if contrib.nnz:
                 order = np.argsort(-contrib.data)[:3]
-                words = [w for w in (str(self.vocab[contrib.indices[i]]) for i in order if contrib.data[i] > 0)
-                         if len(w) >= 3]
+                words = [
+                    w
+                    for w in (str(self.vocab[contrib.indices[i]]) for i in order if contrib.data[i] > 0)
+                    if len(w) >= 3
+                ]
             sims = (liked @ xr.T).toarray().ravel()
             why = []
             if len(sims):
-                why.append(gettext("closest to a paper you liked: {title!r}",
-                                   title=self.corpus.titles[self.liked_rows[int(np.argmax(sims))]]))
+                why.append(
+                    gettext(
+                        "closest to a paper you liked: {title!r}",
+                        title=self.corpus.titles[self.liked_rows[int(np.argmax(sims))]],
+                    )
+                )
             if words:
                 why.append(gettext("shares the words {words}", words=", ".join(words)))
             out.append(gettext("; ").join(why))

@@ -82,8 +82,11 @@ def memberships(corpus: Corpus, k: int | None = None, temperature: float | None 
     if m is not None:
         return m
     n = len(corpus)
-    x = _unit_rows(corpus.emb) if corpus.emb is not None and corpus.emb.shape[1] > 0 else _unit_rows(
-        projection(corpus, 64))
+    x = (
+        _unit_rows(corpus.emb)
+        if corpus.emb is not None and corpus.emb.shape[1] > 0
+        else _unit_rows(projection(corpus, 64))
+    )
     k = max(1, min(k, n))
     labels = spherical_kmeans(x, k, seed=0)
     cent = np.zeros((k, x.shape[1]))
@@ -109,8 +112,9 @@ def features(corpus: Corpus) -> np.ndarray:
     return memberships(corpus)
 
 
-def posterior(z: np.ndarray, choices: Sequence[tuple[int, int]], prior_var: float | None = None,
-              iters: int = 20) -> tuple[np.ndarray, np.ndarray]:
+def posterior(
+    z: np.ndarray, choices: Sequence[tuple[int, int]], prior_var: float | None = None, iters: int = 20
+) -> tuple[np.ndarray, np.ndarray]:
     """(mean, covariance) of the utility weights after the answers (winner row, loser row)."""
     prior_var = prior_var or PRIOR_VAR
     d = z.shape[1]
@@ -144,8 +148,7 @@ def _observations(corpus: Corpus, choices: Sequence[tuple[str, str]]) -> tuple[n
     z = features(corpus)
     n = len(corpus)
     pos = corpus.pos
-    rows = [(n if w == NEITHER else pos[w], pos[lo]) for w, lo in choices
-            if (w == NEITHER or w in pos) and lo in pos]
+    rows = [(n if w == NEITHER else pos[w], pos[lo]) for w, lo in choices if (w == NEITHER or w in pos) and lo in pos]
     return np.vstack([z, np.zeros((1, z.shape[1]))]), rows
 
 
@@ -158,9 +161,15 @@ def utility(corpus: Corpus, choices: Sequence[tuple[str, str]]) -> np.ndarray | 
     return zx[:-1] @ mu
 
 
-def select_pair(corpus: Corpus, choices: Sequence[tuple[str, str]], candidates: np.ndarray,
-                rng: np.random.Generator, base: np.ndarray | None = None, alpha: float | None = None,
-                base_weight: float = 1.0) -> tuple[int, int] | None:
+def select_pair(
+    corpus: Corpus,
+    choices: Sequence[tuple[str, str]],
+    candidates: np.ndarray,
+    rng: np.random.Generator,
+    base: np.ndarray | None = None,
+    alpha: float | None = None,
+    base_weight: float = 1.0,
+) -> tuple[int, int] | None:
     """The next pair (row A, row B) among `candidates` (bool mask), or None if fewer than two.
 
     `base` is an optional current score per paper (the reader's recommendation scores from
@@ -188,8 +197,9 @@ def select_pair(corpus: Corpus, choices: Sequence[tuple[str, str]], candidates: 
     return a, b
 
 
-def next_pair(corpus: Corpus, signals: Signals, candidates: np.ndarray, rng: np.random.Generator,
-              recommender: Any = None) -> tuple[int, int] | None:
+def next_pair(
+    corpus: Corpus, signals: Signals, candidates: np.ndarray, rng: np.random.Generator, recommender: Any = None
+) -> tuple[int, int] | None:
     """The next "A or B?" pair for a reader: the product and the evaluation both call this.
 
     With likes, dislikes or written preferences, `recommender` (the default one unless given)
@@ -201,6 +211,7 @@ def next_pair(corpus: Corpus, signals: Signals, candidates: np.ndarray, rng: np.
             from .base import DEFAULT_RECOMMENDER, RECOMMENDERS
 
             recommender = RECOMMENDERS.create(DEFAULT_RECOMMENDER)
-        base = recommender.fit(corpus, Signals(signals.likes, signals.dislikes, [], signals.preferences,
-                                               signals.profile)).scores
+        base = recommender.fit(
+            corpus, Signals(signals.likes, signals.dislikes, [], signals.preferences, signals.profile)
+        ).scores
     return select_pair(corpus, signals.choices, candidates, rng, base)

@@ -48,6 +48,10 @@ def paper_ids(paper: Any) -> tuple[str, str]:
     """(doi, arxiv id) of a stored Paper, from its extra fields, its url and its own id."""
     extra = getattr(paper, "extra", None) or {}
     d = doi(str(extra.get("doi") or "")) or (doi(paper.url) if "doi.org/" in (paper.url or "") else "")
-    a = (arxiv(str(extra.get("arxiv_id") or extra.get("arxiv") or ""), trusted=True)
-         or arxiv(paper.url or "") or arxiv(d) or arxiv(paper.id, trusted=bool(ARXIV_ID_ONLY.fullmatch(paper.id))))
+    a = (
+        arxiv(str(extra.get("arxiv_id") or extra.get("arxiv") or ""), trusted=True)
+        or arxiv(paper.url or "")
+        or arxiv(d)
+        or arxiv(paper.id, trusted=bool(ARXIV_ID_ONLY.fullmatch(paper.id)))
+    )
     return d, a

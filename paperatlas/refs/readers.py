@@ -37,14 +37,25 @@ class Entry:
     authors: list[str] = field(default_factory=list)
 
 
-def _entry(title: str, key: str = "", year: Any = None, authors: list[str] | None = None, doi: str = "",
-           arxiv: str = "", urls: list[str] | None = None, notes: list[str] | None = None) -> Entry:
+def _entry(
+    title: str,
+    key: str = "",
+    year: Any = None,
+    authors: list[str] | None = None,
+    doi: str = "",
+    arxiv: str = "",
+    urls: list[str] | None = None,
+    notes: list[str] | None = None,
+) -> Entry:
     """An Entry from a record's parts; DOI and arXiv id are also looked for in the urls and notes."""
     title = _plain(title)
     urls = [u for u in (urls or []) if u]
     found_doi = idmod.doi(doi) or next((d for u in urls if "doi" in u.lower() and (d := idmod.doi(u))), "")
-    found_arxiv = (idmod.arxiv(arxiv, trusted=True) or idmod.arxiv(found_doi)
-                   or next((a for t in [*urls, *(notes or [])] if (a := idmod.arxiv(t))), ""))
+    found_arxiv = (
+        idmod.arxiv(arxiv, trusted=True)
+        or idmod.arxiv(found_doi)
+        or next((a for t in [*urls, *(notes or [])] if (a := idmod.arxiv(t))), "")
+    )
     if not found_doi:
         found_doi = next((d for t in notes or [] if re.search(r"\bdoi\b", t, re.I) and (d := idmod.doi(t))), "")
     y = _year(year)
@@ -80,16 +91,19 @@ def _csl_name(a: Any) -> str:
         return str(a)
     if a.get("literal"):
         return str(a["literal"])
-    return " ".join(str(a[k]) for k in ("given", "dropping-particle", "non-dropping-particle", "family", "suffix")
-                    if a.get(k))
+    return " ".join(
+        str(a[k]) for k in ("given", "dropping-particle", "non-dropping-particle", "family", "suffix") if a.get(k)
+    )
 
 
 def read_csl_json(text: str, name: str = "") -> list[Entry]:
     try:
         data = json.loads(text)
     except RecursionError:  # the decoder recurses once per level: 100,000 nested brackets end here
-        raise PaperatlasError(f"{name}: JSON nested too deep to read (real CSL-JSON nests a few levels)",
-                              "export it again from Zotero as CSL JSON") from None
+        raise PaperatlasError(
+            f"{name}: JSON nested too deep to read (real CSL-JSON nests a few levels)",
+            "export it again from Zotero as CSL JSON",
+        ) from None
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # one item a line (JSON Lines, e.g. `paperatlas export --format jsonl`)
             data = []
@@ -98,14 +112,20 @@ def read_csl_json(text: str, name: str = "") -> list[Entry]:
                     try:
                         data.append(json.loads(line))
                     except RecursionError:
-                        raise PaperatlasError(f"{name}, line {n}: JSON nested too deep to read",
-                                              "one JSON object a line, or export a CSL JSON list") from None
+                        raise PaperatlasError(
+                            f"{name}, line {n}: JSON nested too deep to read",
+                            "one JSON object a line, or export a CSL JSON list",
+                        ) from None
                     except json.JSONDecodeError as le:
-                        raise PaperatlasError(f"{name}, line {n}: not valid JSON ({le.msg})",
-                                              "one JSON object a line, or export a CSL JSON list") from None
+                        raise PaperatlasError(
+                            f"{name}, line {n}: not valid JSON ({le.msg})",
+                            "one JSON object a line, or export a CSL JSON list",
+                        ) from None
             return _csl_items(data, name)
-        raise PaperatlasError(f"{name}, line {e.lineno}: not valid JSON ({e.msg})",
-                              "export it again from Zotero as CSL JSON (File > Export Library...)") from None
+        raise PaperatlasError(
+            f"{name}, line {e.lineno}: not valid JSON ({e.msg})",
+            "export it again from Zotero as CSL JSON (File > Export Library...)",
+        ) from None
     return _csl_items(data, name)
 
 
@@ -113,17 +133,28 @@ def _csl_items(data: Any, name: str) -> list[Entry]:
     if isinstance(data, dict):
         data = data.get("items", [data])
     if not isinstance(data, list):
-        raise PaperatlasError(f"{name}: CSL-JSON is a list of items, not {type(data).__name__}",
-                              "export it again from Zotero as CSL JSON")
+        raise PaperatlasError(
+            f"{name}: CSL-JSON is a list of items, not {type(data).__name__}", "export it again from Zotero as CSL JSON"
+        )
     out = []
     for i, it in enumerate(data, start=1):
         if not isinstance(it, dict):
-            raise PaperatlasError(f"{name}, item {i}: an item must be an object, not {type(it).__name__}",
-                                  "export it again from Zotero as CSL JSON")
-        out.append(_entry(
-            it.get("title", ""), str(it.get("citation-key") or it.get("id") or ""), _csl_date(it.get("issued")),
-            [_csl_name(a) for a in it.get("author") or []], str(it.get("DOI") or ""), "",
-            [str(it.get("URL") or "")], [str(it.get(k) or "") for k in ("number", "note", "archive_location")]))
+            raise PaperatlasError(
+                f"{name}, item {i}: an item must be an object, not {type(it).__name__}",
+                "export it again from Zotero as CSL JSON",
+            )
+        out.append(
+            _entry(
+                it.get("title", ""),
+                str(it.get("citation-key") or it.get("id") or ""),
+                _csl_date(it.get("issued")),
+                [_csl_name(a) for a in it.get("author") or []],
+                str(it.get("DOI") or ""),
+                "",
+                [str(it.get("URL") or "")],
+                [str(it.get(k) or "") for k in ("number", "note", "archive_location")],
+            )
+        )
     return out
 
 
@@ -145,8 +176,10 @@ def ris_records(text: str, name: str = "") -> list[dict[str, list[str]]]:
                 cur = {"TY": [value]}
                 records.append(cur)
             elif cur is None:
-                raise PaperatlasError(f"{name}, line {n}: {tag} before the first TY (a record starts with TY  - )",
-                                      "export it again from Zotero as RIS")
+                raise PaperatlasError(
+                    f"{name}, line {n}: {tag} before the first TY (a record starts with TY  - )",
+                    "export it again from Zotero as RIS",
+                )
             elif tag == "ER":
                 cur = None
             else:
@@ -160,13 +193,22 @@ def ris_records(text: str, name: str = "") -> list[dict[str, list[str]]]:
 def read_ris(text: str, name: str = "") -> list[Entry]:
     out = []
     for r in ris_records(text, name):
+
         def first(*tags: str) -> str:
             return next((r[t][0] for t in tags if r.get(t)), "")
 
-        out.append(_entry(first("TI", "T1", "CT", "BT"), first("ID"), first("PY", "Y1", "DA"),
-                          [n for t in ("AU", "A1") for a in r.get(t, []) for n in _bib_authors(a)], first("DO"), "",
-                          [*r.get("UR", []), *r.get("L1", []), *r.get("L2", [])],
-                          [*r.get("N1", []), *r.get("M3", []), *r.get("AN", []), *r.get("DO", [])]))
+        out.append(
+            _entry(
+                first("TI", "T1", "CT", "BT"),
+                first("ID"),
+                first("PY", "Y1", "DA"),
+                [n for t in ("AU", "A1") for a in r.get(t, []) for n in _bib_authors(a)],
+                first("DO"),
+                "",
+                [*r.get("UR", []), *r.get("L1", []), *r.get("L2", [])],
+                [*r.get("N1", []), *r.get("M3", []), *r.get("AN", []), *r.get("DO", [])],
+            )
+        )
     return out
 
 
@@ -179,15 +221,24 @@ def read_bibtex(text: str, name: str = "") -> list[Entry]:
     for e in lib.entries:
         f = {k.lower(): str(v.value) for k, v in e.fields_dict.items()}
         eprint_is_arxiv = (f.get("eprinttype", "") + f.get("archiveprefix", "")).lower().startswith("arxiv")
-        out.append(_entry(
-            f.get("title", ""), e.key, f.get("year") or f.get("date"), _bib_authors(f.get("author", "")),
-            f.get("doi", ""), f.get("eprint", "") if eprint_is_arxiv else f.get("arxiv", ""),
-            [f.get("url", ""), f.get("openreview", "")],
-            [f.get(k, "") for k in ("journal", "journaltitle", "note", "number", "howpublished", "eprint")]))
+        out.append(
+            _entry(
+                f.get("title", ""),
+                e.key,
+                f.get("year") or f.get("date"),
+                _bib_authors(f.get("author", "")),
+                f.get("doi", ""),
+                f.get("eprint", "") if eprint_is_arxiv else f.get("arxiv", ""),
+                [f.get("url", ""), f.get("openreview", "")],
+                [f.get(k, "") for k in ("journal", "journaltitle", "note", "number", "howpublished", "eprint")],
+            )
+        )
     if not out and lib.failed_blocks:
         b = lib.failed_blocks[0]
-        raise PaperatlasError(f"{name}, line {getattr(b, 'start_line', 0) + 1}: a BibTeX entry could not be read",
-                              "check its braces and commas, or export it again from Zotero")
+        raise PaperatlasError(
+            f"{name}, line {getattr(b, 'start_line', 0) + 1}: a BibTeX entry could not be read",
+            "check its braces and commas, or export it again from Zotero",
+        )
     return out
 
 
@@ -224,8 +275,9 @@ def read_zotero_rdf(text: str, name: str = "") -> list[Entry]:
         raise PaperatlasError(str(e), "export it again from Zotero as Zotero RDF") from None
     except ET.ParseError as e:
         line = e.position[0] if getattr(e, "position", None) else 0
-        raise PaperatlasError(f"{name}, line {line}: not well-formed XML ({e})",
-                              "export it again from Zotero as Zotero RDF") from None
+        raise PaperatlasError(
+            f"{name}, line {line}: not well-formed XML ({e})", "export it again from Zotero as Zotero RDF"
+        ) from None
     by_about = {el.get(_ABOUT): el for el in root if el.get(_ABOUT)}
     out = []
     for el in root:
@@ -243,10 +295,18 @@ def read_zotero_rdf(text: str, name: str = "") -> list[Entry]:
         for p in el.findall("bib:authors/rdf:Seq/rdf:li/foaf:Person", NS):
             given = p.findtext("foaf:givenName", "", NS) or p.findtext("foaf:givenname", "", NS)
             authors.append(f"{given.strip()} {p.findtext('foaf:surname', '', NS).strip()}".strip())
-        out.append(_entry(
-            el.findtext("dc:title", "", NS), "" if el.get(_ABOUT, "").startswith("#") else el.get(_ABOUT, ""),
-            el.findtext("dc:date", "", NS), authors, dois[0] if dois else "", el.findtext("z:archiveID", "", NS),
-            urls, [*identifiers, *_texts(el, "dc:description"), el.findtext("z:archiveID", "", NS)]))
+        out.append(
+            _entry(
+                el.findtext("dc:title", "", NS),
+                "" if el.get(_ABOUT, "").startswith("#") else el.get(_ABOUT, ""),
+                el.findtext("dc:date", "", NS),
+                authors,
+                dois[0] if dois else "",
+                el.findtext("z:archiveID", "", NS),
+                urls,
+                [*identifiers, *_texts(el, "dc:description"), el.findtext("z:archiveID", "", NS)],
+            )
+        )
     return out
 
 
@@ -265,8 +325,13 @@ def read_list(text: str, name: str = "") -> list[Entry]:
         s = line.strip()
         if not s or s.startswith("#"):
             continue
-        e = _entry(s, notes=[s], urls=[s] if "://" in s else None, doi=s if idmod.doi(s) else "",
-                   arxiv=s if idmod.ARXIV_ID_ONLY.fullmatch(s) else "")
+        e = _entry(
+            s,
+            notes=[s],
+            urls=[s] if "://" in s else None,
+            doi=s if idmod.doi(s) else "",
+            arxiv=s if idmod.ARXIV_ID_ONLY.fullmatch(s) else "",
+        )
         e.ids = [s, *(m.group(1).rstrip(".,;") for m in re.finditer(r"forum\?id=([\w\-]+)", s))]
         e.text = s
         out.append(e)
@@ -306,14 +371,17 @@ def read_entries(path: str | Path, format: str | None = None) -> list[Entry]:
     except OSError as e:
         raise PaperatlasError(f"cannot read {p}: {e.strerror or e}", "check the path") from None
     if size > max_bytes:
-        raise PaperatlasError(f"{p}: the file has {size:,} bytes (the limit is {max_bytes:,})",
-                              "split the file, or raise the limit with PAPERATLAS_MAX_INPUT_BYTES=N if it really "
-                              "holds that many references")
+        raise PaperatlasError(
+            f"{p}: the file has {size:,} bytes (the limit is {max_bytes:,})",
+            "split the file, or raise the limit with PAPERATLAS_MAX_INPUT_BYTES=N if it really "
+            "holds that many references",
+        )
     try:
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:
-        raise PaperatlasError(f"{p}: not UTF-8 text (byte {e.start})",
-                              "export it again with the UTF-8 character encoding") from None
+        raise PaperatlasError(
+            f"{p}: not UTF-8 text (byte {e.start})", "export it again with the UTF-8 character encoding"
+        ) from None
     fmt = format or sniff(text)
     if fmt not in READERS:
         raise PaperatlasError(f"unknown reference format {fmt!r}", f"use one of: {', '.join(FORMATS)}")

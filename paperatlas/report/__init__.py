@@ -30,7 +30,7 @@ __all__ = ["ConferenceReport", "FacetIndex", "Report", "parse_years"]
 
 
 def parse_years(text: str | Sequence[int] | None) -> list[int]:
-    """"2023", "2019-2025", "2021,2023-2024" (or a list of ints) -> sorted years; an error names the fix."""
+    """ "2023", "2019-2025", "2021,2023-2024" (or a list of ints) -> sorted years; an error names the fix."""
     if text is None or text == "":
         return []
     if not isinstance(text, str):
@@ -39,12 +39,16 @@ def parse_years(text: str | Sequence[int] | None) -> list[int]:
     for part in text.replace(" ", "").split(","):
         lo, sep, hi = part.partition("-")
         if not (lo.isdigit() and (not sep or hi.isdigit())):
-            raise PaperatlasError(gettext("bad years {years!r}", years=text),
-                                  gettext("give a year, a range or a list, e.g. 2024, 2019-2025 or 2021,2023"))
+            raise PaperatlasError(
+                gettext("bad years {years!r}", years=text),
+                gettext("give a year, a range or a list, e.g. 2024, 2019-2025 or 2021,2023"),
+            )
         a, b = int(lo), int(hi) if sep else int(lo)
         if not (1950 <= a <= b <= 2100) or b - a > 100:
-            raise PaperatlasError(gettext("bad years {years!r}", years=text),
-                                  gettext("give years between 1950 and 2100, the smaller first, e.g. 2019-2025"))
+            raise PaperatlasError(
+                gettext("bad years {years!r}", years=text),
+                gettext("give years between 1950 and 2100, the smaller first, e.g. 2019-2025"),
+            )
         years.update(range(a, b + 1))
     return sorted(years)
 
@@ -66,8 +70,9 @@ class Report:
                 self._facets = (version, FacetIndex(self.lib.store.report.iter_facts()))
             return self._facets[1]
 
-    def filter_ids(self, institution: str | None = None, country: str | None = None,
-                   type: str | None = None) -> set[str] | None:
+    def filter_ids(
+        self, institution: str | None = None, country: str | None = None, type: str | None = None
+    ) -> set[str] | None:
         """Ids passing the filters, or None when none is given (everything passes)."""
         check_type(type)
         if not any(x and str(x).strip() for x in (institution, country, type)):
@@ -78,11 +83,15 @@ class Report:
     def papers_in(self, venue: str | None = None, years: Sequence[int] = ()) -> list[PaperFacts]:
         v = (venue or "").strip().lower()
         ys = set(years)
-        return [f for f in self.lib.store.report.iter_facts()
-                if (not v or f.venue.lower() == v) and (not ys or f.year in ys)]
+        return [
+            f
+            for f in self.lib.store.report.iter_facts()
+            if (not v or f.venue.lower() == v) and (not ys or f.year in ys)
+        ]
 
-    def build(self, venue: str | None = None, years: Sequence[int] | str | None = None,
-              describe: bool = True) -> ConferenceReport:
+    def build(
+        self, venue: str | None = None, years: Sequence[int] | str | None = None, describe: bool = True
+    ) -> ConferenceReport:
         """The report of one venue (any venue when None) over `years` (all years when empty).
 
         Raises PaperatlasError (with the fix) when nothing is in scope or the topics were never built.
@@ -91,12 +100,16 @@ class Report:
         papers = self.papers_in(venue, ys)
         what = " ".join(x for x in (venue or "", ",".join(map(str, ys))) if x) or gettext("this library")
         if not papers:
-            raise PaperatlasError(gettext("no papers for {what}", what=what),
-                                  gettext("`paperatlas stats` lists the venues and years this library holds"))
+            raise PaperatlasError(
+                gettext("no papers for {what}", what=what),
+                gettext("`paperatlas stats` lists the venues and years this library holds"),
+            )
         store = self.lib.store
         if not store.topics.topics_meta():
-            raise PaperatlasError(gettext("this library has no topics yet, so the report has no themes"),
-                                  gettext("run `paperatlas embed`, then `paperatlas topics build`"))
+            raise PaperatlasError(
+                gettext("this library has no topics yet, so the report has no themes"),
+                gettext("run `paperatlas embed`, then `paperatlas topics build`"),
+            )
         themes = [ThemeInput(r["topic"], r["label"], list(r["phrases"])) for r in store.topics.list_topics("coarse")]
         stored_central = {r["topic"]: list(r["central"]) for r in store.topics.list_topics("coarse")}
         placed = store.topics.paper_topics([p.id for p in papers])
@@ -117,8 +130,9 @@ class Report:
 
         def description(t: dict[str, Any]) -> dict[str, str]:
             central_papers = self.lib.get_many(t["central"][:5])
-            return extractive_description(t["phrases"] or t["label"].split(", "),
-                                          [(p.id, p.abstract) for p in central_papers])
+            return extractive_description(
+                t["phrases"] or t["label"].split(", "), [(p.id, p.abstract) for p in central_papers]
+            )
 
         # the venue as the papers spell it ("corl" asked, "CoRL" stored)
         spelled = Counter(p.venue for p in papers).most_common(1)[0][0] if venue else ""

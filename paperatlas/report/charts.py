@@ -13,8 +13,10 @@ PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#b
 
 def _open_svg(width: int, height: int, title: str) -> str:
     # the wrapper scrolls sideways on a phone instead of shrinking the text
-    return (f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img"'
-            f' aria-label="{escape(title)}" preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>')
+    return (
+        f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img"'
+        f' aria-label="{escape(title)}" preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>'
+    )
 
 
 @dataclass
@@ -38,8 +40,10 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
         y = i * row + 3
         w = max(1.0, plot * b.value / top)
         label = b.label if len(b.label) <= 34 else b.label[:33] + "…"
-        out.append(f'<a href="{escape(b.href)}"><g class="bar"><title>{escape(b.label)}: {escape(b.text)}</title>'
-                   f'<text x="{label_w - 6}" y="{y + row * 0.68:.1f}" text-anchor="end" class="lbl">{escape(label)}</text>')
+        out.append(
+            f'<a href="{escape(b.href)}"><g class="bar"><title>{escape(b.label)}: {escape(b.text)}</title>'
+            f'<text x="{label_w - 6}" y="{y + row * 0.68:.1f}" text-anchor="end" class="lbl">{escape(label)}</text>'
+        )
         if b.parts:
             x = float(label_w)
             for v, cls in b.parts:
@@ -49,7 +53,9 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
                     x += pw
         else:
             out.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{row - 6}" class="fill"/>')
-        out.append(f'<text x="{label_w + w + 4:.1f}" y="{y + row * 0.68:.1f}" class="num">{escape(b.text)}</text></g></a>')
+        out.append(
+            f'<text x="{label_w + w + 4:.1f}" y="{y + row * 0.68:.1f}" class="num">{escape(b.text)}</text></g></a>'
+        )
     out.append("</svg></div>")
     return Markup("".join(out))
 
@@ -80,8 +86,10 @@ def lines(xs: Sequence[str], series: Sequence[Series], title: str, width: int = 
     out = [_open_svg(width, height, title)]
     for k in range(5):
         v = top * k / 4
-        out.append(f'<line x1="{left}" x2="{width - right}" y1="{py(v):.1f}" y2="{py(v):.1f}" class="grid"/>'
-                   f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end" class="axis">{v * 100:.0f}%</text>')
+        out.append(
+            f'<line x1="{left}" x2="{width - right}" y1="{py(v):.1f}" y2="{py(v):.1f}" class="grid"/>'
+            f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end" class="axis">{v * 100:.0f}%</text>'
+        )
     for i, x in enumerate(xs):
         out.append(f'<text x="{px(i):.1f}" y="{height - 8}" text-anchor="middle" class="axis">{escape(x)}</text>')
     for n, s in enumerate(series):
@@ -89,14 +97,17 @@ def lines(xs: Sequence[str], series: Sequence[Series], title: str, width: int = 
         pts = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, v in enumerate(s.values))
         out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>')
         for i, v in enumerate(s.values):
-            out.append(f'<a href="{escape(s.hrefs[i])}"><circle cx="{px(i):.1f}" cy="{py(v):.1f}" r="4.5" fill="{color}">'
-                       f'<title>{escape(s.label)} · {escape(xs[i])}: {escape(s.texts[i])}</title></circle></a>')
+            out.append(
+                f'<a href="{escape(s.hrefs[i])}"><circle cx="{px(i):.1f}" cy="{py(v):.1f}" r="4.5" fill="{color}">'
+                f"<title>{escape(s.label)} · {escape(xs[i])}: {escape(s.texts[i])}</title></circle></a>"
+            )
     out.append("</svg></div>")
     return Markup("".join(out))
 
 
 def legend(series: Sequence[Series]) -> Markup:
     # a class, not a style attribute: the site's Content-Security-Policy allows no inline style
-    items = "".join(f'<li><span class="swatch c{n % len(PALETTE)}"></span>'
-                    f"{escape(s.label)}</li>" for n, s in enumerate(series))
+    items = "".join(
+        f'<li><span class="swatch c{n % len(PALETTE)}"></span>{escape(s.label)}</li>' for n, s in enumerate(series)
+    )
     return Markup(f'<ul class="legend">{items}</ul>')

@@ -18,11 +18,29 @@ from ..store.report import PaperFacts
 
 # a few spellings people type for the countries paperlists names in full (English and Chinese)
 COUNTRY_ALIASES = {
-    "usa": "united states", "us": "united states", "u s": "united states", "america": "united states",
-    "美国": "united states", "uk": "united kingdom", "britain": "united kingdom", "英国": "united kingdom",
-    "中国": "china", "prc": "china", "korea": "south korea", "韩国": "south korea", "日本": "japan",
-    "德国": "germany", "法国": "france", "加拿大": "canada", "新加坡": "singapore", "瑞士": "switzerland",
-    "以色列": "israel", "印度": "india", "澳大利亚": "australia", "荷兰": "netherlands", "香港": "hong kong",
+    "usa": "united states",
+    "us": "united states",
+    "u s": "united states",
+    "america": "united states",
+    "美国": "united states",
+    "uk": "united kingdom",
+    "britain": "united kingdom",
+    "英国": "united kingdom",
+    "中国": "china",
+    "prc": "china",
+    "korea": "south korea",
+    "韩国": "south korea",
+    "日本": "japan",
+    "德国": "germany",
+    "法国": "france",
+    "加拿大": "canada",
+    "新加坡": "singapore",
+    "瑞士": "switzerland",
+    "以色列": "israel",
+    "印度": "india",
+    "澳大利亚": "australia",
+    "荷兰": "netherlands",
+    "香港": "hong kong",
 }
 
 
@@ -66,8 +84,10 @@ def check_type(value: str | None) -> str | None:
     if v.endswith("s") and v[:-1] in PRESENTATIONS:
         v = v[:-1]
     if v not in PRESENTATIONS:
-        raise PaperatlasError(gettext("unknown presentation type {type!r}", type=value),
-                              gettext("use one of: {types}", types=", ".join(PRESENTATIONS)))
+        raise PaperatlasError(
+            gettext("unknown presentation type {type!r}", type=value),
+            gettext("use one of: {types}", types=", ".join(PRESENTATIONS)),
+        )
     return v
 
 
@@ -86,8 +106,10 @@ class FacetIndex:
             t = paper_type(f.status, f.extra)
             if t:
                 self.types.setdefault(t, set()).add(f.id)
-        self._folded = {"institution": [(fold(n), n) for n in self.institutions],
-                        "country": [(fold(n), n) for n in self.countries]}
+        self._folded = {
+            "institution": [(fold(n), n) for n in self.institutions],
+            "country": [(fold(n), n) for n in self.countries],
+        }
 
     def names(self, kind: str, query: str) -> list[str]:
         """The stored institution (or country) names that `query` matches."""
@@ -99,8 +121,9 @@ class FacetIndex:
         exact = [n for f, n in self._folded[kind] if f == q]
         return exact or [n for f, n in self._folded[kind] if f" {q} " in f" {f} "]
 
-    def ids(self, institution: str | None = None, country: str | None = None,
-            type: str | None = None) -> set[str] | None:
+    def ids(
+        self, institution: str | None = None, country: str | None = None, type: str | None = None
+    ) -> set[str] | None:
         """Papers passing every given filter; None when no filter is given."""
         out: set[str] | None = None
 
@@ -129,4 +152,3 @@ def paper_institutions(extra: dict[str, Any]) -> list[tuple[str, str]]:
             if name and not out.get(name):
                 out[name] = " ".join(str(a.get("country") or "").split()) if name == a.get("institution") else ""
     return list(out.items())
-

@@ -59,11 +59,22 @@ class ConferenceReport:
     def to_dict(self, ids: bool = True) -> dict[str, Any]:
         """The report as JSON. `ids=False` leaves out the id lists behind each count and the titles (a
         compact answer, for the MCP tool): the counts stay, the papers are then found with the filters."""
-        d = {"scope": self.scope, "papers": self.papers, "placed": self.placed, "types": self.types,
-             "type_ids": self.type_ids, "themes": self.themes, "institutions": self.institutions,
-             "countries": self.countries, "collaboration": self.collaboration, "authors": self.authors,
-             "reviews": self.reviews, **({"trends": self.trends} if self.trends else {}), "notes": self.notes,
-             "titles": self.titles}
+        d = {
+            "scope": self.scope,
+            "papers": self.papers,
+            "placed": self.placed,
+            "types": self.types,
+            "type_ids": self.type_ids,
+            "themes": self.themes,
+            "institutions": self.institutions,
+            "countries": self.countries,
+            "collaboration": self.collaboration,
+            "authors": self.authors,
+            "reviews": self.reviews,
+            **({"trends": self.trends} if self.trends else {}),
+            "notes": self.notes,
+            "titles": self.titles,
+        }
         return d if ids else _without_ids(d)
 
 
@@ -109,11 +120,20 @@ def type_counts(papers: Iterable[PaperFacts]) -> dict[str, int]:
     return {t: c[t] for t in (*PRESENTATIONS, "unknown") if c.get(t)}
 
 
-def _counted(groups: dict[str, list[str]], known: int, limit: int,
-             extra: Callable[[str], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def _counted(
+    groups: dict[str, list[str]], known: int, limit: int, extra: Callable[[str], dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0].lower()))[:limit]
-    return [{"name": name, "papers": len(ids), "share": _share(len(ids), known), "ids": ids,
-             **(extra(name) if extra else {})} for name, ids in ranked]
+    return [
+        {
+            "name": name,
+            "papers": len(ids),
+            "share": _share(len(ids), known),
+            "ids": ids,
+            **(extra(name) if extra else {}),
+        }
+        for name, ids in ranked
+    ]
 
 
 def _pairs(sets: Iterable[list[str]], limit: int) -> list[dict[str, Any]]:
@@ -147,8 +167,9 @@ def extractive_description(phrases: Sequence[str], abstracts: Sequence[tuple[str
     return {"text": best[2], "id": best[3]} if best else {}
 
 
-def theme_figures(theme: ThemeInput, ids: list[str], facts: dict[str, PaperFacts], placed: int,
-                  central: list[str]) -> dict[str, Any]:
+def theme_figures(
+    theme: ThemeInput, ids: list[str], facts: dict[str, PaperFacts], placed: int, central: list[str]
+) -> dict[str, Any]:
     """One theme: size, share, per-type counts, its orals, most cited, reviews and institutions."""
     papers = [facts[i] for i in ids]
     types = type_counts(papers)
@@ -157,17 +178,25 @@ def theme_figures(theme: ThemeInput, ids: list[str], facts: dict[str, PaperFacts
     cited = sorted(((c, p.id) for p in papers if (c := citations_of(p.extra)) is not None), key=lambda t: (-t[0], t[1]))
     inst: Counter[str] = Counter(n for p in papers for n in institutions_of(p.extra))
     return {
-        "topic": theme.topic, "label": theme.label, "phrases": theme.phrases, "papers": len(ids),
-        "share": _share(len(ids), placed), "ids": ids, "types": types,
-        "oral_spotlight_share": _share(len(highlighted), len(ids)), "highlighted": highlighted,
-        "central": central, "most_cited": [{"id": i, "citations": c} for c, i in cited[:5]],
+        "topic": theme.topic,
+        "label": theme.label,
+        "phrases": theme.phrases,
+        "papers": len(ids),
+        "share": _share(len(ids), placed),
+        "ids": ids,
+        "types": types,
+        "oral_spotlight_share": _share(len(highlighted), len(ids)),
+        "highlighted": highlighted,
+        "central": central,
+        "most_cited": [{"id": i, "citations": c} for c, i in cited[:5]],
         "reviews": {"papers": len(ratings), "rating_avg": _mean(ratings), "rating_std": _std(ratings)},
         "institutions": [{"name": n, "papers": c} for n, c in sorted(inst.items(), key=lambda kv: (-kv[1], kv[0]))[:5]],
     }
 
 
-def trends_of(themes: list[dict[str, Any]], facts: dict[str, PaperFacts], years: list[int],
-              placed_by_year: dict[int, int]) -> dict[str, Any]:
+def trends_of(
+    themes: list[dict[str, Any]], facts: dict[str, PaperFacts], years: list[int], placed_by_year: dict[int, int]
+) -> dict[str, Any]:
     """Each theme's share per year, its change first -> last year and a test of that change; the
     fastest rising and fading themes and the new ones."""
     rows: list[dict[str, Any]] = []
@@ -178,27 +207,44 @@ def trends_of(themes: list[dict[str, Any]], facts: dict[str, PaperFacts], years:
         shares = [_share(c, n) for c, n in zip(counts, totals)]
         z = trend_z(counts, totals, [float(y) for y in years])
         earlier = sum(counts[:-1])
-        rows.append({"topic": t["topic"], "label": t["label"],
-                     "counts": {str(y): c for y, c in zip(years, counts)},
-                     "shares": {str(y): s for y, s in zip(years, shares)},
-                     "change": round(shares[-1] - shares[0], 4), "z": round(z, 3), "p": normal_two_sided_p(z),
-                     "new": counts[-1] >= NEW_THEME_MIN_PAPERS and earlier < NEW_THEME_EARLIER_SHARE * sum(counts)})
+        rows.append(
+            {
+                "topic": t["topic"],
+                "label": t["label"],
+                "counts": {str(y): c for y, c in zip(years, counts)},
+                "shares": {str(y): s for y, s in zip(years, shares)},
+                "change": round(shares[-1] - shares[0], 4),
+                "z": round(z, 3),
+                "p": normal_two_sided_p(z),
+                "new": counts[-1] >= NEW_THEME_MIN_PAPERS and earlier < NEW_THEME_EARLIER_SHARE * sum(counts),
+            }
+        )
     for r, q in zip(rows, benjamini_hochberg([r["p"] for r in rows])):
         r["p"] = round(r["p"], 6)
         r["q"] = round(q, 6)
         r["significant"] = q < SIGNIFICANCE
     rising = sorted((r for r in rows if r["change"] > 0), key=lambda r: (-r["change"], r["topic"]))[:5]
     fading = sorted((r for r in rows if r["change"] < 0), key=lambda r: (r["change"], r["topic"]))[:5]
-    return {"years": years, "papers": {str(y): n for y, n in zip(years, totals)}, "themes": rows,
-            "rising": [r["topic"] for r in rising], "fading": [r["topic"] for r in fading],
-            "new": [r["topic"] for r in rows if r["new"]],
-            "test": "Cochran-Armitage trend test over the years, two-sided; significant: Benjamini-Hochberg "
-                    f"q < {SIGNIFICANCE} over the {len(rows)} themes"}
+    return {
+        "years": years,
+        "papers": {str(y): n for y, n in zip(years, totals)},
+        "themes": rows,
+        "rising": [r["topic"] for r in rising],
+        "fading": [r["topic"] for r in fading],
+        "new": [r["topic"] for r in rows if r["new"]],
+        "test": "Cochran-Armitage trend test over the years, two-sided; significant: Benjamini-Hochberg "
+        f"q < {SIGNIFICANCE} over the {len(rows)} themes",
+    }
 
 
-def build_report(scope: dict[str, Any], papers: list[PaperFacts], assignment: dict[str, int],
-                 themes: list[ThemeInput], central: Callable[[int, list[str]], list[str]],
-                 describe: Callable[[dict[str, Any]], dict[str, str]] | None = None) -> ConferenceReport:
+def build_report(
+    scope: dict[str, Any],
+    papers: list[PaperFacts],
+    assignment: dict[str, int],
+    themes: list[ThemeInput],
+    central: Callable[[int, list[str]], list[str]],
+    describe: Callable[[dict[str, Any]], dict[str, str]] | None = None,
+) -> ConferenceReport:
     """All the figures for the papers in scope.
 
     Args:
@@ -218,8 +264,10 @@ def build_report(scope: dict[str, Any], papers: list[PaperFacts], assignment: di
     placed = sum(len(v) for v in by_topic.values())
     notes: list[str] = []
     if placed < len(papers):
-        notes.append(f"{len(papers) - placed} of {len(papers)} papers are in no theme (embedded or added after "
-                     "the last topic build): `paperatlas embed` then `paperatlas topics build` places them")
+        notes.append(
+            f"{len(papers) - placed} of {len(papers)} papers are in no theme (embedded or added after "
+            "the last topic build): `paperatlas embed` then `paperatlas topics build` places them"
+        )
     theme_list = []
     for th in themes:
         ids = by_topic.get(th.topic)
@@ -260,15 +308,18 @@ def build_report(scope: dict[str, Any], papers: list[PaperFacts], assignment: di
     collaboration = {
         "institution_pairs": _pairs(((p.id, institutions_of(p.extra)) for p in papers), TOP_PAIRS),  # type: ignore[arg-type]
         "country_pairs": _pairs(((p.id, countries_of(p.extra)) for p in papers), TOP_PAIRS),  # type: ignore[arg-type]
-        "multi_country_papers": multi_country, "multi_country_share": _share(multi_country, with_country),
+        "multi_country_papers": multi_country,
+        "multi_country_share": _share(multi_country, with_country),
     }
     author_groups: dict[str, list[str]] = {}
     for p in papers:
         for a in dict.fromkeys(" ".join(a.split()) for a in p.authors):
             if a:
                 author_groups.setdefault(a, []).append(p.id)
-    authors = [{"name": n, "papers": len(ids), "ids": ids} for n, ids in
-               sorted(author_groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:TOP_AUTHORS]]
+    authors = [
+        {"name": n, "papers": len(ids), "ids": ids}
+        for n, ids in sorted(author_groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:TOP_AUTHORS]
+    ]
     ratings = {p.id: r for p in papers if (r := rating_of(p.extra)) is not None}
     by_type: dict[str, list[float]] = {}
     for pid, r in ratings.items():
@@ -276,11 +327,15 @@ def build_report(scope: dict[str, Any], papers: list[PaperFacts], assignment: di
     histogram: dict[int, list[str]] = {}
     for pid, r in ratings.items():
         histogram.setdefault(math.floor(r), []).append(pid)
-    reviews = {"papers": len(ratings), "rating_avg": _mean(list(ratings.values())),
-               "rating_std": _std(list(ratings.values())),
-               "by_type": {t: {"papers": len(v), "rating_avg": _mean(v)} for t, v in sorted(by_type.items())},
-               "histogram": [{"from": k, "to": k + 1, "papers": len(histogram[k]), "ids": histogram[k]}
-                             for k in sorted(histogram)]}
+    reviews = {
+        "papers": len(ratings),
+        "rating_avg": _mean(list(ratings.values())),
+        "rating_std": _std(list(ratings.values())),
+        "by_type": {t: {"papers": len(v), "rating_avg": _mean(v)} for t, v in sorted(by_type.items())},
+        "histogram": [
+            {"from": k, "to": k + 1, "papers": len(histogram[k]), "ids": histogram[k]} for k in sorted(histogram)
+        ],
+    }
     years = sorted({p.year for p in papers if p.year is not None})
     trends = None
     if len(years) >= 2 and theme_list:
@@ -291,12 +346,29 @@ def build_report(scope: dict[str, Any], papers: list[PaperFacts], assignment: di
                 by_year.setdefault(str(facts[i].year), []).append(i)
             t["ids_by_year"] = {str(y): by_year.get(str(y), []) for y in years}
         trends = trends_of(theme_list, facts, years, placed_by_year)  # type: ignore[arg-type]
-    scope = {**scope, "years_present": years, "with_affiliations": with_aff, "with_countries": with_country,
-             "with_reviews": len(ratings)}
+    scope = {
+        **scope,
+        "years_present": years,
+        "with_affiliations": with_aff,
+        "with_countries": with_country,
+        "with_reviews": len(ratings),
+    }
     type_ids: dict[str, list[str]] = {}
     for p in papers:
         type_ids.setdefault(paper_type(p.status, p.extra) or "unknown", []).append(p.id)
     type_ids = {t: type_ids[t] for t in (*PRESENTATIONS, "unknown") if t in type_ids}
-    return ConferenceReport(scope=scope, papers=len(papers), placed=placed, types=type_counts(papers), type_ids=type_ids,
-                            themes=theme_list, institutions=institutions, countries=countries,
-                            collaboration=collaboration, authors=authors, reviews=reviews, trends=trends, notes=notes)
+    return ConferenceReport(
+        scope=scope,
+        papers=len(papers),
+        placed=placed,
+        types=type_counts(papers),
+        type_ids=type_ids,
+        themes=theme_list,
+        institutions=institutions,
+        countries=countries,
+        collaboration=collaboration,
+        authors=authors,
+        reviews=reviews,
+        trends=trends,
+        notes=notes,
+    )

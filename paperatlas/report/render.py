@@ -19,8 +19,13 @@ from .charts import Bar, Series, hbars, legend, lines
 from .figures import ConferenceReport
 
 TEMPLATES = Path(__file__).parent / "templates"
-TYPE_NAMES = {"oral": i18n.N_("oral"), "spotlight": i18n.N_("spotlight"), "poster": i18n.N_("poster"),
-              "highlight": i18n.N_("highlight"), "unknown": i18n.N_("type unknown")}
+TYPE_NAMES = {
+    "oral": i18n.N_("oral"),
+    "spotlight": i18n.N_("spotlight"),
+    "poster": i18n.N_("poster"),
+    "highlight": i18n.N_("highlight"),
+    "unknown": i18n.N_("type unknown"),
+}
 TREND_LINES = 6  # themes drawn in the trend chart: the fastest rising and fading ones
 
 
@@ -57,26 +62,52 @@ def charts(r: dict[str, Any]) -> dict[str, Markup]:
     for t in r["themes"]:
         c = t["types"]
         known = c.get("oral", 0) + c.get("spotlight", 0) + c.get("poster", 0)
-        parts = ((c.get("oral", 0), "oral"), (c.get("spotlight", 0), "spotlight"), (c.get("poster", 0), "poster"),
-                 (t["papers"] - known, "other"))
-        theme_bars.append(Bar(t["label"], t["papers"], f"#theme-{t['topic']}", f"{t['papers']} · {pct(t['share'])}",
-                              parts))
+        parts = (
+            (c.get("oral", 0), "oral"),
+            (c.get("spotlight", 0), "spotlight"),
+            (c.get("poster", 0), "poster"),
+            (t["papers"] - known, "other"),
+        )
+        theme_bars.append(
+            Bar(t["label"], t["papers"], f"#theme-{t['topic']}", f"{t['papers']} · {pct(t['share'])}", parts)
+        )
     out = {"themes": hbars(theme_bars, gettext("Themes"))}
-    out["institutions"] = hbars([Bar(x["name"], x["papers"], f"#inst-{i}", f"{x['papers']} · {pct(x['share'])}")
-                                 for i, x in enumerate(r["institutions"][:20])], gettext("Institutions"), label_w=250)
-    out["countries"] = hbars([Bar(x["name"], x["papers"], f"#country-{i}", f"{x['papers']} · {pct(x['share'])}")
-                              for i, x in enumerate(r["countries"][:20])], gettext("Countries"), label_w=160)
+    out["institutions"] = hbars(
+        [
+            Bar(x["name"], x["papers"], f"#inst-{i}", f"{x['papers']} · {pct(x['share'])}")
+            for i, x in enumerate(r["institutions"][:20])
+        ],
+        gettext("Institutions"),
+        label_w=250,
+    )
+    out["countries"] = hbars(
+        [
+            Bar(x["name"], x["papers"], f"#country-{i}", f"{x['papers']} · {pct(x['share'])}")
+            for i, x in enumerate(r["countries"][:20])
+        ],
+        gettext("Countries"),
+        label_w=160,
+    )
     hist = r["reviews"].get("histogram") or []
-    out["ratings"] = hbars([Bar(f"{b['from']}–{b['to']}", b["papers"], f"#rating-{b['from']}", str(b["papers"]))
-                            for b in hist], gettext("Reviews"), label_w=80)
+    out["ratings"] = hbars(
+        [Bar(f"{b['from']}–{b['to']}", b["papers"], f"#rating-{b['from']}", str(b["papers"])) for b in hist],
+        gettext("Reviews"),
+        label_w=80,
+    )
     tr = r.get("trends")
     if tr:
         by = {t["topic"]: t for t in tr["themes"]}
         chosen = list(dict.fromkeys(tr["rising"][: TREND_LINES // 2] + tr["fading"][: TREND_LINES // 2]))
         years = [str(y) for y in tr["years"]]
-        series = [Series(by[k]["label"], [by[k]["shares"][y] for y in years],
-                         [f"#theme-{k}-{y}" if by[k]["counts"][y] else f"#theme-{k}" for y in years],
-                         [f"{pct(by[k]['shares'][y])} ({by[k]['counts'][y]})" for y in years]) for k in chosen]
+        series = [
+            Series(
+                by[k]["label"],
+                [by[k]["shares"][y] for y in years],
+                [f"#theme-{k}-{y}" if by[k]["counts"][y] else f"#theme-{k}" for y in years],
+                [f"{pct(by[k]['shares'][y])} ({by[k]['counts'][y]})" for y in years],
+            )
+            for k in chosen
+        ]
         out["trends"] = lines(years, series, gettext("Trends"))
         out["trends_legend"] = legend(series)
     return out
@@ -89,8 +120,14 @@ def asset(name: str) -> str:
     return (TEMPLATES / name).read_text(encoding="utf-8")
 
 
-def body_html(rep: ConferenceReport, lang: str = "en", paper_href: Callable[[str], str] | None = None,
-              author_href: Callable[[str], str] | None = None, offline: bool = False, v: str = "") -> Markup:
+def body_html(
+    rep: ConferenceReport,
+    lang: str = "en",
+    paper_href: Callable[[str], str] | None = None,
+    author_href: Callable[[str], str] | None = None,
+    offline: bool = False,
+    v: str = "",
+) -> Markup:
     """The report's HTML (no <html> around it): the web page and the offline file both show this.
     Offline, its script is inline; on the web it is /report/report.js (the site allows no inline script)."""
     r = rep.to_dict()
@@ -100,15 +137,29 @@ def body_html(rep: ConferenceReport, lang: str = "en", paper_href: Callable[[str
         by_year = t.get("ids_by_year")
         theme_years[t["topic"]] = [(y, ids) for y, ids in by_year.items() if ids] if by_year else [(None, t["ids"])]
     ys = r["scope"].get("years_present") or []
-    html = _env().get_template("body.html").render(
-        r=r, lang=lang, heading=heading(rep), charts=charts(r), pct=pct, signed_pp=signed_pp,
-        years_label=", ".join(map(str, ys)) if len(ys) <= 3 else f"{ys[0]}–{ys[-1]}",
-        type_names={k: i18n.translate(v) for k, v in TYPE_NAMES.items()},
-        trend_by_topic={t["topic"]: t for t in (r.get("trends") or {}).get("themes", [])},
-        theme_years=theme_years, types_of=types_of, type_ids=r["type_ids"],
-        rating_bins=r["reviews"].get("histogram") or [],
-        paper_href=paper_href or (lambda pid: ""), author_href=author_href or (lambda name: ""),
-        inline_script=Markup(asset("report.js")) if offline else "", v=v)
+    html = (
+        _env()
+        .get_template("body.html")
+        .render(
+            r=r,
+            lang=lang,
+            heading=heading(rep),
+            charts=charts(r),
+            pct=pct,
+            signed_pp=signed_pp,
+            years_label=", ".join(map(str, ys)) if len(ys) <= 3 else f"{ys[0]}–{ys[-1]}",
+            type_names={k: i18n.translate(v) for k, v in TYPE_NAMES.items()},
+            trend_by_topic={t["topic"]: t for t in (r.get("trends") or {}).get("themes", [])},
+            theme_years=theme_years,
+            types_of=types_of,
+            type_ids=r["type_ids"],
+            rating_bins=r["reviews"].get("histogram") or [],
+            paper_href=paper_href or (lambda pid: ""),
+            author_href=author_href or (lambda name: ""),
+            inline_script=Markup(asset("report.js")) if offline else "",
+            v=v,
+        )
+    )
     return Markup(html)
 
 
@@ -116,8 +167,11 @@ def render_html(rep: ConferenceReport, lang: str = "en") -> str:
     """One self-contained HTML file: inline CSS and SVG, no external address loaded."""
     css = Markup(asset("report.css"))
     body = body_html(rep, lang, offline=True)
-    return _env().get_template("standalone.html").render(html_lang=i18n.html_lang(lang), heading=heading(rep),
-                                                          css=css, body=body)
+    return (
+        _env()
+        .get_template("standalone.html")
+        .render(html_lang=i18n.html_lang(lang), heading=heading(rep), css=css, body=body)
+    )
 
 
 def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
@@ -130,15 +184,19 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     out.append("")
     for note in r["notes"]:
         out += [f"> {note}", ""]
-    header = (f"| # | {gettext('theme')} | {gettext('papers')} | {gettext('share')} "
-              f"| {gettext('orals and spotlights')} | {gettext('mean rating')} |")
+    header = (
+        f"| # | {gettext('theme')} | {gettext('papers')} | {gettext('share')} "
+        f"| {gettext('orals and spotlights')} | {gettext('mean rating')} |"
+    )
     out += [f"## {gettext('Themes')}", "", header, "|---|---|---|---|---|---|"]
     for t in r["themes"]:
         c = t["types"]
         hi = c.get("oral", 0) + c.get("spotlight", 0) + c.get("highlight", 0)
         rating = t["reviews"]["rating_avg"]
-        out.append(f"| {t['topic']} | {t['label']} | {t['papers']} | {pct(t['share'])} | {hi} "
-                   f"| {'' if rating is None else rating} |")
+        out.append(
+            f"| {t['topic']} | {t['label']} | {t['papers']} | {pct(t['share'])} | {hi} "
+            f"| {'' if rating is None else rating} |"
+        )
     out.append("")
     for t in r["themes"]:
         d = t.get("description")
@@ -149,37 +207,72 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     tr = r.get("trends")
     if tr:
         years = [str(y) for y in tr["years"]]
-        out += [f"## {gettext('Trends')}", "", gettext("Each theme's share of its year's papers. A change counts as "
+        out += [
+            f"## {gettext('Trends')}",
+            "",
+            gettext(
+                "Each theme's share of its year's papers. A change counts as "
                 "real when the trend test over all years gives q < 0.05 after correcting for the number of themes "
-                "tested."), "",
-                f"| {gettext('theme')} | " + " | ".join(years) + f" | {gettext('change')} | z | q |",
-                "|---|" + "---|" * (len(years) + 3)]
+                "tested."
+            ),
+            "",
+            f"| {gettext('theme')} | " + " | ".join(years) + f" | {gettext('change')} | z | q |",
+            "|---|" + "---|" * (len(years) + 3),
+        ]
         by = {t["topic"]: t for t in tr["themes"]}
         for k in list(dict.fromkeys(tr["rising"] + tr["fading"])):
             t = by[k]
             cells = " | ".join(f"{pct(t['shares'][y])} ({t['counts'][y]})" for y in years)
-            out.append(f"| {t['label']} | {cells} | {signed_pp(t['change'])} | {t['z']} | {t['q']:.3g}"
-                       f"{' ✓' if t['significant'] else ''} |")
+            out.append(
+                f"| {t['label']} | {cells} | {signed_pp(t['change'])} | {t['z']} | {t['q']:.3g}"
+                f"{' ✓' if t['significant'] else ''} |"
+            )
         if tr["new"]:
-            out += ["", gettext("New themes (under a tenth of their papers before {year}):", year=years[-1]) + " "
-                    + "; ".join(by[k]["label"] for k in tr["new"])]
+            out += [
+                "",
+                gettext("New themes (under a tenth of their papers before {year}):", year=years[-1])
+                + " "
+                + "; ".join(by[k]["label"] for k in tr["new"]),
+            ]
         out.append("")
     if r["institutions"]:
-        out += [f"## {gettext('Institutions and countries')}", "",
-                gettext("Papers with at least one author there, of the {n} papers whose affiliations are known.",
-                        n=r["scope"]["with_affiliations"]), "",
-                f"| {gettext('Institutions')} | {gettext('papers')} | {gettext('share')} |", "|---|---|---|"]
+        out += [
+            f"## {gettext('Institutions and countries')}",
+            "",
+            gettext(
+                "Papers with at least one author there, of the {n} papers whose affiliations are known.",
+                n=r["scope"]["with_affiliations"],
+            ),
+            "",
+            f"| {gettext('Institutions')} | {gettext('papers')} | {gettext('share')} |",
+            "|---|---|---|",
+        ]
         out += [f"| {x['name']} | {x['papers']} | {pct(x['share'])} |" for x in r["institutions"][:20]]
         out += ["", f"| {gettext('Countries')} | {gettext('papers')} | {gettext('share')} |", "|---|---|---|"]
         out += [f"| {x['name']} | {x['papers']} | {pct(x['share'])} |" for x in r["countries"][:20]]
         col = r["collaboration"]
-        out += ["", gettext("{n} papers ({share}) have authors in more than one country.",
-                            n=col["multi_country_papers"], share=pct(col["multi_country_share"])), ""]
+        out += [
+            "",
+            gettext(
+                "{n} papers ({share}) have authors in more than one country.",
+                n=col["multi_country_papers"],
+                share=pct(col["multi_country_share"]),
+            ),
+            "",
+        ]
     if r["reviews"]["papers"]:
         rv = r["reviews"]
-        out += [f"## {gettext('Reviews')}", "",
-                gettext("{n} papers with public review scores: mean rating {avg}, spread (standard deviation) {std}.",
-                        n=rv["papers"], avg=rv["rating_avg"], std=rv["rating_std"]), ""]
+        out += [
+            f"## {gettext('Reviews')}",
+            "",
+            gettext(
+                "{n} papers with public review scores: mean rating {avg}, spread (standard deviation) {std}.",
+                n=rv["papers"],
+                avg=rv["rating_avg"],
+                std=rv["rating_std"],
+            ),
+            "",
+        ]
         out += [f"- {names.get(t, t)}: {v['rating_avg']} ({v['papers']})" for t, v in rv["by_type"].items()]
         out.append("")
     out += [f"## {gettext('Most prolific authors')}", ""]

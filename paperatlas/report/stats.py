@@ -33,8 +33,11 @@ def trend_z(counts: Sequence[int], totals: Sequence[int], scores: Sequence[float
         return 0.0
     p = sum(counts) / n
     stat = sum(ti * (xi - ni * p) for ti, xi, ni in zip(t, counts, totals))
-    var = p * (1 - p) * (sum(ni * ti * ti for ti, ni in zip(t, totals))
-                         - sum(ni * ti for ti, ni in zip(t, totals)) ** 2 / n)
+    var = (
+        p
+        * (1 - p)
+        * (sum(ni * ti * ti for ti, ni in zip(t, totals)) - sum(ni * ti for ti, ni in zip(t, totals)) ** 2 / n)
+    )
     return 0.0 if var <= 1e-12 else stat / math.sqrt(var)
 
 

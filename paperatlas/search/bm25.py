@@ -48,8 +48,10 @@ def english_stopwords() -> frozenset[str]:
 
         return frozenset(STOPWORDS_EN)
     except ImportError:  # pragma: no cover - bm25s is a dependency
-        return frozenset("a an and are as at be but by for if in into is it no not of on or such that the their"
-                         " then there these they this to was will with".split())
+        return frozenset(
+            "a an and are as at be but by for if in into is it no not of on or such that the their"
+            " then there these they this to was will with".split()
+        )
 
 
 class Analyzer:
@@ -171,15 +173,23 @@ class Bm25Index:
                 lengths.append(length)
                 ids.append(pid)
         self.ids = ids
-        self._finish(np.frombuffer(terms, np.int32), np.frombuffer(tfs, np.float32),
-                     np.frombuffer(uniq, np.int32), np.frombuffer(lengths, np.float32))
+        self._finish(
+            np.frombuffer(terms, np.int32),
+            np.frombuffer(tfs, np.float32),
+            np.frombuffer(uniq, np.int32),
+            np.frombuffer(lengths, np.float32),
+        )
         return ids
 
     def _finish(self, terms: np.ndarray, tfs: np.ndarray, uniq: np.ndarray, lengths: np.ndarray) -> None:
         n, v = len(uniq), len(self.analyzer.vocab)
         self.n = n
         if n == 0 or len(terms) == 0:
-            self.indptr, self.indices, self.data = np.zeros(v + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32)
+            self.indptr, self.indices, self.data = (
+                np.zeros(v + 1, np.int64),
+                np.zeros(0, np.int32),
+                np.zeros(0, np.float32),
+            )
             self.maxs = np.zeros(v, np.float32)
             return
         docs = np.repeat(np.arange(n, dtype=np.int32), uniq)
@@ -237,8 +247,9 @@ class Bm25Index:
             b.acc, b.seen, b.n = np.zeros(self.n, np.float32), np.zeros(self.n, bool), self.n
         return b.acc, b.seen
 
-    def scores(self, q: Query, k: int | None = None,
-               allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def scores(
+        self, q: Query, k: int | None = None, allowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(doc positions, BM25 scores) of the documents matching the query (and `allowed`).
 
         With `k`, MaxScore pruning: terms are taken rarest-impact first; once the best

@@ -84,9 +84,13 @@ def _faiss_available() -> bool:
 
 
 class SearchEngine:
-    def __init__(self, store: SQLiteStore, embedder: Callable[[], Embedder],
-                 settings: SearchSettings | None = None,
-                 multilingual: Callable[[], Embedder] | None = None) -> None:
+    def __init__(
+        self,
+        store: SQLiteStore,
+        embedder: Callable[[], Embedder],
+        settings: SearchSettings | None = None,
+        multilingual: Callable[[], Embedder] | None = None,
+    ) -> None:
         self.store = store
         self._embedder = embedder
         # the second index: queries in CJK script go there (English-only MiniLM cannot read them)
@@ -121,7 +125,7 @@ class SearchEngine:
                 fn = getattr(getattr(self.store, "llm", None), "translations_version", None)
                 st.versions[key] = fn() if fn else (0, "")
             else:
-                st.versions[key] = (self.store.data_version() if what == "data" else self.store.vector_count(model))
+                st.versions[key] = self.store.data_version() if what == "data" else self.store.vector_count(model)
         return st.versions[key]
 
     # -- saved indexes -------------------------------------------------------------------
@@ -303,8 +307,9 @@ class SearchEngine:
         return m
 
     # -- ranking -------------------------------------------------------------------------
-    def _complete(self, q: Query, qv: np.ndarray, lists: dict[str, list[tuple[str, float]]],
-                  vec: Any, vec_pos: dict[str, int]) -> None:
+    def _complete(
+        self, q: Query, qv: np.ndarray, lists: dict[str, list[tuple[str, float]]], vec: Any, vec_pos: dict[str, int]
+    ) -> None:
         """Give every candidate its real score in both lists (in place).
 
         A paper the keyword list ranked 3rd but the semantic list missed (it was 101st)
@@ -326,9 +331,16 @@ class SearchEngine:
             bm = kw.score_positions(q, [kpos[pid] for pid in have])
             lists["keyword"] = lists["keyword"] + [(pid, float(s)) for pid, s in zip(have, bm)]
 
-    def rank(self, q: Query, mode: str, depth: int, allowed: set[str] | None = None,
-             exclude: Iterable[str] = (), qvec: np.ndarray | None = None, floor: bool = False,
-             ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]]]:
+    def rank(
+        self,
+        q: Query,
+        mode: str,
+        depth: int,
+        allowed: set[str] | None = None,
+        exclude: Iterable[str] = (),
+        qvec: np.ndarray | None = None,
+        floor: bool = False,
+    ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]]]:
         """Fused (id, score) list and each id's rank in the keyword / semantic lists.
 
         A query in CJK script is searched by meaning in the multilingual index when the library
@@ -372,9 +384,16 @@ class SearchEngine:
             best = max((c for _, c in vec.search(qv, 1)), default=-1.0)
         return best, self.keyword_coverage(q, self.keyword_index().search(q, 5))
 
-    def _rank(self, q: Query, mode: str, depth: int, allowed: set[str] | None = None,
-              exclude: Iterable[str] = (), qvec: np.ndarray | None = None, floor: bool = False,
-              ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]], bool]:
+    def _rank(
+        self,
+        q: Query,
+        mode: str,
+        depth: int,
+        allowed: set[str] | None = None,
+        exclude: Iterable[str] = (),
+        qvec: np.ndarray | None = None,
+        floor: bool = False,
+    ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]], bool]:
         """rank() plus whether the floor emptied a non-empty answer."""
         if mode not in MODES:
             raise PaperatlasError(f"unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
@@ -397,8 +416,10 @@ class SearchEngine:
             vec_pos = self._vec_pos
             if vec is None:
                 if mode == "semantic":
-                    raise PaperatlasError(gettext("this library has no embeddings yet, so it cannot search by meaning"),
-                                          gettext("run `paperatlas embed`, or search with --mode keyword"))
+                    raise PaperatlasError(
+                        gettext("this library has no embeddings yet, so it cannot search by meaning"),
+                        gettext("run `paperatlas embed`, or search with --mode keyword"),
+                    )
             elif q.text.strip():
                 qv = self.query_vector(q.text) if qvec is None else qvec
                 lists["semantic"] = vec.search(qv, depth, self._mask(self._vec_pos, len(vec), allowed, exclude))
@@ -436,8 +457,15 @@ class SearchEngine:
             return kept, ranks, not kept
         return fused, ranks, False
 
-    def search(self, text: str, mode: str = "hybrid", limit: int = 20, offset: int = 0,
-               allowed: set[str] | None = None, exclude: Iterable[str] = ()) -> Hits:
+    def search(
+        self,
+        text: str,
+        mode: str = "hybrid",
+        limit: int = 20,
+        offset: int = 0,
+        allowed: set[str] | None = None,
+        exclude: Iterable[str] = (),
+    ) -> Hits:
         """A page of hits; `.total` counts every hit that passed (`.more`: at least that many),
         `.no_good_match` says the floor found no real match."""
         q = parse(text)
@@ -454,26 +482,38 @@ class SearchEngine:
         papers: dict[str, Paper] = {}
         if q.phrases:
             papers = self.store.get_papers([pid for pid, _ in fused])
-            fused = [(pid, s) for pid, s in fused if pid in papers and phrase_filter(q, papers[pid].title + " " + papers[pid].abstract)]
+            fused = [
+                (pid, s)
+                for pid, s in fused
+                if pid in papers and phrase_filter(q, papers[pid].title + " " + papers[pid].abstract)
+            ]
         page = fused[offset : offset + limit]
         if not papers:
             papers = self.store.get_papers([pid for pid, _ in page])
         terms = q.terms
         return Hits(
-            [Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
-             for pid, s in page if pid in papers],
-            total=len(fused), more=any(n >= depth for n in per_list.values()), no_good_match=no_match,
+            [
+                Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
+                for pid, s in page
+                if pid in papers
+            ],
+            total=len(fused),
+            more=any(n >= depth for n in per_list.values()),
+            no_good_match=no_match,
         )
 
     def similar(self, paper_id: str, limit: int = 10, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         """Nearest papers by embedding (the paper itself excluded)."""
         vec = self.vector_index()
         if vec is None:
-            raise PaperatlasError(gettext("this library has no embeddings yet, so it cannot find related papers"),
-                                  gettext("run `paperatlas embed`"))
+            raise PaperatlasError(
+                gettext("this library has no embeddings yet, so it cannot find related papers"),
+                gettext("run `paperatlas embed`"),
+            )
         v = vec.vector(paper_id)
         if v is None:
-            raise PaperatlasError(gettext("paper {id!r} has no embedding", id=paper_id),
-                                  gettext("run `paperatlas embed`"))
+            raise PaperatlasError(
+                gettext("paper {id!r} has no embedding", id=paper_id), gettext("run `paperatlas embed`")
+            )
         mask = self._mask(self._vec_pos, len(vec), allowed, {paper_id})
         return vec.search(v, limit, mask)

@@ -45,8 +45,9 @@ FLOORS: dict[str, Floor] = {
     # gate/coverage/hit from `eval floor` on SciFact train; the support tier from the paraphrase
     # queries (tests/test_search_model.py), whose weakest right answer has cosine 0.267 and shares
     # 29% of the query's words, while no nonsense query on the examples reaches 0.26 (max 0.255)
-    "minilm-l6-int8-onnx": Floor(gate_cosine=0.32, coverage=0.67, hit_cosine=0.25,
-                                 support_cosine=0.26, support_coverage=0.25),
+    "minilm-l6-int8-onnx": Floor(
+        gate_cosine=0.32, coverage=0.67, hit_cosine=0.25, support_cosine=0.26, support_coverage=0.25
+    ),
 }
 
 
@@ -120,8 +121,12 @@ def best_coverage(query_text: str, texts: Iterable[str]) -> float:
     return max((coverage(q, t) for t in texts), default=0.0)
 
 
-def apply_floor(fused: Sequence[tuple[str, float]], lists: Mapping[str, Sequence[tuple[str, float]]],
-                floor: Floor, keyword_coverage: float = 0.0) -> list[tuple[str, float]]:
+def apply_floor(
+    fused: Sequence[tuple[str, float]],
+    lists: Mapping[str, Sequence[tuple[str, float]]],
+    floor: Floor,
+    keyword_coverage: float = 0.0,
+) -> list[tuple[str, float]]:
     """`fused` without the hits below the floor; empty when the query has no real match.
 
     `lists` holds the raw scores: "semantic" cosines and (hybrid) "keyword" BM25, each

@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 Ranked = Sequence[tuple[str, float]]
 
 
-def rrf(lists: Sequence[Ranked], weights: Sequence[float] | None = None, k: int = 60,
-        limit: int | None = None) -> list[tuple[str, float]]:
+def rrf(
+    lists: Sequence[Ranked], weights: Sequence[float] | None = None, k: int = 60, limit: int | None = None
+) -> list[tuple[str, float]]:
     """Reciprocal-rank fusion: score(d) = sum_i w_i / (k + rank_i(d)), ranks from 1."""
     weights = weights or [1.0] * len(lists)
     acc: dict[str, float] = {}
@@ -45,8 +46,13 @@ def zscore(ranked: Ranked) -> dict[str, float]:
 NORMALIZERS = {"minmax": minmax, "zscore": zscore}
 
 
-def convex(lists: Sequence[Ranked], weights: Sequence[float], limit: int | None = None,
-           missing: float | None = None, norm: str = "minmax") -> list[tuple[str, float]]:
+def convex(
+    lists: Sequence[Ranked],
+    weights: Sequence[float],
+    limit: int | None = None,
+    missing: float | None = None,
+    norm: str = "minmax",
+) -> list[tuple[str, float]]:
     """Normalised convex fusion: score(d) = sum_i w_i * norm_i(d) / sum_i w_i.
 
     `norm` is "minmax" (each list scaled to [0, 1]) or "zscore". A document absent
@@ -66,8 +72,9 @@ def convex(lists: Sequence[Ranked], weights: Sequence[float], limit: int | None 
     return out[:limit] if limit else out
 
 
-def calibrated_convex(keyword: Ranked, semantic: Ranked, scale: Callable[[float], float],
-                      semantic_weight: float) -> list[tuple[str, float]]:
+def calibrated_convex(
+    keyword: Ranked, semantic: Ranked, scale: Callable[[float], float], semantic_weight: float
+) -> list[tuple[str, float]]:
     """Convex fusion with the semantic list on an absolute scale: score(d) = (1 - w) * minmax(bm25)(d)
     + w * scale(cosine(d)).
 

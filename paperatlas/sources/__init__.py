@@ -11,5 +11,17 @@ from .base import SOURCES, FetchReport, Page, Source, SourceArgsError, create_so
 from .capability import ClientFactory, Sources, UpdateResult
 from .http import FetchError, HttpClient
 
-__all__ = ["SOURCES", "ClientFactory", "FetchError", "FetchReport", "HttpClient", "Page", "Source", "SourceArgsError",
-           "Sources", "UpdateResult", "create_source", "fetch"]
+__all__ = [
+    "SOURCES",
+    "ClientFactory",
+    "FetchError",
+    "FetchReport",
+    "HttpClient",
+    "Page",
+    "Source",
+    "SourceArgsError",
+    "Sources",
+    "UpdateResult",
+    "create_source",
+    "fetch",
+]

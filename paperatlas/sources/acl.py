@@ -17,7 +17,9 @@ from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import HttpClient, Response
 
 DEFAULT_BASE = "https://raw.githubusercontent.com/acl-org/acl-anthology/master"
-_EVENT = re.compile(r"^(?:(?P<y1>(?:19|20)\d\d)\.(?P<v1>[a-z][a-z0-9-]*)|(?P<v2>[a-z][a-z0-9]*)-(?P<y2>(?:19|20)\d\d))$")
+_EVENT = re.compile(
+    r"^(?:(?P<y1>(?:19|20)\d\d)\.(?P<v1>[a-z][a-z0-9-]*)|(?P<v2>[a-z][a-z0-9]*)-(?P<y2>(?:19|20)\d\d))$"
+)
 
 
 def _text(el: ET.Element | None) -> str:
@@ -35,8 +37,10 @@ class AclSource:
         event = " ".join(args).strip().lower().replace(" ", "-")
         m = _EVENT.match(event)
         if len(args) not in (1, 2) or m is None:
-            raise SourceArgsError(f"acl takes an EVENT like acl-2024 or 2024.acl, got {' '.join(args) or 'nothing'}",
-                                  "e.g. `paperatlas fetch acl acl-2024` or `paperatlas fetch acl 2023.emnlp`")
+            raise SourceArgsError(
+                f"acl takes an EVENT like acl-2024 or 2024.acl, got {' '.join(args) or 'nothing'}",
+                "e.g. `paperatlas fetch acl acl-2024` or `paperatlas fetch acl 2023.emnlp`",
+            )
         reject_options("acl", options, "EVENT and --base-url")
         year, venue = (m["y1"], m["v1"]) if m["y1"] else (m["y2"], m["v2"])
         self.collection = f"{year}.{venue}"
@@ -62,12 +66,21 @@ def _rows(resp: Response) -> list[tuple[str, dict[str, Any]]]:
             anth = _text(paper.find("url"))
             if not anth:
                 continue
-            authors = [" ".join(x for x in (_text(a.find("first")), _text(a.find("last"))) if x)
-                       for a in paper.findall("author")]
-            row = {"id": anth, "title": _text(paper.find("title")), "abstract": _text(paper.find("abstract")),
-                   "authors": authors, "venue": venue.upper() or root.get("id", ""), "year": year,
-                   "track": vol.get("id", ""), "url": f"https://aclanthology.org/{anth}/",
-                   "doi": _text(paper.find("doi"))}
+            authors = [
+                " ".join(x for x in (_text(a.find("first")), _text(a.find("last"))) if x)
+                for a in paper.findall("author")
+            ]
+            row = {
+                "id": anth,
+                "title": _text(paper.find("title")),
+                "abstract": _text(paper.find("abstract")),
+                "authors": authors,
+                "venue": venue.upper() or root.get("id", ""),
+                "year": year,
+                "track": vol.get("id", ""),
+                "url": f"https://aclanthology.org/{anth}/",
+                "doi": _text(paper.find("doi")),
+            }
             if paper.find("award") is not None:
                 row["status"] = _text(paper.find("award"))
             rows.append((f"paper {anth}", row))

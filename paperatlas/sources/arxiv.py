@@ -29,7 +29,9 @@ def _date(s: str) -> dt.date:
     try:
         return dt.date.fromisoformat(s[:10])
     except ValueError:
-        raise SourceArgsError(f"--since {s!r} is not a date", "write it as YYYY-MM-DD, e.g. --since 2026-11-01") from None
+        raise SourceArgsError(
+            f"--since {s!r} is not a date", "write it as YYYY-MM-DD, e.g. --since 2026-11-01"
+        ) from None
 
 
 @SOURCES.register("arxiv")
@@ -38,13 +40,20 @@ class ArxivSource:
     default_base: ClassVar[str] = DEFAULT_BASE
     polite_delay: ClassVar[float] = 3.0
 
-    def __init__(self, args: Sequence[str], base_url: str | None = None, since: str | None = None,
-                 page_size: int = PAGE_SIZE, **options: Any) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        base_url: str | None = None,
+        since: str | None = None,
+        page_size: int = PAGE_SIZE,
+        **options: Any,
+    ) -> None:
         bad = [a for a in args if not _CATEGORY.match(a)]
         if not args or bad:
-            raise SourceArgsError(f"arxiv takes categories like cs.LG, got {' '.join(bad or args) or 'nothing'}",
-                                  "e.g. `paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01` "
-                                  "(the list: arxiv.org/category_taxonomy)")
+            raise SourceArgsError(
+                f"arxiv takes categories like cs.LG, got {' '.join(bad or args) or 'nothing'}",
+                "e.g. `paperatlas fetch arxiv cs.LG cs.CL --since 2026-11-01` (the list: arxiv.org/category_taxonomy)",
+            )
         reject_options("arxiv", options, "CATEGORY..., --since and --base-url")
         self.categories = sorted(set(args))
         self.since = _date(since) if since else None
@@ -64,8 +73,13 @@ class ArxivSource:
         newest = state.get("newest", "") if resuming else ""
         url = f"{self.base_url}/api/query"
         while True:
-            params = {"search_query": self._query(since), "sortBy": "submittedDate", "sortOrder": "descending",
-                      "start": start, "max_results": self.page_size}
+            params = {
+                "search_query": self._query(since),
+                "sortBy": "submittedDate",
+                "sortOrder": "descending",
+                "start": start,
+                "max_results": self.page_size,
+            }
             resp, (rows, total) = get_parsed(client, url, _parse_feed, f"arxiv {' '.join(self.categories)}", params)
             for _, row in rows:
                 newest = max(newest, row.get("published", "")[:10])
@@ -89,8 +103,11 @@ def _parse_feed(resp: Response) -> tuple[list[tuple[str, dict[str, Any]]], int |
     for entry in root.iter(f"{_ATOM}entry"):
         eid = entry.findtext(f"{_ATOM}id", "")
         if "/api/errors" in eid:  # arXiv answers a bad query with HTTP 200 and one entry titled Error
-            raise FetchError(f"arXiv rejected the query: {(entry.findtext(f'{_ATOM}summary') or '').strip()} ({resp.url})",
-                             "check the categories (arxiv.org/category_taxonomy) and --since", resp.url)
+            raise FetchError(
+                f"arXiv rejected the query: {(entry.findtext(f'{_ATOM}summary') or '').strip()} ({resp.url})",
+                "check the categories (arxiv.org/category_taxonomy) and --since",
+                resp.url,
+            )
     total_text = root.findtext(f"{_OS}totalResults")
     total = int(total_text) if total_text and total_text.strip().isdigit() else None
     res = read_string(resp.url, text, Format.ATOM)

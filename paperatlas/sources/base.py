@@ -92,8 +92,10 @@ class FetchReport(IngestReport):
 
     def summary(self) -> str:
         s = super().summary() + f" from {self.source}"
-        extra = [f"{self.pages} page{'s' if self.pages != 1 else ''}",
-                 f"{self.requests} request{'s' if self.requests != 1 else ''}"]
+        extra = [
+            f"{self.pages} page{'s' if self.pages != 1 else ''}",
+            f"{self.requests} request{'s' if self.requests != 1 else ''}",
+        ]
         if self.retries:
             extra.append(f"{self.retries} retried")
         if self.resumed:
@@ -106,9 +108,18 @@ class FetchReport(IngestReport):
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
-        d.update(source=self.source, pages=self.pages, requests=self.requests, retries=self.retries,
-                 bytes=self.bytes, seconds=round(self.seconds, 3), resumed=self.resumed,
-                 not_modified=self.not_modified, stopped=self.stopped, summary=self.summary())
+        d.update(
+            source=self.source,
+            pages=self.pages,
+            requests=self.requests,
+            retries=self.retries,
+            bytes=self.bytes,
+            seconds=round(self.seconds, 3),
+            resumed=self.resumed,
+            not_modified=self.not_modified,
+            stopped=self.stopped,
+            summary=self.summary(),
+        )
         return d
 
 
@@ -125,8 +136,13 @@ def create_source(name: str, args: Sequence[str], base_url: str | None = None, *
     return SOURCES.create(name, args=list(args), base_url=base_url, **options)
 
 
-def fetch(store: Any, source: Source, client: HttpClient | None = None,
-          progress: Callable[[int, int | None], None] | None = None, max_pages: int | None = None) -> FetchReport:
+def fetch(
+    store: Any,
+    source: Source,
+    client: HttpClient | None = None,
+    progress: Callable[[int, int | None], None] | None = None,
+    max_pages: int | None = None,
+) -> FetchReport:
     """Fetch `source` into `store`, resuming from the saved position. Raises FetchError (what was
     stored before the failure stays, with its position) or SourceArgsError.
 
@@ -153,7 +169,8 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
                 report.stopped = f"page {report.pages + 1} repeats page {seen[digest]}"
                 report.notes.append(
                     f"{source.key}: stopped at page {report.pages + 1} ({page.url}): it holds the same papers as "
-                    f"page {seen[digest]}, so the source repeats itself; the pages before it are stored")
+                    f"page {seen[digest]}, so the source repeats itself; the pages before it are stored"
+                )
                 break
             seen[digest] = report.pages + 1
             report.pages += 1
@@ -174,7 +191,8 @@ def fetch(store: Any, source: Source, client: HttpClient | None = None,
                 report.stopped = f"the cap of {cap} page{'s' if cap != 1 else ''} per run"
                 report.notes.append(
                     f"{source.key}: stopped after {cap} page{'s' if cap != 1 else ''}, the cap per run ({done} records): the next run "
-                    f"resumes from here; raise it with --max-pages or {MAX_PAGES_ENV}")
+                    f"resumes from here; raise it with --max-pages or {MAX_PAGES_ENV}"
+                )
                 break
     finally:
         close = getattr(pages, "close", None)
@@ -198,8 +216,16 @@ def _store_page(store: Any, source: Source, page: Page) -> IngestReport:
 
     for attempt in range(3):
         try:
-            return ingest_rows(store, page.url, source.name, page.format, page.rows, page.defaults,
-                               skip_bad=True, state=(source.key, json.dumps(page.state)))
+            return ingest_rows(
+                store,
+                page.url,
+                source.name,
+                page.format,
+                page.rows,
+                page.defaults,
+                skip_bad=True,
+                state=(source.key, json.dumps(page.state)),
+            )
         except Exception as e:  # sqlite3.IntegrityError, psycopg.errors.UniqueViolation
             if attempt == 2 or not _is_unique_violation(e):
                 raise
@@ -212,9 +238,15 @@ def _is_unique_violation(e: BaseException) -> bool:
 
 
 # -- helpers the sources share ---------------------------------------------------------------
-def get_parsed(client: HttpClient, url: str, parse: Callable[[Response], Any], what: str,
-               params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-               tries: int = 3) -> tuple[Response, Any]:
+def get_parsed(
+    client: HttpClient,
+    url: str,
+    parse: Callable[[Response], Any],
+    what: str,
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    tries: int = 3,
+) -> tuple[Response, Any]:
     """GET and parse; a page that does not parse (a proxy's error page, a body cut off without a
     length) is fetched again, then reported with the URL and what was wrong."""
     last: Exception | None = None
@@ -230,11 +262,14 @@ def get_parsed(client: HttpClient, url: str, parse: Callable[[Response], Any], w
                 break
             if attempt + 1 < tries:
                 client.stats["retries"] += 1
-                client.sleep(min(client.max_wait, client.backoff * (2 ** attempt)))
+                client.sleep(min(client.max_wait, client.backoff * (2**attempt)))
     shown = resp.url
-    raise FetchError(f"{what}: the page at {shown} is not what the service sends ({last})",
-                     "try again later (a re-run resumes here); if it persists, check --base-url points at the "
-                     "service itself and not at a login or error page", shown)
+    raise FetchError(
+        f"{what}: the page at {shown} is not what the service sends ({last})",
+        "try again later (a re-run resumes here); if it persists, check --base-url points at the "
+        "service itself and not at a login or error page",
+        shown,
+    )
 
 
 def parse_json(resp: Response) -> Any:

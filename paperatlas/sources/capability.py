@@ -42,10 +42,17 @@ class Sources:
     def __init__(self, lib: LibraryCore) -> None:
         self._store = lib.store
 
-    def fetch(self, source: str, args: Sequence[str], base_url: str | None = None,
-              client: HttpClient | None = None, progress: Callable[[int, int | None], None] | None = None,
-              max_pages: int | None = None, client_factory: ClientFactory | None = None,
-              **options: Any) -> FetchReport:
+    def fetch(
+        self,
+        source: str,
+        args: Sequence[str],
+        base_url: str | None = None,
+        client: HttpClient | None = None,
+        progress: Callable[[int, int | None], None] | None = None,
+        max_pages: int | None = None,
+        client_factory: ClientFactory | None = None,
+        **options: Any,
+    ) -> FetchReport:
         """Fetch a source's papers into the library: only new or changed papers are written, one
         transaction per batch, and a killed fetch resumes where it stopped."""
         src = create_source(source, args, base_url, **_options(options))
@@ -68,9 +75,14 @@ class Sources:
         if fetched_at:  # fetched before it was followed: that fetch is its latest run, not "never"
             complete = self._store.sources.source_state(src.key).get("complete", True)
             # English, as the summaries `update` stores are
-            self._store.sources.record_follow_run(src.key, "fetched before following" if complete
-                                         else "fetched before following (stopped part-way; `paperatlas update` "
-                                              "resumes it)", "", at=fetched_at)
+            self._store.sources.record_follow_run(
+                src.key,
+                "fetched before following"
+                if complete
+                else "fetched before following (stopped part-way; `paperatlas update` resumes it)",
+                "",
+                at=fetched_at,
+            )
         return src.key, created
 
     def unfollow(self, source: str, args: Sequence[str]) -> str:
@@ -85,8 +97,12 @@ class Sources:
     def follows(self) -> list[Follow]:
         return self._store.sources.follows()
 
-    def update(self, client_factory: ClientFactory | None = None,
-               progress: Callable[[Follow], None] | None = None, max_pages: int | None = None) -> list[UpdateResult]:
+    def update(
+        self,
+        client_factory: ClientFactory | None = None,
+        progress: Callable[[Follow], None] | None = None,
+        max_pages: int | None = None,
+    ) -> list[UpdateResult]:
         """Fetch every followed source. One failing source does not stop the others."""
         results: list[UpdateResult] = []
         for f in self._store.sources.follows():

@@ -52,8 +52,16 @@ class FetchError(PaperatlasError):
     no answer), `headers` the answer's headers when there was one; `transient` when trying again may
     succeed, unlike a refused redirect, a body over the cap or a trickle past the deadline."""
 
-    def __init__(self, message: str, fix: str = "", url: str = "", status: int = 0,
-                 headers: Mapping[str, str] | None = None, reachable: bool = True, transient: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        fix: str = "",
+        url: str = "",
+        status: int = 0,
+        headers: Mapping[str, str] | None = None,
+        reachable: bool = True,
+        transient: bool = False,
+    ) -> None:
         super().__init__(message, fix)
         self.url = url
         self.status = status
@@ -79,8 +87,9 @@ class Response:
         return self.body.decode("utf-8", errors="replace")
 
 
-def _timed_connection(base: type[http.client.HTTPConnection], connect: float, read: float,
-                      deadline: Callable[[], Deadline | None]) -> type:
+def _timed_connection(
+    base: type[http.client.HTTPConnection], connect: float, read: float, deadline: Callable[[], Deadline | None]
+) -> type:
     """An HTTP(S)Connection that connects under `connect` seconds, then reads under `read` per recv,
     its socket watched by the current request's deadline."""
 
@@ -129,8 +138,9 @@ def redirect_refusal(origin: str, target: str, allowed_hosts: tuple[str, ...] = 
         return ""
     if t_host != (o.hostname or "").lower():
         return f"it leads to another host ({t_host or '?'})"
-    if host_port(origin) != host_port(target) and not (o.scheme == "http" and t.scheme == "https"
-                                                       and t.port in (None, 443)):
+    if host_port(origin) != host_port(target) and not (
+        o.scheme == "http" and t.scheme == "https" and t.port in (None, 443)
+    ):
         return f"it leads to another port ({host_port(target)})"
     return ""
 
@@ -145,8 +155,9 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         self._origin = origin
         self._allowed = allowed_hosts
 
-    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
-                         newurl: str) -> urllib.request.Request | None:
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> urllib.request.Request | None:
         from urllib.parse import urljoin
 
         target = urljoin(req.full_url, newurl)
@@ -156,7 +167,10 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
             raise FetchError(
                 f"{host_port(req.full_url)} redirected {req.full_url} to {target}; not followed: {why}",
                 f"if that host really serves the source, fetch from it with --base-url, or list it in "
-                f"{REDIRECT_HOSTS_ENV}=host1,host2", req.full_url, status=code)
+                f"{REDIRECT_HOSTS_ENV}=host1,host2",
+                req.full_url,
+                status=code,
+            )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
@@ -175,8 +189,9 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
 
 
 class _Retry(Exception):
-    def __init__(self, reason: str, wait: float | None = None, status: int = 0,
-                 headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, reason: str, wait: float | None = None, status: int = 0, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
@@ -190,7 +205,9 @@ class HttpClient:
 
     connect_timeout: float = 10.0
     read_timeout: float = 30.0
-    total_timeout: float = 120.0  # the whole request (headers and body) must end within this, however slowly it trickles
+    total_timeout: float = (
+        120.0  # the whole request (headers and body) must end within this, however slowly it trickles
+    )
     max_bytes: int = field(default_factory=max_bytes_default)  # a longer body is refused as it arrives
     redirect_hosts: tuple[str, ...] = field(default_factory=redirect_hosts_default)  # besides the requested host
     retries: int = 4
@@ -217,8 +234,13 @@ class HttpClient:
             _Redirects(lambda: getattr(self._local, "origin", ""), tuple(h.lower() for h in self.redirect_hosts)),
         )
 
-    def get(self, url: str, params: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None,
-            what: str = "") -> Response:
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        what: str = "",
+    ) -> Response:
         """The body of a 2xx answer, after retrying what is worth retrying. Raises FetchError."""
         if params:
             url += ("&" if "?" in url else "?") + urlencode({k: v for k, v in params.items() if v is not None})
@@ -235,7 +257,7 @@ class HttpClient:
                 out_of_tries = attempt >= self.retries or (unreachable_now and unreachable > self.unreachable_retries)
                 if out_of_tries:
                     raise self._give_up(url, r, attempt + 1, what) from None
-                wait = min(self.max_wait, r.wait if r.wait is not None else self.backoff * (2 ** attempt))
+                wait = min(self.max_wait, r.wait if r.wait is not None else self.backoff * (2**attempt))
                 if unreachable_now:
                     wait = min(wait, 1.0)
                 attempt += 1
@@ -275,13 +297,17 @@ class HttpClient:
             f"{host_port(url)} did not finish answering {url} within {self.total_timeout:g} s "
             "(headers and body together)",
             "the server sends too slowly: try again later (a re-run resumes where this one stopped), "
-            "or allow more time with --deadline", url)
+            "or allow more time with --deadline",
+            url,
+        )
 
     def _too_big(self, url: str, what: str) -> FetchError:
         return FetchError(
             f"{host_port(url)} answered {url} with {what}: more than the {self.max_bytes:,}-byte cap on one answer",
             f"check --base-url points at the service; if the source really is that large, raise the cap with "
-            f"{MAX_BYTES_ENV}=N", url)
+            f"{MAX_BYTES_ENV}=N",
+            url,
+        )
 
     def _exchange(self, url: str, headers: Mapping[str, str]) -> Response:
         req = urllib.request.Request(url, headers=dict(headers))
@@ -296,8 +322,13 @@ class HttpClient:
                 raise _Retry(f"HTTP {e.code} {e.reason}", wait, e.code, hdrs) from None
             raise FetchError(
                 f"{host_port(url)} answered HTTP {e.code} {e.reason} for {url}",
-                "check the source arguments (venue id, category, year) and --base-url" if e.code in (400, 404)
-                else "try again later, or ask the service operator", url, status=e.code, headers=hdrs) from None
+                "check the source arguments (venue id, category, year) and --base-url"
+                if e.code in (400, 404)
+                else "try again later, or ask the service operator",
+                url,
+                status=e.code,
+                headers=hdrs,
+            ) from None
         except urllib.error.URLError as e:
             # urllib wraps what fails while connecting and sending (refused, no such host, connect
             # timeout) as URLError; a server that connects but is slow to answer raises TimeoutError
@@ -338,9 +369,17 @@ class HttpClient:
             return FetchError(
                 f"cannot reach {where} ({url}): {r.reason.removeprefix('cannot connect ').strip('()')}",
                 "check the network connection and the address (--base-url for a mirror); behind a proxy, "
-                "set HTTPS_PROXY / HTTP_PROXY", url, reachable=False, transient=True)
+                "set HTTPS_PROXY / HTTP_PROXY",
+                url,
+                reachable=False,
+                transient=True,
+            )
         return FetchError(
             f"{what or 'fetch'} failed at {where}: {r.reason} ({tries} tries; {url})",
-            "try again later; a re-run resumes where this one stopped" +
-            ("" if not r.reason.startswith("HTTP 429") else " (the service asks for fewer requests: raise --delay)"),
-            url, status=r.status, headers=r.headers, transient=True)
+            "try again later; a re-run resumes where this one stopped"
+            + ("" if not r.reason.startswith("HTTP 429") else " (the service asks for fewer requests: raise --delay)"),
+            url,
+            status=r.status,
+            headers=r.headers,
+            transient=True,
+        )

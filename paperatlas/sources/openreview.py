@@ -25,12 +25,20 @@ class OpenReviewSource:
     default_base: ClassVar[str] = DEFAULT_BASE
     polite_delay: ClassVar[float] = 1.0
 
-    def __init__(self, args: Sequence[str], base_url: str | None = None, all: bool = False,
-                 page_size: int = PAGE_SIZE, **options: Any) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        base_url: str | None = None,
+        all: bool = False,
+        page_size: int = PAGE_SIZE,
+        **options: Any,
+    ) -> None:
         if len(args) != 1 or "/" not in args[0]:
-            raise SourceArgsError(f"openreview takes one VENUE_ID, got {' '.join(args) or 'nothing'}",
-                                  "e.g. `paperatlas fetch openreview ICLR.cc/2025/Conference` (the id in the "
-                                  "venue page's address, openreview.net/group?id=...)")
+            raise SourceArgsError(
+                f"openreview takes one VENUE_ID, got {' '.join(args) or 'nothing'}",
+                "e.g. `paperatlas fetch openreview ICLR.cc/2025/Conference` (the id in the "
+                "venue page's address, openreview.net/group?id=...)",
+            )
         reject_options("openreview", options, "VENUE_ID, --all and --base-url")
         self.venue_id = args[0].strip().strip("/")
         self.all = bool(all)
@@ -65,9 +73,11 @@ class OpenReviewSource:
             state_now = {"offset": 0, "complete": True} if last else {"offset": offset, "complete": False}
             note = ""
             if last and offset == 0:
-                note = (f"openreview has no {'submissions' if self.all else 'accepted papers'} under {self.venue_id}"
-                        " yet: check the venue id (openreview.net/group?id=...); before decisions are public, "
-                        "--all fetches every submission")
+                note = (
+                    f"openreview has no {'submissions' if self.all else 'accepted papers'} under {self.venue_id}"
+                    " yet: check the venue id (openreview.net/group?id=...); before decisions are public, "
+                    "--all fetches every submission"
+                )
             yield Page(resp.url, rows, Format.OPENREVIEW, state_now, total=total, note=note)
             if last:
                 return

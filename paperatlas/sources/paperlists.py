@@ -25,8 +25,10 @@ class PaperlistsSource:
 
     def __init__(self, args: Sequence[str], base_url: str | None = None, **options: Any) -> None:
         if len(args) != 2 or not args[1].isdigit():
-            raise SourceArgsError(f"paperlists takes VENUE YEAR, got {' '.join(args) or 'nothing'}",
-                                  "e.g. `paperatlas fetch paperlists iclr 2025` (the names of papercopilot/paperlists)")
+            raise SourceArgsError(
+                f"paperlists takes VENUE YEAR, got {' '.join(args) or 'nothing'}",
+                "e.g. `paperatlas fetch paperlists iclr 2025` (the names of papercopilot/paperlists)",
+            )
         reject_options("paperlists", options, "VENUE YEAR and --base-url")
         self.venue, self.year = args[0].strip("/"), int(args[1])
         self.base_url = (base_url or DEFAULT_BASE).rstrip("/")
@@ -54,8 +56,7 @@ class PaperlistsSource:
             # paperlists names are lower-case (iclr/iclr2025.json): forgive `ICLR 2025`
             url = self.url(low)
             resp, res = get_parsed(client, url, parse, f"paperlists {low} {self.year}")
-        new_state = {"url": url, "etag": resp.headers.get("ETag", "") or resp.headers.get("Etag", ""),
-                     "complete": True}
+        new_state = {"url": url, "etag": resp.headers.get("ETag", "") or resp.headers.get("Etag", ""), "complete": True}
         if resp.status == 304:
             yield Page(url, [], Format.JSON, {**new_state, "etag": state["etag"], "not_modified": True})
             return

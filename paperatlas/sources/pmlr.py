@@ -17,17 +17,19 @@ from .http import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://proceedings.mlr.press"
 # booktitle words -> the name people use (checked in this order)
-SHORT_NAMES = (("International Conference on Machine Learning", "ICML"),
-               ("Artificial Intelligence and Statistics", "AISTATS"),
-               ("Conference on Learning Theory", "COLT"),
-               ("Conference on Robot Learning", "CoRL"),
-               ("Uncertainty in Artificial Intelligence", "UAI"),
-               ("Asian Conference on Machine Learning", "ACML"),
-               ("Algorithmic Learning Theory", "ALT"),
-               ("Learning for Dynamics and Control", "L4DC"),
-               ("Conference on Lifelong Learning Agents", "CoLLAs"),
-               ("Causal Learning and Reasoning", "CLeaR"),
-               ("Machine Learning for Health", "ML4H"))
+SHORT_NAMES = (
+    ("International Conference on Machine Learning", "ICML"),
+    ("Artificial Intelligence and Statistics", "AISTATS"),
+    ("Conference on Learning Theory", "COLT"),
+    ("Conference on Robot Learning", "CoRL"),
+    ("Uncertainty in Artificial Intelligence", "UAI"),
+    ("Asian Conference on Machine Learning", "ACML"),
+    ("Algorithmic Learning Theory", "ALT"),
+    ("Learning for Dynamics and Control", "L4DC"),
+    ("Conference on Lifelong Learning Agents", "CoLLAs"),
+    ("Causal Learning and Reasoning", "CLeaR"),
+    ("Machine Learning for Health", "ML4H"),
+)
 
 
 def short_venue(booktitle: str) -> str:
@@ -46,8 +48,10 @@ class PmlrSource:
     def __init__(self, args: Sequence[str], base_url: str | None = None, **options: Any) -> None:
         m = re.fullmatch(r"v?(\d{1,4})", args[0].strip().lower()) if len(args) == 1 else None
         if m is None:
-            raise SourceArgsError(f"pmlr takes one VOLUME number, got {' '.join(args) or 'nothing'}",
-                                  "e.g. `paperatlas fetch pmlr 235` (ICML 2024; the volumes: proceedings.mlr.press)")
+            raise SourceArgsError(
+                f"pmlr takes one VOLUME number, got {' '.join(args) or 'nothing'}",
+                "e.g. `paperatlas fetch pmlr 235` (ICML 2024; the volumes: proceedings.mlr.press)",
+            )
         reject_options("pmlr", options, "VOLUME and --base-url")
         self.volume = int(m.group(1))
         self.base_url = (base_url or DEFAULT_BASE).rstrip("/")
@@ -61,8 +65,10 @@ class PmlrSource:
             return res
 
         what = f"pmlr volume {self.volume}"
-        urls = [f"{self.base_url}/v{self.volume}/assets/bib/bibliography.bib",
-                f"{self.base_url}/v{self.volume}/bibliography.bib"]
+        urls = [
+            f"{self.base_url}/v{self.volume}/assets/bib/bibliography.bib",
+            f"{self.base_url}/v{self.volume}/bibliography.bib",
+        ]
         try:
             resp, res = get_parsed(client, urls[0], parse, what)
         except FetchError as e:

@@ -21,8 +21,14 @@ from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
 from .http import HttpClient, Response
 
 # where each conference's virtual site lives (others: https://{conf}.cc)
-HOSTS = {"mlsys": "https://mlsys.org", "eccv": "https://eccv.ecva.net", "cvpr": "https://cvpr.thecvf.com",
-         "iccv": "https://iccv.thecvf.com", "corl": "https://www.corl.org", "aistats": "https://aistats.org"}
+HOSTS = {
+    "mlsys": "https://mlsys.org",
+    "eccv": "https://eccv.ecva.net",
+    "cvpr": "https://cvpr.thecvf.com",
+    "iccv": "https://iccv.thecvf.com",
+    "corl": "https://www.corl.org",
+    "aistats": "https://aistats.org",
+}
 
 
 @SOURCES.register("virtual")
@@ -33,9 +39,11 @@ class VirtualSource:
 
     def __init__(self, args: Sequence[str], base_url: str | None = None, **options: Any) -> None:
         if len(args) != 2 or not args[1].isdigit() or not args[0].replace("-", "").isalnum():
-            raise SourceArgsError(f"virtual takes CONF YEAR, got {' '.join(args) or 'nothing'}",
-                                  "e.g. `paperatlas fetch virtual neurips 2025` (the name in the virtual site's"
-                                  " /static/virtual/data/{conf}-{year}-orals-posters.json)")
+            raise SourceArgsError(
+                f"virtual takes CONF YEAR, got {' '.join(args) or 'nothing'}",
+                "e.g. `paperatlas fetch virtual neurips 2025` (the name in the virtual site's"
+                " /static/virtual/data/{conf}-{year}-orals-posters.json)",
+            )
         reject_options("virtual", options, "CONF YEAR and --base-url")
         self.conf, self.year = args[0].lower(), int(args[1])
         self.base_url = (base_url or HOSTS.get(self.conf, f"https://{self.conf}.cc")).rstrip("/")
@@ -54,8 +62,10 @@ class VirtualSource:
 
     def pages(self, client: HttpClient, state: dict[str, Any]) -> Iterator[Page]:
         if self._store is None:
-            raise SourceArgsError("the virtual source links events to a library's papers",
-                                  "fetch it through `paperatlas fetch virtual CONF YEAR` (or Library.fetch)")
+            raise SourceArgsError(
+                "the virtual source links events to a library's papers",
+                "fetch it through `paperatlas fetch virtual CONF YEAR` (or Library.fetch)",
+            )
         url = self.url
         etag = state.get("etag") if state.get("complete") and state.get("url") == url else None
         headers = {"If-None-Match": etag} if etag else {}
@@ -70,13 +80,19 @@ class VirtualSource:
 
         resp, feed = get_parsed(client, url, parse, f"virtual {self.conf} {self.year}", headers=headers)
         if resp.status == 304:
-            yield Page(url, [], Format.JSON, {**state, "not_modified": True},
-                       note=f"programme {self.feed}: not modified since the last read")
+            yield Page(
+                url,
+                [],
+                Format.JSON,
+                {**state, "not_modified": True},
+                note=f"programme {self.feed}: not modified since the last read",
+            )
             return
         if not feed.events:
-            raise FeedError(f"the programme at {url} lists no events" +
-                            (f" ({'; '.join(feed.notes)})" if feed.notes else ""),
-                            "check CONF and YEAR (the virtual site may not have published it yet)")
+            raise FeedError(
+                f"the programme at {url} lists no events" + (f" ({'; '.join(feed.notes)})" if feed.notes else ""),
+                "check CONF and YEAR (the virtual site may not have published it yet)",
+            )
         for ev in feed.events:  # the feed gives its pages as paths of the virtual site
             if ev.url.startswith("/"):
                 ev.url = self.base_url + ev.url
@@ -91,5 +107,12 @@ class VirtualSource:
 
         # the position is marked complete only with the events (stored()), so a fetch killed between
         # the papers and the events reads the feed again instead of answering "not modified"
-        yield Page(url, p.rows, Format.JSON, {"url": url, "complete": False},
-                   {"venue": self.venue, "year": self.year}, total=len(feed.events), on_stored=stored)
+        yield Page(
+            url,
+            p.rows,
+            Format.JSON,
+            {"url": url, "complete": False},
+            {"venue": self.venue, "year": self.year},
+            total=len(feed.events),
+            on_stored=stored,
+        )

@@ -13,20 +13,40 @@ from ..errors import PaperatlasError
 from .sqlite import SQLiteStore
 
 # Parents before children (feedback and friends reference readers); what is not listed follows.
-_ORDER = ["meta", "papers", "records", "aliases", "vectors", "readers", "feedback", "tags", "notes", "choices",
-          "saved_searches", "topics", "paper_topics", "phrase_df"]
+_ORDER = [
+    "meta",
+    "papers",
+    "records",
+    "aliases",
+    "vectors",
+    "readers",
+    "feedback",
+    "tags",
+    "notes",
+    "choices",
+    "saved_searches",
+    "topics",
+    "paper_topics",
+    "phrase_df",
+]
 # Bookkeeping of each store itself, never copied.
 _OWN = {"schema_migrations", "pa_changes"}
 
 
-def copy_library(src: SQLiteStore, dst: SQLiteStore, progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+def copy_library(
+    src: SQLiteStore, dst: SQLiteStore, progress: Callable[[str, int], None] | None = None
+) -> dict[str, int]:
     """Copy every table of `src` into the empty library `dst`; returns rows copied per table."""
     if dst.count_papers() or dst.readers.list_readers():
-        raise PaperatlasError(f"{_where(dst)} already holds papers or readers",
-                              "copy into a new, empty library (a new file path or an empty database)")
+        raise PaperatlasError(
+            f"{_where(dst)} already holds papers or readers",
+            "copy into a new, empty library (a new file path or an empty database)",
+        )
     if src.schema_version != dst.schema_version:
-        raise PaperatlasError(f"the two libraries are at different schema versions ({src.schema_version} and"
-                              f" {dst.schema_version})", "open both with this paperatlas version first")
+        raise PaperatlasError(
+            f"the two libraries are at different schema versions ({src.schema_version} and {dst.schema_version})",
+            "open both with this paperatlas version first",
+        )
     dst_tables = set(dst.table_names())
     tables = [t for t in src.table_names() if t not in _OWN and t in dst_tables]
     tables.sort(key=lambda t: (_ORDER.index(t) if t in _ORDER else len(_ORDER), t))
@@ -38,7 +58,7 @@ def copy_library(src: SQLiteStore, dst: SQLiteStore, progress: Callable[[str, in
         for rows in src.read_rows(table, cols):
             if table == "vectors":  # BLOB (SQLite) and BYTEA (psycopg) both arrive as bytes-like
                 at = cols.index("vec")
-                rows = [(*r[:at], bytes(r[at]), *r[at + 1:]) for r in rows]
+                rows = [(*r[:at], bytes(r[at]), *r[at + 1 :]) for r in rows]
             dst.insert_rows(table, cols, rows)
             n += len(rows)
             if progress:

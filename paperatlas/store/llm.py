@@ -34,25 +34,30 @@ class LlmStore:
     def __init__(self, db: _HasConn) -> None:
         self._db = db
 
-    def get_generated(self, subject: str, task: str, lang: str, model: str, prompt_version: str,
-                      text_hash: str) -> dict[str, Any] | None:
+    def get_generated(
+        self, subject: str, task: str, lang: str, model: str, prompt_version: str, text_hash: str
+    ) -> dict[str, Any] | None:
         r = self._db.conn.execute(
             f"SELECT {_COLS} FROM llm_texts WHERE subject=? AND task=? AND lang=? AND model=?"
-            " AND prompt_version=? AND text_hash=?", (subject, task, lang, model, prompt_version, text_hash),
+            " AND prompt_version=? AND text_hash=?",
+            (subject, task, lang, model, prompt_version, text_hash),
         ).fetchone()
         return _row(r) if r else None
 
-    def latest_generated(self, subject: str, task: str, lang: str, prompt_version: str,
-                         text_hash: str) -> dict[str, Any] | None:
+    def latest_generated(
+        self, subject: str, task: str, lang: str, prompt_version: str, text_hash: str
+    ) -> dict[str, Any] | None:
         """The newest current text for this subject, task, language and prompt, whatever model made it."""
         r = self._db.conn.execute(
             f"SELECT {_COLS} FROM llm_texts WHERE subject=? AND task=? AND lang=? AND prompt_version=?"
-            " AND text_hash=? ORDER BY created_at DESC LIMIT 1", (subject, task, lang, prompt_version, text_hash),
+            " AND text_hash=? ORDER BY created_at DESC LIMIT 1",
+            (subject, task, lang, prompt_version, text_hash),
         ).fetchone()
         return _row(r) if r else None
 
-    def put_generated(self, subject: str, task: str, lang: str, model: str, prompt_version: str,
-                      text_hash: str, text: str) -> dict[str, Any]:
+    def put_generated(
+        self, subject: str, task: str, lang: str, model: str, prompt_version: str, text_hash: str, text: str
+    ) -> dict[str, Any]:
         with self._db.transaction() as c:
             c.execute(
                 "INSERT OR REPLACE INTO llm_texts(subject, task, lang, model, prompt_version, text_hash, text,"
@@ -60,8 +65,8 @@ class LlmStore:
                 (subject, task, lang, model, prompt_version, text_hash, text),
             )
             r = c.execute(
-                f"SELECT {_COLS} FROM llm_texts WHERE subject=? AND task=? AND lang=? AND model=?"
-                " AND prompt_version=?", (subject, task, lang, model, prompt_version),
+                f"SELECT {_COLS} FROM llm_texts WHERE subject=? AND task=? AND lang=? AND model=? AND prompt_version=?",
+                (subject, task, lang, model, prompt_version),
             ).fetchone()
         return _row(r)
 
@@ -73,28 +78,36 @@ class LlmStore:
             chunk = subjects[i : i + 900]
             rows = self._db.conn.execute(
                 f"SELECT {_COLS} FROM llm_texts WHERE task=? AND lang=? AND subject IN ({','.join('?' * len(chunk))})"
-                " ORDER BY created_at DESC", (task, lang, *chunk))
+                " ORDER BY created_at DESC",
+                (task, lang, *chunk),
+            )
             for r in rows:
                 d = _row(r)
                 out.setdefault(d["subject"], []).append(d)
         return out
 
     def iter_generated(self, task: str, lang: str, batch: int = 5_000) -> Iterator[list[dict[str, Any]]]:
-        cur = self._db.conn.execute(f"SELECT {_COLS} FROM llm_texts WHERE task=? AND lang=? ORDER BY subject",
-                                (task, lang))
+        cur = self._db.conn.execute(
+            f"SELECT {_COLS} FROM llm_texts WHERE task=? AND lang=? ORDER BY subject", (task, lang)
+        )
         while rows := cur.fetchmany(batch):
             yield [_row(r) for r in rows]
 
     def generated_counts(self) -> list[tuple[str, str, str, str, int]]:
         """(task, lang, model, prompt version, rows) for everything generated."""
-        return [tuple(r) for r in self._db.conn.execute(  # type: ignore[misc]
-            "SELECT task, lang, model, prompt_version, count(*) FROM llm_texts"
-            " GROUP BY task, lang, model, prompt_version ORDER BY task, lang, model, prompt_version")]
+        return [
+            tuple(r)
+            for r in self._db.conn.execute(  # type: ignore[misc]
+                "SELECT task, lang, model, prompt_version, count(*) FROM llm_texts"
+                " GROUP BY task, lang, model, prompt_version ORDER BY task, lang, model, prompt_version"
+            )
+        ]
 
     def generated_version(self, task: str) -> tuple[int, str]:
         """(rows, newest time) of one task: changes whenever a text of it is written."""
-        n, ts = self._db.conn.execute("SELECT count(*), coalesce(max(created_at), '') FROM llm_texts WHERE task=?",
-                                  (task,)).fetchone()
+        n, ts = self._db.conn.execute(
+            "SELECT count(*), coalesce(max(created_at), '') FROM llm_texts WHERE task=?", (task,)
+        ).fetchone()
         return int(n), str(ts)
 
     def delete_generated(self, task: str | None = None) -> int:
@@ -107,7 +120,8 @@ class LlmStore:
         """(rows, newest time) of the translated titles and abstracts: the keyword index reads them."""
         n, ts = self._db.conn.execute(
             "SELECT count(*), coalesce(max(created_at), '') FROM llm_texts"
-            " WHERE task IN ('translate_title', 'translate_abstract')").fetchone()
+            " WHERE task IN ('translate_title', 'translate_abstract')"
+        ).fetchone()
         return int(n), str(ts)
 
     def translated_texts(self, ids_texts: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -122,7 +136,8 @@ class LlmStore:
             rows = self._db.conn.execute(
                 "SELECT subject, task, text_hash, text FROM llm_texts WHERE task IN ('translate_title',"
                 f" 'translate_abstract') AND subject IN ({','.join('?' * len(chunk))}) ORDER BY subject, task",
-                chunk)
+                chunk,
+            )
             for pid, task, h, text in rows:
                 title, abstract = ids_texts[pid]
                 if h == text_hash(title if task == "translate_title" else abstract):

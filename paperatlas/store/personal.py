@@ -91,13 +91,16 @@ class PersonalStore:
         with self._db.transaction() as c:
             c.execute("DELETE FROM readers WHERE id=?", (reader_id,))
 
-    def set_reader_fields(self, reader_id: int, preferences: str | None = None,
-                          profile: dict[str, Any] | None = None) -> None:
+    def set_reader_fields(
+        self, reader_id: int, preferences: str | None = None, profile: dict[str, Any] | None = None
+    ) -> None:
         with self._db.transaction() as c:
             if preferences is not None:
                 c.execute("UPDATE readers SET preferences=? WHERE id=?", (preferences, reader_id))
             if profile is not None:
-                c.execute("UPDATE readers SET profile=? WHERE id=?", (json.dumps(profile, ensure_ascii=False), reader_id))
+                c.execute(
+                    "UPDATE readers SET profile=? WHERE id=?", (json.dumps(profile, ensure_ascii=False), reader_id)
+                )
 
     def reset_token(self, reader_id: int) -> str:
         """A new secret token for the reader: the old one, its sessions and feed URLs stop working."""
@@ -115,14 +118,18 @@ class PersonalStore:
         now = time.time()
         with self._db.transaction() as c:
             c.execute("DELETE FROM web_sessions WHERE expires_at < ?", (_utc(now),))
-            c.execute("INSERT INTO web_sessions(id_hash, reader_id, expires_at) VALUES (?, ?, ?)",
-                      (_session_hash(sid), reader_id, _utc(now + max_age)))
+            c.execute(
+                "INSERT INTO web_sessions(id_hash, reader_id, expires_at) VALUES (?, ?, ?)",
+                (_session_hash(sid), reader_id, _utc(now + max_age)),
+            )
         return sid
 
     def session_is_live(self, reader_id: int, sid: str) -> bool:
         """Whether `sid` is an unexpired session of this reader (not signed out, token not reset)."""
-        row = self._db.conn.execute("SELECT 1 FROM web_sessions WHERE id_hash=? AND reader_id=? AND expires_at >= ?",
-                                (_session_hash(sid), reader_id, _utc(time.time()))).fetchone()
+        row = self._db.conn.execute(
+            "SELECT 1 FROM web_sessions WHERE id_hash=? AND reader_id=? AND expires_at >= ?",
+            (_session_hash(sid), reader_id, _utc(time.time())),
+        ).fetchone()
         return row is not None
 
     def end_session(self, sid: str) -> None:
@@ -135,8 +142,9 @@ class PersonalStore:
             return int(c.execute("DELETE FROM web_sessions WHERE reader_id=?", (reader_id,)).rowcount or 0)
 
     # -- feedback ----------------------------------------------------------------------
-    def set_feedback(self, reader_id: int, paper_ids: list[str], kind: str, on: bool = True,
-                     at: str | None = None) -> None:
+    def set_feedback(
+        self, reader_id: int, paper_ids: list[str], kind: str, on: bool = True, at: str | None = None
+    ) -> None:
         """Set or clear a judgement. 'like' and 'dislike' exclude each other."""
         if kind not in FEEDBACK_KINDS:
             raise ValueError(f"unknown feedback {kind!r}; use one of {', '.join(FEEDBACK_KINDS)}")
@@ -144,16 +152,25 @@ class PersonalStore:
             for pid in paper_ids:
                 if on and kind in ("like", "dislike"):
                     other = "dislike" if kind == "like" else "like"
-                    c.execute("DELETE FROM feedback WHERE reader_id=? AND paper_id=? AND kind=?", (reader_id, pid, other))
+                    c.execute(
+                        "DELETE FROM feedback WHERE reader_id=? AND paper_id=? AND kind=?", (reader_id, pid, other)
+                    )
                 if on:
                     if at:
-                        c.execute("INSERT OR REPLACE INTO feedback(reader_id, paper_id, kind, created_at)"
-                                  " VALUES (?, ?, ?, ?)", (reader_id, pid, kind, at))
+                        c.execute(
+                            "INSERT OR REPLACE INTO feedback(reader_id, paper_id, kind, created_at)"
+                            " VALUES (?, ?, ?, ?)",
+                            (reader_id, pid, kind, at),
+                        )
                     else:
-                        c.execute("INSERT OR REPLACE INTO feedback(reader_id, paper_id, kind) VALUES (?, ?, ?)",
-                                  (reader_id, pid, kind))
+                        c.execute(
+                            "INSERT OR REPLACE INTO feedback(reader_id, paper_id, kind) VALUES (?, ?, ?)",
+                            (reader_id, pid, kind),
+                        )
                 else:
-                    c.execute("DELETE FROM feedback WHERE reader_id=? AND paper_id=? AND kind=?", (reader_id, pid, kind))
+                    c.execute(
+                        "DELETE FROM feedback WHERE reader_id=? AND paper_id=? AND kind=?", (reader_id, pid, kind)
+                    )
 
     def feedback(self, reader_id: int, kind: str | None = None) -> list[Feedback]:
         """A reader's judgements, oldest first."""
@@ -176,7 +193,9 @@ class PersonalStore:
     # -- tags and notes ----------------------------------------------------------------
     def add_tag(self, reader_id: int, paper_id: str, tag: str) -> None:
         with self._db.transaction() as c:
-            c.execute("INSERT OR IGNORE INTO tags(reader_id, paper_id, tag) VALUES (?, ?, ?)", (reader_id, paper_id, tag))
+            c.execute(
+                "INSERT OR IGNORE INTO tags(reader_id, paper_id, tag) VALUES (?, ?, ?)", (reader_id, paper_id, tag)
+            )
 
     def remove_tag(self, reader_id: int, paper_id: str, tag: str) -> None:
         with self._db.transaction() as c:
@@ -197,8 +216,10 @@ class PersonalStore:
     def set_note(self, reader_id: int, paper_id: str, note: str) -> None:
         with self._db.transaction() as c:
             if note.strip():
-                c.execute("INSERT OR REPLACE INTO notes(reader_id, paper_id, note) VALUES (?, ?, ?)",
-                          (reader_id, paper_id, note))
+                c.execute(
+                    "INSERT OR REPLACE INTO notes(reader_id, paper_id, note) VALUES (?, ?, ?)",
+                    (reader_id, paper_id, note),
+                )
             else:
                 c.execute("DELETE FROM notes WHERE reader_id=? AND paper_id=?", (reader_id, paper_id))
 
@@ -212,23 +233,30 @@ class PersonalStore:
 
     def choices(self, reader_id: int) -> list[tuple[str, str, str]]:
         """(winner, loser, created_at), oldest first."""
-        return list(self._db.conn.execute(
-            "SELECT winner, loser, created_at FROM choices WHERE reader_id=? ORDER BY id", (reader_id,)))
+        return list(
+            self._db.conn.execute(
+                "SELECT winner, loser, created_at FROM choices WHERE reader_id=? ORDER BY id", (reader_id,)
+            )
+        )
 
     # -- saved searches ----------------------------------------------------------------
     def save_search(self, reader_id: int, name: str, query: str, params: dict[str, Any]) -> int:
         with self._db.transaction() as c:
-            c.execute("INSERT OR REPLACE INTO saved_searches(reader_id, name, query, params) VALUES (?, ?, ?, ?)",
-                      (reader_id, name, query, json.dumps(params)))
-            return int(c.execute("SELECT id FROM saved_searches WHERE reader_id=? AND name=?",
-                                 (reader_id, name)).fetchone()[0])
+            c.execute(
+                "INSERT OR REPLACE INTO saved_searches(reader_id, name, query, params) VALUES (?, ?, ?, ?)",
+                (reader_id, name, query, json.dumps(params)),
+            )
+            return int(
+                c.execute("SELECT id FROM saved_searches WHERE reader_id=? AND name=?", (reader_id, name)).fetchone()[0]
+            )
 
     def saved_searches(self, reader_id: int) -> list[dict[str, Any]]:
         return [
             {"id": i, "name": n, "query": q, "params": json.loads(p), "created_at": t}
             for i, n, q, p, t in self._db.conn.execute(
                 "SELECT id, name, query, params, created_at FROM saved_searches WHERE reader_id=? ORDER BY id",
-                (reader_id,))
+                (reader_id,),
+            )
         ]
 
     def delete_saved_search(self, reader_id: int, search_id: int) -> None:

@@ -12,9 +12,26 @@ from typing import Any
 
 from .personal import _HasConn
 
-EVENT_COLUMNS = ("feed", "event_id", "paper_id", "name", "type", "session", "session_id", "start_at", "end_at",
-                 "start_utc", "end_utc", "room", "poster_position", "poster_number", "url", "paper_url", "authors",
-                 "withdrawn")
+EVENT_COLUMNS = (
+    "feed",
+    "event_id",
+    "paper_id",
+    "name",
+    "type",
+    "session",
+    "session_id",
+    "start_at",
+    "end_at",
+    "start_utc",
+    "end_utc",
+    "room",
+    "poster_position",
+    "poster_number",
+    "url",
+    "paper_url",
+    "authors",
+    "withdrawn",
+)
 _COLS = ", ".join(EVENT_COLUMNS)
 
 
@@ -64,24 +81,34 @@ class ProgrammeStore:
         out: dict[str, list[dict[str, Any]]] = {}
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            q = (f"SELECT {_COLS} FROM programme_events WHERE withdrawn = 0 AND paper_id IN"
-                 f" ({','.join('?' * len(chunk))}) ORDER BY start_utc, event_id")
+            q = (
+                f"SELECT {_COLS} FROM programme_events WHERE withdrawn = 0 AND paper_id IN"
+                f" ({','.join('?' * len(chunk))}) ORDER BY start_utc, event_id"
+            )
             for r in self._db.conn.execute(q, chunk):
                 e = _event(r)
                 out.setdefault(e["paper_id"], []).append(e)
         return out
 
     def session_events(self, session_id: str) -> list[dict[str, Any]]:
-        q = (f"SELECT {_COLS} FROM programme_events WHERE session_id = ? AND withdrawn = 0"
-             " ORDER BY poster_number, start_utc, event_id")
+        q = (
+            f"SELECT {_COLS} FROM programme_events WHERE session_id = ? AND withdrawn = 0"
+            " ORDER BY poster_number, start_utc, event_id"
+        )
         return [_event(r) for r in self._db.conn.execute(q, (session_id,))]
 
     def programme_feeds(self) -> list[str]:
         return [r[0] for r in self._db.conn.execute("SELECT DISTINCT feed FROM programme_events ORDER BY feed")]
 
-    def write_programme(self, feed: str, events: Sequence[dict[str, Any]], withdrawn: Sequence[str],
-                        extras: Sequence[tuple[str, dict[str, Any], str]], changes: Sequence[dict[str, Any]],
-                        state: tuple[str, str] | None = None) -> None:
+    def write_programme(
+        self,
+        feed: str,
+        events: Sequence[dict[str, Any]],
+        withdrawn: Sequence[str],
+        extras: Sequence[tuple[str, dict[str, Any], str]],
+        changes: Sequence[dict[str, Any]],
+        state: tuple[str, str] | None = None,
+    ) -> None:
         """One read of a feed in one transaction: its events (replaced by event id), the events it no
         longer lists marked withdrawn, the linked papers' new `extra` (with their content hash), what
         changed, and with `state` the fetch's position, so a kill leaves either all of it or none."""
@@ -90,31 +117,68 @@ class ProgrammeStore:
                 marks = ",".join("?" * len(EVENT_COLUMNS))
                 c.executemany(
                     f"INSERT OR REPLACE INTO programme_events ({_COLS}) VALUES ({marks})",
-                    [tuple(json.dumps(e["authors"], ensure_ascii=False) if k == "authors" else
-                           int(e[k]) if k == "withdrawn" else e[k] for k in EVENT_COLUMNS) for e in events])
+                    [
+                        tuple(
+                            json.dumps(e["authors"], ensure_ascii=False)
+                            if k == "authors"
+                            else int(e[k])
+                            if k == "withdrawn"
+                            else e[k]
+                            for k in EVENT_COLUMNS
+                        )
+                        for e in events
+                    ],
+                )
             if withdrawn:
-                c.executemany("UPDATE programme_events SET withdrawn = 1 WHERE feed = ? AND event_id = ?",
-                              [(feed, eid) for eid in withdrawn])
+                c.executemany(
+                    "UPDATE programme_events SET withdrawn = 1 WHERE feed = ? AND event_id = ?",
+                    [(feed, eid) for eid in withdrawn],
+                )
             if extras:
-                c.executemany("UPDATE papers SET extra = ?, content_hash = ?,"
-                              " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
-                              [(json.dumps(x, ensure_ascii=False, default=str), h, pid) for pid, x, h in extras])
+                c.executemany(
+                    "UPDATE papers SET extra = ?, content_hash = ?,"
+                    " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+                    [(json.dumps(x, ensure_ascii=False, default=str), h, pid) for pid, x, h in extras],
+                )
             if changes:
                 c.executemany(
                     "INSERT INTO programme_changes (feed, event_id, paper_id, kind, before, after)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
-                    [(feed, ch["event_id"], ch["paper_id"], ch["kind"], json.dumps(ch.get("before") or {}),
-                      json.dumps(ch.get("after") or {})) for ch in changes])
+                    [
+                        (
+                            feed,
+                            ch["event_id"],
+                            ch["paper_id"],
+                            ch["kind"],
+                            json.dumps(ch.get("before") or {}),
+                            json.dumps(ch.get("after") or {}),
+                        )
+                        for ch in changes
+                    ],
+                )
             if state is not None:
-                c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
-                          " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", state)
+                c.execute(
+                    "INSERT OR REPLACE INTO source_state(key, state, updated_at)"
+                    " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                    state,
+                )
 
     def programme_changes(self, since: str = "", paper_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """What changed in the programme (moved, re-timed, withdrawn, added events), oldest first."""
         q = "SELECT id, feed, event_id, paper_id, kind, before, after, at FROM programme_changes WHERE at >= ?"
-        rows = [{"id": r[0], "feed": r[1], "event_id": r[2], "paper_id": r[3], "kind": r[4],
-                 "before": json.loads(r[5]), "after": json.loads(r[6]), "at": r[7]}
-                for r in self._db.conn.execute(q + " ORDER BY id", (since,))]
+        rows = [
+            {
+                "id": r[0],
+                "feed": r[1],
+                "event_id": r[2],
+                "paper_id": r[3],
+                "kind": r[4],
+                "before": json.loads(r[5]),
+                "after": json.loads(r[6]),
+                "at": r[7],
+            }
+            for r in self._db.conn.execute(q + " ORDER BY id", (since,))
+        ]
         if paper_ids is not None:
             wanted = set(paper_ids)
             rows = [r for r in rows if r["paper_id"] in wanted]
@@ -122,5 +186,9 @@ class ProgrammeStore:
 
     def event_change_counts(self) -> dict[tuple[str, str], int]:
         """(feed, event id) -> how many times it changed (the .ics SEQUENCE)."""
-        return {(f, e): n for f, e, n in self._db.conn.execute(
-            "SELECT feed, event_id, count(*) FROM programme_changes WHERE kind != 'added' GROUP BY feed, event_id")}
+        return {
+            (f, e): n
+            for f, e, n in self._db.conn.execute(
+                "SELECT feed, event_id, count(*) FROM programme_changes WHERE kind != 'added' GROUP BY feed, event_id"
+            )
+        }

@@ -32,9 +32,15 @@ class ReportStore:
 
     def iter_facts(self, batch: int = 20_000) -> Iterator[PaperFacts]:
         """Every paper's venue, year, status, authors and extra fields, in rowid order."""
-        cur = self._db.conn.execute("SELECT id, title, venue, year, status, authors, extra FROM papers"
-                                " ORDER BY rowid")
+        cur = self._db.conn.execute("SELECT id, title, venue, year, status, authors, extra FROM papers ORDER BY rowid")
         while rows := cur.fetchmany(batch):
             for pid, title, venue, year, status, authors, extra in rows:
-                yield PaperFacts(pid, title or "", venue or "", year, status or "", json.loads(authors or "[]"),
-                                 json.loads(extra or "{}"))
+                yield PaperFacts(
+                    pid,
+                    title or "",
+                    venue or "",
+                    year,
+                    status or "",
+                    json.loads(authors or "[]"),
+                    json.loads(extra or "{}"),
+                )

@@ -45,8 +45,11 @@ class SourceStore:
 
     def set_source_state(self, key: str, state: dict[str, Any]) -> None:
         with self._db.transaction() as c:
-            c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
-                      " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", (key, json.dumps(state)))
+            c.execute(
+                "INSERT OR REPLACE INTO source_state(key, state, updated_at)"
+                " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                (key, json.dumps(state)),
+            )
 
     def add_follow(self, key: str, source: str, args: list[str], options: dict[str, Any]) -> bool:
         """Save a subscription; False when it already existed (its options are then replaced)."""
@@ -55,8 +58,10 @@ class SourceStore:
             if existed:
                 c.execute("UPDATE follows SET options=? WHERE key=?", (json.dumps(options), key))
             else:
-                c.execute("INSERT INTO follows(key, source, args, options) VALUES (?, ?, ?, ?)",
-                          (key, source, json.dumps(args), json.dumps(options)))
+                c.execute(
+                    "INSERT INTO follows(key, source, args, options) VALUES (?, ?, ?, ?)",
+                    (key, source, json.dumps(args), json.dumps(options)),
+                )
         return not existed
 
     def remove_follow(self, key: str) -> bool:
@@ -64,7 +69,9 @@ class SourceStore:
             return c.execute("DELETE FROM follows WHERE key=?", (key,)).rowcount > 0
 
     def follows(self) -> list[Follow]:
-        return [_follow(r) for r in self._db.conn.execute(f"SELECT {_FOLLOW_COLS} FROM follows ORDER BY created_at, key")]
+        return [
+            _follow(r) for r in self._db.conn.execute(f"SELECT {_FOLLOW_COLS} FROM follows ORDER BY created_at, key")
+        ]
 
     def source_state_updated_at(self, key: str) -> str:
         """When a fetch of `key` last stored its position ("" if it was never fetched)."""
@@ -75,8 +82,13 @@ class SourceStore:
         """The outcome of the latest fetch of a followed source (at `at`, an ISO time; default now)."""
         with self._db.transaction() as c:
             if at:
-                c.execute("UPDATE follows SET last_run_at=?, last_summary=?, last_error=? WHERE key=?",
-                          (at, summary, error, key))
+                c.execute(
+                    "UPDATE follows SET last_run_at=?, last_summary=?, last_error=? WHERE key=?",
+                    (at, summary, error, key),
+                )
             else:
-                c.execute("UPDATE follows SET last_run_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_summary=?,"
-                          " last_error=? WHERE key=?", (summary, error, key))
+                c.execute(
+                    "UPDATE follows SET last_run_at=strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_summary=?,"
+                    " last_error=? WHERE key=?",
+                    (summary, error, key),
+                )

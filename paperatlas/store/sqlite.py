@@ -36,8 +36,7 @@ from .sources import SourceStore
 from .topics import TopicStore
 
 PAPER_COLUMNS = (
-    "id, title, title_derived, abstract, authors, venue, year, status, track, "
-    "keywords, url, source, raw, extra"
+    "id, title, title_derived, abstract, authors, venue, year, status, track, keywords, url, source, raw, extra"
 )
 
 # Columns a caller may sort or filter papers by; user input never reaches SQL otherwise.
@@ -204,8 +203,10 @@ class SQLiteStore:
             except BlockingIOError:
                 holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
                 if on_wait:
-                    on_wait(f"another paperatlas process{f' (pid {holder})' if holder else ''} is writing to "
-                            f"{self.path}; waiting for it to finish")
+                    on_wait(
+                        f"another paperatlas process{f' (pid {holder})' if holder else ''} is writing to "
+                        f"{self.path}; waiting for it to finish"
+                    )
                 fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
@@ -345,19 +346,25 @@ class SQLiteStore:
             if records:
                 c.executemany("INSERT OR REPLACE INTO records(record_hash, paper_id) VALUES (?, ?)", records)
             if state is not None:
-                c.execute("INSERT OR REPLACE INTO source_state(key, state, updated_at)"
-                          " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", state)
+                c.execute(
+                    "INSERT OR REPLACE INTO source_state(key, state, updated_at)"
+                    " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                    state,
+                )
 
     @staticmethod
     def _absorb(c: Any, old: str, new: str) -> None:
         """Paper `old` becomes an alias of `new`: what readers did with it (likes, tags, notes, triage
         answers), its other aliases and its ingest records move over; its row, vector and topics go."""
-        for table, cols in (("feedback", "reader_id, paper_id, kind, created_at"),
-                            ("tags", "reader_id, paper_id, tag, created_at"),
-                            ("notes", "reader_id, paper_id, note, updated_at")):
+        for table, cols in (
+            ("feedback", "reader_id, paper_id, kind, created_at"),
+            ("tags", "reader_id, paper_id, tag, created_at"),
+            ("notes", "reader_id, paper_id, note, updated_at"),
+        ):
             moved = cols.replace("paper_id", "?")
-            c.execute(f"INSERT OR IGNORE INTO {table} ({cols}) SELECT {moved} FROM {table} WHERE paper_id=?",
-                      (new, old))
+            c.execute(
+                f"INSERT OR IGNORE INTO {table} ({cols}) SELECT {moved} FROM {table} WHERE paper_id=?", (new, old)
+            )
             c.execute(f"DELETE FROM {table} WHERE paper_id=?", (old,))
         c.execute("UPDATE choices SET winner=? WHERE winner=?", (new, old))
         c.execute("UPDATE choices SET loser=? WHERE loser=?", (new, old))
@@ -371,8 +378,12 @@ class SQLiteStore:
 
     def fill_title_keys(self, key: Any) -> int:
         """Give papers written before title keys existed theirs (`key(title) -> str`), once."""
-        todo = list(self.conn.execute("SELECT id, title, title_derived FROM papers WHERE title_key = ''"
-                                      " AND title_derived = 0 AND length(title) >= 20"))
+        todo = list(
+            self.conn.execute(
+                "SELECT id, title, title_derived FROM papers WHERE title_key = ''"
+                " AND title_derived = 0 AND length(title) >= 20"
+            )
+        )
         rows = [(k, pid) for pid, title, _ in todo if (k := key(title))]
         if rows:
             with self.transaction() as c:
@@ -486,8 +497,10 @@ class SQLiteStore:
 
     def all_texts(self) -> list[tuple[str, str, bool, str]]:
         """(id, title, title_derived, abstract) of every paper in rowid order: the input of indexes."""
-        return [(i, t, bool(d), a) for i, t, d, a in
-                self.conn.execute("SELECT id, title, title_derived, abstract FROM papers ORDER BY rowid")]
+        return [
+            (i, t, bool(d), a)
+            for i, t, d, a in self.conn.execute("SELECT id, title, title_derived, abstract FROM papers ORDER BY rowid")
+        ]
 
     def iter_authors(self, batch: int = 20_000) -> Iterator[tuple[str, list[str]]]:
         """(id, author names) of every paper in rowid order: the input of the author index."""
@@ -508,15 +521,21 @@ class SQLiteStore:
 
     def vector_ids(self, model: str) -> list[str]:
         """Paper ids that have a vector of `model`, in the order of load_vectors / iter_vectors."""
-        return [r[0] for r in self.conn.execute(
-            "SELECT v.paper_id FROM vectors v JOIN papers p ON p.id = v.paper_id WHERE v.model=? ORDER BY p.rowid",
-            (model,))]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT v.paper_id FROM vectors v JOIN papers p ON p.id = v.paper_id WHERE v.model=? ORDER BY p.rowid",
+                (model,),
+            )
+        ]
 
     def iter_vectors(self, model: str, batch: int = 50_000) -> Iterator[tuple[list[str], np.ndarray]]:
         """load_vectors() in batches of `batch` rows: (ids, float32 matrix) each."""
         cur = self.conn.execute(
             "SELECT v.paper_id, v.vec FROM vectors v JOIN papers p ON p.id = v.paper_id"
-            " WHERE v.model=? ORDER BY p.rowid", (model,))
+            " WHERE v.model=? ORDER BY p.rowid",
+            (model,),
+        )
         while rows := cur.fetchmany(batch):
             mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
             yield [r[0] for r in rows], mat
@@ -536,7 +555,9 @@ class SQLiteStore:
         return n, ts
 
     # -- FTS5 --------------------------------------------------------------------------
-    def fts_search(self, match: str, limit: int, weights: tuple[float, ...] = (3.0, 1.0, 0.5, 1.0)) -> list[tuple[str, float]]:
+    def fts_search(
+        self, match: str, limit: int, weights: tuple[float, ...] = (3.0, 1.0, 0.5, 1.0)
+    ) -> list[tuple[str, float]]:
         """Ranked FTS5 match; `match` must already be a safe FTS5 expression."""
         w = ", ".join(str(float(x)) for x in weights)
         q = (
@@ -624,9 +645,13 @@ class SQLiteStore:
 
     # -- whole tables, for `paperatlas copy` -------------------------------------------------
     def table_names(self) -> list[str]:
-        return [r[0] for r in self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            " AND name NOT LIKE 'papers_fts%' ORDER BY name")]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                " AND name NOT LIKE 'papers_fts%' ORDER BY name"
+            )
+        ]
 
     def table_columns(self, table: str) -> list[str]:
         return [r[1] for r in self.conn.execute(f"PRAGMA table_info({_ident(table)})")]

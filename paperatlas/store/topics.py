@@ -28,8 +28,13 @@ class TopicStore:
     def __init__(self, db: _HasConn) -> None:
         self._db = db
 
-    def replace_topics(self, topics: Sequence[TopicRow], papers: Sequence[PaperTopicRow],
-                       phrase_df: Sequence[tuple[str, int]], meta: dict[str, Any]) -> None:
+    def replace_topics(
+        self,
+        topics: Sequence[TopicRow],
+        papers: Sequence[PaperTopicRow],
+        phrase_df: Sequence[tuple[str, int]],
+        meta: dict[str, Any],
+    ) -> None:
         """Swap in a whole new topic model in one transaction (readers see old or new, never half)."""
         with self._db.transaction() as c:
             c.execute("DELETE FROM topics")
@@ -38,8 +43,10 @@ class TopicStore:
             c.executemany(
                 "INSERT INTO topics(level, topic, parent, size, label, phrases, central, x, y)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(lv, t, p, s, lab, json.dumps(ph, ensure_ascii=False), json.dumps(cen), x, y)
-                 for lv, t, p, s, lab, ph, cen, x, y in topics],
+                [
+                    (lv, t, p, s, lab, json.dumps(ph, ensure_ascii=False), json.dumps(cen), x, y)
+                    for lv, t, p, s, lab, ph, cen, x, y in topics
+                ],
             )
             c.executemany(
                 "INSERT INTO paper_topics(paper_id, coarse, fine, x, y, phrases) VALUES (?, ?, ?, ?, ?, ?)",
@@ -60,8 +67,17 @@ class TopicStore:
             params.append(level)
         q += " ORDER BY level, topic"
         return [
-            {"level": lv, "topic": t, "parent": p, "size": s, "label": lab, "phrases": json.loads(ph),
-             "central": json.loads(cen), "x": x, "y": y}
+            {
+                "level": lv,
+                "topic": t,
+                "parent": p,
+                "size": s,
+                "label": lab,
+                "phrases": json.loads(ph),
+                "central": json.loads(cen),
+                "x": x,
+                "y": y,
+            }
             for lv, t, p, s, lab, ph, cen, x, y in self._db.conn.execute(q, params)
         ]
 
@@ -80,8 +96,11 @@ class TopicStore:
         ids = list(ids)
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            add(self._db.conn.execute(f"SELECT {cols} FROM paper_topics WHERE paper_id IN ({','.join('?' * len(chunk))})",
-                                  chunk))
+            add(
+                self._db.conn.execute(
+                    f"SELECT {cols} FROM paper_topics WHERE paper_id IN ({','.join('?' * len(chunk))})", chunk
+                )
+            )
         return out
 
     def phrase_dfs(self, phrases: Sequence[str]) -> dict[str, int]:
@@ -90,8 +109,11 @@ class TopicStore:
         phrases = list(dict.fromkeys(phrases))
         for i in range(0, len(phrases), 900):
             chunk = phrases[i : i + 900]
-            out.update(self._db.conn.execute(
-                f"SELECT phrase, df FROM phrase_df WHERE phrase IN ({','.join('?' * len(chunk))})", chunk))
+            out.update(
+                self._db.conn.execute(
+                    f"SELECT phrase, df FROM phrase_df WHERE phrase IN ({','.join('?' * len(chunk))})", chunk
+                )
+            )
         return out
 
     def topic_paper_count(self) -> int:

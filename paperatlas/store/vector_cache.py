@@ -68,8 +68,10 @@ class VectorCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             c = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
             c.execute("PRAGMA journal_mode=WAL")
-            c.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, hash TEXT, v BLOB, used INTEGER NOT NULL DEFAULT 0,"
-                      " PRIMARY KEY (model, hash)) WITHOUT ROWID")
+            c.execute(
+                "CREATE TABLE IF NOT EXISTS vec (model TEXT, hash TEXT, v BLOB, used INTEGER NOT NULL DEFAULT 0,"
+                " PRIMARY KEY (model, hash)) WITHOUT ROWID"
+            )
             if "used" not in {row[1] for row in c.execute("PRAGMA table_info(vec)")}:
                 c.execute("ALTER TABLE vec ADD COLUMN used INTEGER NOT NULL DEFAULT 0")  # a cache from before the bound
             c.execute("CREATE INDEX IF NOT EXISTS vec_used ON vec(used)")
@@ -89,8 +91,10 @@ class VectorCache:
                 out[h] = np.frombuffer(blob, dtype=np.float32)
                 hit.append(h)
             if hit and self.max_bytes is not None:  # stamp what was used, so eviction spares it
-                c.execute(f"UPDATE vec SET used=? WHERE model=? AND hash IN ({','.join('?' * len(hit))})",
-                          [_now(), model, *hit])
+                c.execute(
+                    f"UPDATE vec SET used=? WHERE model=? AND hash IN ({','.join('?' * len(hit))})",
+                    [_now(), model, *hit],
+                )
         return out
 
     def put_many(self, model: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
@@ -117,8 +121,9 @@ class VectorCache:
         (n,) = c.execute("SELECT count(*) FROM vec").fetchone()
         if n > cap:
             drop = n - int(cap * self.EVICT_TO)
-            c.execute("DELETE FROM vec WHERE (model, hash) IN (SELECT model, hash FROM vec ORDER BY used LIMIT ?)",
-                      (drop,))
+            c.execute(
+                "DELETE FROM vec WHERE (model, hash) IN (SELECT model, hash FROM vec ORDER BY used LIMIT ?)", (drop,)
+            )
 
     def close(self) -> None:
         if self._conn is not None:
@@ -126,8 +131,9 @@ class VectorCache:
             self._conn = None
 
 
-def embed_cached(embedder, texts: Sequence[str], cache: VectorCache | None = None, batch_size: int = 64,
-                 progress=None) -> np.ndarray:  # type: ignore[no-untyped-def]
+def embed_cached(
+    embedder, texts: Sequence[str], cache: VectorCache | None = None, batch_size: int = 64, progress=None
+) -> np.ndarray:  # type: ignore[no-untyped-def]
     """Embed `texts` through the cache: only texts never seen by this model run the model."""
     cache = cache or VectorCache()
     hashes = [text_hash(t) for t in texts]

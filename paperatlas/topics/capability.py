@@ -38,8 +38,10 @@ class Topics:
         """(ids, vectors) of every embedded paper, from the library's vector index."""
         idx = self._lib.engine.vector_index()
         if idx is None or not len(idx):
-            raise PaperatlasError("this library has no embeddings yet, so it has no topics",
-                                  "run `paperatlas embed`, then `paperatlas topics build`")
+            raise PaperatlasError(
+                "this library has no embeddings yet, so it has no topics",
+                "run `paperatlas embed`, then `paperatlas topics build`",
+            )
         return list(idx.ids), np.asarray(idx.matrix, dtype=np.float32)
 
     def texts(self, ids: Sequence[str]) -> list[str]:
@@ -47,8 +49,14 @@ class Topics:
         texts = {pid: Paper(pid, t, a, title_derived=d).text for pid, t, d, a in self._store.all_texts()}
         return [texts.get(pid, "") for pid in ids]
 
-    def build(self, seed: int = 0, layout: str = "neighbors", k: int | None = None,
-              progress: Progress | None = None, **options: Any) -> TopicModel:
+    def build(
+        self,
+        seed: int = 0,
+        layout: str = "neighbors",
+        k: int | None = None,
+        progress: Progress | None = None,
+        **options: Any,
+    ) -> TopicModel:
         """Recompute the library's topics and map, and store them (replacing the old ones).
 
         Args:
@@ -92,8 +100,20 @@ class Topics:
         if not meta:
             raise PaperatlasError("this library has no topics yet", "run `paperatlas topics build`")
         rows = self._store.topics.list_topics(level)
-        topics = [Topic(level=r["level"], topic=r["topic"], size=r["size"], label=r["label"], phrases=r["phrases"],
-                        central=r["central"], parent=r["parent"], x=r["x"], y=r["y"]) for r in rows]
+        topics = [
+            Topic(
+                level=r["level"],
+                topic=r["topic"],
+                size=r["size"],
+                label=r["label"],
+                phrases=r["phrases"],
+                central=r["central"],
+                parent=r["parent"],
+                x=r["x"],
+                y=r["y"],
+            )
+            for r in rows
+        ]
         return sorted(topics, key=lambda t: (-t.size, t.topic))
 
     def status(self) -> dict[str, Any]:
@@ -110,8 +130,7 @@ class Topics:
         return (meta.get("built_at"), tuple(self._store.data_version()))
 
     # -- the map --------------------------------------------------------------------------------
-    def map_data(self, reader: str | None = None, venue: str | None = None,
-                 year: int | None = None) -> dict[str, Any]:
+    def map_data(self, reader: str | None = None, venue: str | None = None, year: int | None = None) -> dict[str, Any]:
         """Everything the map draws, column-oriented: one entry per paper in each list.
 
         Keys: ids, title, venue (index into `venues`), year, url, authors (first three),
@@ -124,8 +143,10 @@ class Topics:
         store = self._store
         meta = store.topics.topics_meta()
         if not meta:
-            raise PaperatlasError("this library has no topics yet, so there is no map",
-                                  "run `paperatlas topics build` (after `paperatlas embed`)")
+            raise PaperatlasError(
+                "this library has no topics yet, so there is no map",
+                "run `paperatlas topics build` (after `paperatlas embed`)",
+            )
         placed = store.topics.paper_topics()
         allowed = store.filter_ids(venue, year, None)
         papers = store.get_papers([pid for pid in placed if allowed is None or pid in allowed])
@@ -133,9 +154,9 @@ class Topics:
         venues: dict[str, int] = {}
         vocab: dict[str, int] = {}
         pos = {pid: i for i, pid in enumerate(order)}
-        cols: dict[str, list[Any]] = {k: [] for k in
-                                      ("ids", "title", "venue", "year", "url", "authors", "x", "y", "coarse", "fine",
-                                       "phrases")}
+        cols: dict[str, list[Any]] = {
+            k: [] for k in ("ids", "title", "venue", "year", "url", "authors", "x", "y", "coarse", "fine", "phrases")
+        }
         for pid in order:
             p, t = papers[pid], placed[pid]
             cols["ids"].append(pid)
@@ -152,8 +173,16 @@ class Topics:
         topics: dict[str, list[dict[str, Any]]] = {}
         for level in ("coarse", "fine"):
             topics[level] = [
-                {"id": t.topic, "label": t.label, "phrases": t.phrases, "size": t.size, "x": round(t.x, 4),
-                 "y": round(t.y, 4), "parent": t.parent, "central": [pos[c] for c in t.central if c in pos]}
+                {
+                    "id": t.topic,
+                    "label": t.label,
+                    "phrases": t.phrases,
+                    "size": t.size,
+                    "x": round(t.x, 4),
+                    "y": round(t.y, 4),
+                    "parent": t.parent,
+                    "central": [pos[c] for c in t.central if c in pos],
+                }
                 for t in sorted(self.at_level(level), key=lambda t: t.topic)
             ]
         saved: list[int] = []

@@ -124,8 +124,9 @@ def candidate_ks(n: int, lo: int, hi: int, steps: int = 9) -> list[int]:
     return [int(k) for k in ks]
 
 
-def auto_kmeans(x: np.ndarray, ks: Sequence[int], seed: int = 0, repeats: int = 3,
-                score_sample: int = 2_000) -> Clustering:
+def auto_kmeans(
+    x: np.ndarray, ks: Sequence[int], seed: int = 0, repeats: int = 3, score_sample: int = 2_000
+) -> Clustering:
     """k-means for each k in ks, scored by silhouette averaged over `repeats` seeds on one
     fixed sample of rows; the best k is refit on all rows (best of 3 starts)."""
     n = x.shape[0]
@@ -136,8 +137,9 @@ def auto_kmeans(x: np.ndarray, ks: Sequence[int], seed: int = 0, repeats: int = 
     sample = np.sort(rng.choice(n, size=min(score_sample, n), replace=False))
     scores: dict[int, float] = {}
     for k in ks:
-        scores[k] = float(np.mean([silhouette(x[sample], kmeans(x, k, seed + r, n_init=1)[sample])
-                                   for r in range(repeats)]))
+        scores[k] = float(
+            np.mean([silhouette(x[sample], kmeans(x, k, seed + r, n_init=1)[sample]) for r in range(repeats)])
+        )
     best = max(ks, key=lambda k: (round(scores[k], 4), -k))  # ties -> fewer topics
     return Clustering(relabel(kmeans(x, best, seed)), best, scores)
 
@@ -155,8 +157,7 @@ def relabel(labels: np.ndarray) -> np.ndarray:
 class AutoKMeans:
     """k-means with k chosen by silhouette over a geometric range (or a fixed k)."""
 
-    def __init__(self, k: int | None = None, k_min: int = 10, k_max: int = 40, seed: int = 0,
-                 repeats: int = 5) -> None:
+    def __init__(self, k: int | None = None, k_min: int = 10, k_max: int = 40, seed: int = 0, repeats: int = 5) -> None:
         self.repeats = repeats
         self.k, self.k_min, self.k_max, self.seed = k, k_min, k_max, seed
 
@@ -184,8 +185,9 @@ def _absorb_small(x: np.ndarray, labels: np.ndarray, min_part: int) -> np.ndarra
     return relabel(out)
 
 
-def split_fine(x: np.ndarray, coarse: np.ndarray, seed: int = 0, k_max: int = 8,
-               min_size: int = 20, min_part: int = 5) -> tuple[np.ndarray, np.ndarray]:
+def split_fine(
+    x: np.ndarray, coarse: np.ndarray, seed: int = 0, k_max: int = 8, min_size: int = 20, min_part: int = 5
+) -> tuple[np.ndarray, np.ndarray]:
     """Fine topics inside each coarse topic: (fine label of each row, parent of each fine topic).
 
     A coarse topic of at least `min_size` papers is split by `auto_kmeans` with k from 2

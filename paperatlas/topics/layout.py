@@ -142,8 +142,18 @@ def _init(x: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray, se
     return (y + rng.normal(scale=1e-4, size=y.shape)).astype(np.float32)
 
 
-def _optimize(y: np.ndarray, heads: np.ndarray, tails: np.ndarray, w: np.ndarray, n_epochs: int, seed: int,
-              a: float = 1.577, b: float = 0.895, negative: int = 5, learning_rate: float = 1.0) -> np.ndarray:
+def _optimize(
+    y: np.ndarray,
+    heads: np.ndarray,
+    tails: np.ndarray,
+    w: np.ndarray,
+    n_epochs: int,
+    seed: int,
+    a: float = 1.577,
+    b: float = 0.895,
+    negative: int = 5,
+    learning_rate: float = 1.0,
+) -> np.ndarray:
     """UMAP's cross-entropy force layout, with all sampled edges of an epoch applied at once."""
     rng = np.random.default_rng(seed)
     n = y.shape[0]
@@ -197,8 +207,15 @@ class NeighborGraph:
         idx, dist = knn(z, n_neighbors)
         return cls(z, *fuzzy_graph(idx, dist))
 
-    def embed(self, dims: int = 2, min_dist: float = 0.1, n_epochs: int | None = None, seed: int = 0,
-              negative: int = 5, learning_rate: float = 1.0) -> np.ndarray:
+    def embed(
+        self,
+        dims: int = 2,
+        min_dist: float = 0.1,
+        n_epochs: int | None = None,
+        seed: int = 0,
+        negative: int = 5,
+        learning_rate: float = 1.0,
+    ) -> np.ndarray:
         """A `dims`-dimensional embedding that keeps the graph's neighbours close."""
         n = self.z.shape[0]
         y = _init(self.z, self.heads, self.tails, self.weights, seed, dims)
@@ -216,9 +233,17 @@ class NeighborLayout:
     # Map defaults chosen on the 8,117 venue papers by 10-NN preservation (no labels involved):
     # min_dist 0.1 / 5 negatives / rate 1.0 (UMAP's) kept 0.176 of each paper's 10 nearest
     # neighbours, umap-learn itself 0.193, these 0.220 (openTSNE: 0.322 at 5x the CPU).
-    def __init__(self, n_neighbors: int = 15, n_epochs: int | None = None, pca_dims: int = 50,
-                 min_dist: float = 0.05, seed: int = 0, n_components: int = 2, negative: int = 8,
-                 learning_rate: float = 0.5) -> None:
+    def __init__(
+        self,
+        n_neighbors: int = 15,
+        n_epochs: int | None = None,
+        pca_dims: int = 50,
+        min_dist: float = 0.05,
+        seed: int = 0,
+        n_components: int = 2,
+        negative: int = 8,
+        learning_rate: float = 0.5,
+    ) -> None:
         self.negative, self.learning_rate = negative, learning_rate
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -232,8 +257,7 @@ class NeighborLayout:
         if n < 4:
             return _tiny(n, self.n_components)
         g = graph or NeighborGraph.build(x, self.n_neighbors, self.pca_dims, self.seed)
-        return g.embed(self.n_components, self.min_dist, self.n_epochs, self.seed, self.negative,
-                       self.learning_rate)
+        return g.embed(self.n_components, self.min_dist, self.n_epochs, self.seed, self.negative, self.learning_rate)
 
 
 @lru_cache(maxsize=16)
@@ -274,8 +298,9 @@ class UmapLayout:
         try:
             import umap
         except ImportError:
-            raise PaperatlasError("the 'umap' layout needs umap-learn",
-                                  "pip install umap-learn, or use the default layout 'neighbors'") from None
+            raise PaperatlasError(
+                "the 'umap' layout needs umap-learn", "pip install umap-learn, or use the default layout 'neighbors'"
+            ) from None
         z = pca(x, self.pca_dims, self.seed)
         return np.asarray(umap.UMAP(**self.opts).fit_transform(z), dtype=np.float32)
 
@@ -293,8 +318,9 @@ class TsneLayout:
         try:
             import openTSNE
         except ImportError:
-            raise PaperatlasError("the 'tsne' layout needs openTSNE",
-                                  "pip install openTSNE, or use the default layout 'neighbors'") from None
+            raise PaperatlasError(
+                "the 'tsne' layout needs openTSNE", "pip install openTSNE, or use the default layout 'neighbors'"
+            ) from None
         z = pca(x, self.pca_dims, self.seed)
         perplexity = min(30.0, max(2.0, (x.shape[0] - 1) / 3.0))
         t = openTSNE.TSNE(random_state=self.seed, n_jobs=self.n_jobs, perplexity=perplexity, **self.opts)

@@ -38,12 +38,25 @@ MAP_CSP = (
 
 # Strings that atlas.js shows; the page embeds their translations (atlas.html has its own `_()`).
 MAP_MESSAGES = (
-    N_("This library has no papers on the map yet."), N_("The plotting library did not load."),
-    N_("This browser cannot draw the map (WebGL is unavailable): {error}"), N_("Close"), N_("Topic: {label}"),
-    N_("Subtopic: {label}"), N_("Open paper"), N_("{n} papers selected"), N_("Key phrases of the selection"),
-    N_("\u2026 and {n} more"), N_("1 match"), N_("{n} matches"), N_("{n} search results"), N_("{n} saved"),
-    N_("Could not load the map: {error}"), N_("No papers on the map match. Try other words."),
-    N_("1 matching paper"), N_("{n} matching papers"), N_("No good matches"),
+    N_("This library has no papers on the map yet."),
+    N_("The plotting library did not load."),
+    N_("This browser cannot draw the map (WebGL is unavailable): {error}"),
+    N_("Close"),
+    N_("Topic: {label}"),
+    N_("Subtopic: {label}"),
+    N_("Open paper"),
+    N_("{n} papers selected"),
+    N_("Key phrases of the selection"),
+    N_("\u2026 and {n} more"),
+    N_("1 match"),
+    N_("{n} matches"),
+    N_("{n} search results"),
+    N_("{n} saved"),
+    N_("Could not load the map: {error}"),
+    N_("No papers on the map match. Try other words."),
+    N_("1 matching paper"),
+    N_("{n} matching papers"),
+    N_("No good matches"),
 )
 
 
@@ -65,11 +78,20 @@ def _script_json(data: Any) -> str:
     return s.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_map_html(data: dict[str, Any] | None = None, title: str = "paperatlas map",
-                    inline: bool = True, asset_base: str = "/map/assets/", data_url: str = "/map.json",
-                    paper_url: str = "", search_url: str = "", home_url: str = "",
-                    nav: list[tuple[str, str]] | None = None, current: str = "",
-                    languages: list[dict[str, Any]] | None = None, signed_in_as: str | None = None) -> str:
+def render_map_html(
+    data: dict[str, Any] | None = None,
+    title: str = "paperatlas map",
+    inline: bool = True,
+    asset_base: str = "/map/assets/",
+    data_url: str = "/map.json",
+    paper_url: str = "",
+    search_url: str = "",
+    home_url: str = "",
+    nav: list[tuple[str, str]] | None = None,
+    current: str = "",
+    languages: list[dict[str, Any]] | None = None,
+    signed_in_as: str | None = None,
+) -> str:
     """The map page.
 
     Args:
@@ -99,25 +121,39 @@ def render_map_html(data: dict[str, Any] | None = None, title: str = "paperatlas
         vendor = (STATIC / "vendor" / "regl-scatterplot.min.js").read_text(encoding="utf-8")
         app = (STATIC / "atlas.js").read_text(encoding="utf-8")
         head = f"<style>\n{css}\n</style>"
-        tail = (f'<script id="atlas-data" type="application/json">{_script_json(data)}</script>\n'
-                f"<script>\n{_no_close(vendor)}\n</script>\n<script>\n{_no_close(app)}\n</script>")
+        tail = (
+            f'<script id="atlas-data" type="application/json">{_script_json(data)}</script>\n'
+            f"<script>\n{_no_close(vendor)}\n</script>\n<script>\n{_no_close(app)}\n</script>"
+        )
     else:
         base = html.escape(asset_base, quote=True)
         attrs["data-src"] = data_url
         head = f'<link rel="stylesheet" href="{base}atlas.css">'
-        tail = (f'<script src="{base}regl-scatterplot.min.js"></script>\n'
-                f'<script src="{base}atlas.js"></script>')
+        tail = f'<script src="{base}regl-scatterplot.min.js"></script>\n<script src="{base}atlas.js"></script>'
     attr_html = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items() if v)
     title_html = html.escape(title)
     if home_url:
         title_html = f'<a href="{html.escape(home_url, quote=True)}">{title_html}</a>'
     lang = i18n.current()  # the request's language in the web app; `paperatlas map --lang` on the CLI
     strings = {m: gettext(m) for m in MAP_MESSAGES} if lang != i18n.DEFAULT else {}
-    return _page_env().get_template("atlas.html").render(
-        TITLE=title, TITLE_HTML=Markup(title_html), HEAD=Markup(head), ATTRS=Markup(attr_html),
-        SCRIPTS=Markup(tail), html_lang=i18n.html_lang(lang), nav=nav or [], current=current, home=home_url or "/",
-        languages=languages or [], reader=signed_in_as,
-        strings=Markup(_script_json(strings)) if strings else "")
+    return (
+        _page_env()
+        .get_template("atlas.html")
+        .render(
+            TITLE=title,
+            TITLE_HTML=Markup(title_html),
+            HEAD=Markup(head),
+            ATTRS=Markup(attr_html),
+            SCRIPTS=Markup(tail),
+            html_lang=i18n.html_lang(lang),
+            nav=nav or [],
+            current=current,
+            home=home_url or "/",
+            languages=languages or [],
+            reader=signed_in_as,
+            strings=Markup(_script_json(strings)) if strings else "",
+        )
+    )
 
 
 def _no_close(js: str) -> str:

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 # English function words (a compact list; phrases break at them).
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above across after again against all almost alone along already also although always am among an and
 another any anybody anyone anything anyway anywhere are around as at back be became because become becomes
 been before beforehand behind being below beside besides between beyond both but by can cannot could did do
@@ -30,10 +31,12 @@ this those though through throughout thus to together too toward towards under u
 we well were what whatever when whenever where whereas whereby wherein whether which while who whoever whole
 whom whose why will with within without would yet you your yours yourself yourselves eg e.g i.e vs versus
 i ii iii iv
-""".split())
+""".split()
+)
 
 # Academic boilerplate: words that never start, end or join a topic phrase.
-GENERIC_WORDS = frozenset("""
+GENERIC_WORDS = frozenset(
+    """
 overlooked concern concerns largest smallest larger smaller higher lower future futures et al give gives giving see seen reduce reduces reduced reducing log able abstract achieve achieved achieves achieving across additionally address addresses addressing adopt
 adopts advance advances advantage advantages aim aimed aims allow allowing allows alternative analyse analyze
 analyzes applicable applied applies apply applying approach approaches appropriate approximately arbitrary art
@@ -75,25 +78,63 @@ take takes taking task tasks techniques term terms theoretical theoretically the
 three-fold toward towards trained trains tremendous true two typically ubiquitous underlying unlike
 unprecedented use used uses using usually utilize valuable various vast verify versatile via viable vital way
 ways whereas whilst wide widely widespread without work works yield yielding yields
-""".split())
+""".split()
+)
 
 # Multi-word phrases that survive the word lists but say nothing about the topic.
-STOP_PHRASES = frozenset({
-    "real world", "real-world", "wide range", "large language", "large margin", "code available", "extensive experiment",
-    "et al", "open source", "ablation study", "case study", "key idea", "main idea", "deep learning",
-    "machine learning", "neural network", "deep neural network", "paper propose", "proposed method",
-    "proposed approach", "experimental result", "numerical experiment", "empirical result", "empirical study",
-    "downstream task", "baseline method", "various task", "different task", "real-world dataset",
-    "benchmark dataset", "synthetic dataset", "public dataset", "learning model", "learning method",
-    "learning algorithm", "training data", "model performance", "strong baseline", "github com",
-    "https github", "http github", "anonymous github",
-})
+STOP_PHRASES = frozenset(
+    {
+        "real world",
+        "real-world",
+        "wide range",
+        "large language",
+        "large margin",
+        "code available",
+        "extensive experiment",
+        "et al",
+        "open source",
+        "ablation study",
+        "case study",
+        "key idea",
+        "main idea",
+        "deep learning",
+        "machine learning",
+        "neural network",
+        "deep neural network",
+        "paper propose",
+        "proposed method",
+        "proposed approach",
+        "experimental result",
+        "numerical experiment",
+        "empirical result",
+        "empirical study",
+        "downstream task",
+        "baseline method",
+        "various task",
+        "different task",
+        "real-world dataset",
+        "benchmark dataset",
+        "synthetic dataset",
+        "public dataset",
+        "learning model",
+        "learning method",
+        "learning algorithm",
+        "training data",
+        "model performance",
+        "strong baseline",
+        "github com",
+        "https github",
+        "http github",
+        "anonymous github",
+    }
+)
 
 # Words a phrase cannot end with: an adjective waiting for its noun.
 _DANGLING = frozenset({"neural", "large", "deep", "multi", "non", "pre", "semi", "graph-based"})
 
 # Words that may sit inside a phrase but are too vague to be a label on their own.
-VAGUE_ALONE = frozenset("""
+VAGUE_ALONE = frozenset(
+    """
 model learning data network training algorithm framework performance system function representation
 information dataset analysis process space structure tool setting time cost level inference distribution loss
 accuracy parameter feature input output sample quality error bound prediction objective domain architecture
@@ -101,16 +142,34 @@ signal knowledge scale state understanding design evaluation code problem method
 large deep neural small multiple single specific general robust complex efficient effective adaptive unified
 standard long short low global local new high human real step type class result application
 machine example set guarantee optimal
-""".split())
+""".split()
+)
 
 # One pass finds words and the punctuation that ends a phrase (a phrase never spans a comma
 # or a sentence end); group 1 is a word, anything else a break.
-_SCAN = re.compile(r"([A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|[0-9]+[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)|[0-9]+|[.,;:!?()\[\]{}\"/|=+*<>$%&#@^~`\\]|\s[-\u2013\u2014]\s")
+_SCAN = re.compile(
+    r"([A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|[0-9]+[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)|[0-9]+|[.,;:!?()\[\]{}\"/|=+*<>$%&#@^~`\\]|\s[-\u2013\u2014]\s"
+)
 _URLISH = re.compile(r"https?://\S+|www\.\S+|\S+@\S+")
 
 
-_PLURAL_EXCEPTIONS = frozenset({"series", "species", "physics", "dynamics", "robotics", "statistics", "mathematics",
-                                 "economics", "graphics", "analytics", "semantics", "genomics", "kinetics"})
+_PLURAL_EXCEPTIONS = frozenset(
+    {
+        "series",
+        "species",
+        "physics",
+        "dynamics",
+        "robotics",
+        "statistics",
+        "mathematics",
+        "economics",
+        "graphics",
+        "analytics",
+        "semantics",
+        "genomics",
+        "kinetics",
+    }
+)
 
 
 def _singular(w: str) -> str:
@@ -133,8 +192,21 @@ def word_key(w: str) -> str:
 
 
 # -ly words that are nouns, not adverbs
-_LY_NOUNS = frozenset({"anomaly", "family", "assembly", "supply", "monopoly", "butterfly", "italy", "reply",
-                       "homophily", "heterophily", "poly"})
+_LY_NOUNS = frozenset(
+    {
+        "anomaly",
+        "family",
+        "assembly",
+        "supply",
+        "monopoly",
+        "butterfly",
+        "italy",
+        "reply",
+        "homophily",
+        "heterophily",
+        "poly",
+    }
+)
 
 
 @lru_cache(maxsize=200_000)
@@ -213,6 +285,7 @@ def surface_forms(texts: Iterable[str], keys: set[str], max_n: int = 3) -> dict[
             out[k] = k
             continue
         total = sum(forms.values())
+
         # words with an upper-case letter after the first (LLMs, GFlowNets, BERT) keep their case
         def marked(f: str) -> bool:
             # "LLMs", "GFlowNets", "ReLU" keep their case; "Out-of-Distribution" does not

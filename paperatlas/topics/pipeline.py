@@ -91,9 +91,20 @@ class TopicPipeline:
         ['diffusion models, image generation, ...', ...]
     """
 
-    def __init__(self, layout: str = "neighbors", clusterer: str = "kmeans", seed: int = 0, k: int | None = None,
-                 k_min: int = 10, k_max: int = 40, fine_k_max: int = 8, n_central: int = 5,
-                 n_neighbors: int = 15, cluster_dims: int = 5, layout_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        layout: str = "neighbors",
+        clusterer: str = "kmeans",
+        seed: int = 0,
+        k: int | None = None,
+        k_min: int = 10,
+        k_max: int = 40,
+        fine_k_max: int = 8,
+        n_central: int = 5,
+        n_neighbors: int = 15,
+        cluster_dims: int = 5,
+        layout_options: dict[str, Any] | None = None,
+    ) -> None:
         self.n_neighbors, self.cluster_dims = n_neighbors, cluster_dims
         self.layout = layout
         self.clusterer = clusterer
@@ -106,8 +117,9 @@ class TopicPipeline:
         c = CLUSTERERS.create(self.clusterer, k=self.k, k_min=self.k_min, k_max=self.k_max, seed=self.seed)
         return c.fit(x)
 
-    def fit(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
-            progress: Progress | None = None) -> TopicModel:
+    def fit(
+        self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], progress: Progress | None = None
+    ) -> TopicModel:
         """Topics of the papers `ids` (rows of `vectors`; `texts` = title + abstract)."""
         say = progress or (lambda s: None)
         n = len(ids)
@@ -165,15 +177,26 @@ class TopicPipeline:
                     continue
                 ax, ay = _anchor(xy, rows)
                 center = unit(x[rows].mean(axis=0, keepdims=True))[0]
-                topics.append(Topic(
-                    level=level, topic=c, size=len(rows), label=_label_text(lab, c), phrases=lab.phrases,
-                    central=_central(x, rows, center, ids, self.n_central),
-                    parent=None if parent_of is None else int(parent_of[c]), x=ax, y=ay,
-                ))
+                topics.append(
+                    Topic(
+                        level=level,
+                        topic=c,
+                        size=len(rows),
+                        label=_label_text(lab, c),
+                        phrases=lab.phrases,
+                        central=_central(x, rows, center, ids, self.n_central),
+                        parent=None if parent_of is None else int(parent_of[c]),
+                        x=ax,
+                        y=ay,
+                    )
+                )
         keep = pm.df >= 3
         phrase_df = [(pm.keys[j], int(pm.df[j])) for j in np.flatnonzero(keep)]
         meta = {
-            "papers": n, "seed": self.seed, "layout": self.layout, "clusterer": self.clusterer,
+            "papers": n,
+            "seed": self.seed,
+            "layout": self.layout,
+            "clusterer": self.clusterer,
             "k": {"coarse": int(coarse_cl.k), "fine": int(len(parents))},
             "silhouette": {str(k): round(v, 5) for k, v in coarse_cl.scores.items()},
             "seconds": {k: round(v, 3) for k, v in seconds.items()},

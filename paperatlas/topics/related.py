@@ -23,8 +23,9 @@ def _score(key: str, df: Mapping[str, int] | None, n_docs: int) -> float:
     return idf * (1.0 + 0.6 * (words - 1))
 
 
-def shared_phrases(paper_a: Paper, paper_b: Paper, df: Mapping[str, int] | None = None, n_docs: int = 0,
-                   limit: int = 3) -> list[str]:
+def shared_phrases(
+    paper_a: Paper, paper_b: Paper, df: Mapping[str, int] | None = None, n_docs: int = 0, limit: int = 3
+) -> list[str]:
     """Readable phrases that both papers use, the most telling first."""
     ka, kb = candidate_keys(paper_a.text), candidate_keys(paper_b.text)
     shared = [k for k in ka if k in kb and is_label_worthy(k)]

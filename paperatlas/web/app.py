@@ -59,9 +59,14 @@ TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 
 # Route modules registered by every app; another module adds itself here (or passes modules=).
-ROUTE_MODULES: list[str] = ["paperatlas.web.views", "paperatlas.web.personal", "paperatlas.web.map_views",
-                             "paperatlas.web.llm_views", "paperatlas.web.programme_views",
-                             "paperatlas.web.report_views"]
+ROUTE_MODULES: list[str] = [
+    "paperatlas.web.views",
+    "paperatlas.web.personal",
+    "paperatlas.web.map_views",
+    "paperatlas.web.llm_views",
+    "paperatlas.web.programme_views",
+    "paperatlas.web.report_views",
+]
 
 MAX_BODY = 64 * 1024  # bytes of a POST body: forms and small JSON, never uploads
 MAX_URL = 4096  # characters of path + query string (percent-decoded)
@@ -81,8 +86,9 @@ SECURITY_HEADERS = [
 ]
 
 
-def set_cookie(name: str, value: str, max_age: int | None = None, httponly: bool = False,
-               samesite: str = "Lax") -> tuple[bytes, bytes]:
+def set_cookie(
+    name: str, value: str, max_age: int | None = None, httponly: bool = False, samesite: str = "Lax"
+) -> tuple[bytes, bytes]:
     """A raw Set-Cookie header (path /) for middleware, which has no Response to call set_cookie on."""
     c: SimpleCookie = SimpleCookie()
     c[name] = value
@@ -104,8 +110,15 @@ class Guard:
     rebinding), read-only mode and cross-site writes (403), the CSRF cookie, security headers,
     and whether the local owner may be signed in without a session (see auth.py)."""
 
-    def __init__(self, app: ASGIApp, read_only: bool = False, max_body: int = MAX_BODY, max_url: int = MAX_URL,
-                 allowed_hosts: Sequence[str] = (), owner_signin: bool = False):
+    def __init__(
+        self,
+        app: ASGIApp,
+        read_only: bool = False,
+        max_body: int = MAX_BODY,
+        max_url: int = MAX_URL,
+        allowed_hosts: Sequence[str] = (),
+        owner_signin: bool = False,
+    ):
         self.app = app
         self.read_only = read_only
         self.max_body = max_body
@@ -120,37 +133,70 @@ class Guard:
         request = Request(scope)
         scope["pa.owner_signin"] = self.owner_signin
         if sum(len(k) + len(v) for k, v in scope.get("headers", [])) > MAX_HEADERS:
-            await self._fail(scope, receive, send, 431, f"the request headers are larger than {MAX_HEADERS} bytes",
-                             "send fewer or smaller cookies and headers")
+            await self._fail(
+                scope,
+                receive,
+                send,
+                431,
+                f"the request headers are larger than {MAX_HEADERS} bytes",
+                "send fewer or smaller cookies and headers",
+            )
             return
         host = request.headers.get("host")
         if not self.hosts.allows(host):
-            await self._fail(scope, receive, send, 400, f"this server does not answer to the host name {host!r}",
-                             "open it by an address it serves (127.0.0.1 or localhost), or restart `paperatlas "
-                             "serve` with --allowed-host NAME for the name you use")
+            await self._fail(
+                scope,
+                receive,
+                send,
+                400,
+                f"this server does not answer to the host name {host!r}",
+                "open it by an address it serves (127.0.0.1 or localhost), or restart `paperatlas "
+                "serve` with --allowed-host NAME for the name you use",
+            )
             return
         raw_path = scope.get("raw_path") or scope["path"].encode()
         raw_query = scope.get("query_string", b"")
         # the limit counts characters as written (a Chinese query's character is 9 bytes encoded),
         # so every value the API document allows fits; the bytes are bounded too
-        if (len(raw_path) + len(raw_query) > self.max_url * MAX_URL_BYTES_PER_CHAR
-                or len(unquote(raw_path.decode("latin-1"))) + len(unquote(raw_query.decode("latin-1"),
-                                                                          errors="replace")) > self.max_url):
-            await self._fail(scope, receive, send, 414, f"the URL is longer than {self.max_url} characters",
-                             "shorten the query, or POST it")
+        if (
+            len(raw_path) + len(raw_query) > self.max_url * MAX_URL_BYTES_PER_CHAR
+            or len(unquote(raw_path.decode("latin-1"))) + len(unquote(raw_query.decode("latin-1"), errors="replace"))
+            > self.max_url
+        ):
+            await self._fail(
+                scope,
+                receive,
+                send,
+                414,
+                f"the URL is longer than {self.max_url} characters",
+                "shorten the query, or POST it",
+            )
             return
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await self._fail(scope, receive, send, 413, f"the request body is larger than {self.max_body} bytes",
-                             "send less at once")
+            await self._fail(
+                scope, receive, send, 413, f"the request body is larger than {self.max_body} bytes", "send less at once"
+            )
             return
         if self.read_only and scope["method"] not in SAFE_METHODS:
-            await self._fail(scope, receive, send, 403, "this server is read-only",
-                             "restart `paperatlas serve` without --read-only to change anything")
+            await self._fail(
+                scope,
+                receive,
+                send,
+                403,
+                "this server is read-only",
+                "restart `paperatlas serve` without --read-only to change anything",
+            )
             return
         if scope["method"] not in SAFE_METHODS and _cross_site(request):
-            await self._fail(scope, receive, send, 403, "a write from another site is refused",
-                             "make changes from this site's own pages; scripts send no Origin header")
+            await self._fail(
+                scope,
+                receive,
+                send,
+                403,
+                "a write from another site is refused",
+                "make changes from this site's own pages; scripts send no Origin header",
+            )
             return
 
         cookie = request.cookies.get(CSRF_COOKIE, "")
@@ -185,8 +231,14 @@ class Guard:
             await self.app(scope, limited_receive, send_with_headers)
         except _BodyTooLarge:
             if not started:
-                await self._fail(scope, receive, send, 413, f"the request body is larger than {self.max_body} bytes",
-                                 "send less at once")
+                await self._fail(
+                    scope,
+                    receive,
+                    send,
+                    413,
+                    f"the request body is larger than {self.max_body} bytes",
+                    "send less at once",
+                )
 
     async def _fail(self, scope: Scope, receive: Receive, send: Send, status: int, message: str, fix: str) -> None:
         scope.setdefault("pa.csrf", "")
@@ -215,8 +267,7 @@ class Language:
         if lang is None:
             # a script's JSON stays English; a browser (it sends Sec-Fetch-*) gets its own language
             script = wants_json(request) and "sec-fetch-site" not in request.headers
-            lang = i18n.DEFAULT if script else (
-                i18n.negotiate(request.headers.get("accept-language")) or i18n.DEFAULT)
+            lang = i18n.DEFAULT if script else (i18n.negotiate(request.headers.get("accept-language")) or i18n.DEFAULT)
         scope["pa.lang"] = lang
 
         async def send_with_language(msg: Message) -> None:
@@ -337,6 +388,7 @@ def _bound(e: Endpoint, inline: bool) -> Any:
     """The endpoint's view, told which endpoint it serves (a JSON body is read by its Params)."""
     view = e.view
     if inspect.iscoroutinefunction(view):
+
         @functools.wraps(view)
         async def bound(request: Request) -> Any:
             request.scope["pa.endpoint"] = e
@@ -437,9 +489,17 @@ def create_app(
     handlers: dict[Any, Any] = {HTTPException: _http_error, PaperatlasError: _http_error, Exception: _http_error}
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Language),
-                    Middleware(Guard, read_only=read_only, max_body=max_body, max_url=max_url,
-                               allowed_hosts=allowed_hosts, owner_signin=owner_signin)],
+        middleware=[
+            Middleware(Language),
+            Middleware(
+                Guard,
+                read_only=read_only,
+                max_body=max_body,
+                max_url=max_url,
+                allowed_hosts=allowed_hosts,
+                owner_signin=owner_signin,
+            ),
+        ],
         exception_handlers=handlers,
     )
     if read_only:
@@ -479,8 +539,9 @@ def _warm_recommend(library: Library) -> None:
 
 
 # -- one request without a server (`paperatlas serve --get PATH`) ---------------------------
-def request_once(app: ASGIApp, path: str, method: str = "GET", headers: Sequence[tuple[str, str]] = (),
-                 body: bytes = b"") -> tuple[int, list[tuple[str, str]], bytes]:
+def request_once(
+    app: ASGIApp, path: str, method: str = "GET", headers: Sequence[tuple[str, str]] = (), body: bytes = b""
+) -> tuple[int, list[tuple[str, str]], bytes]:
     """Run one HTTP request through the ASGI app in-process; (status, headers, body)."""
     import anyio
 
@@ -495,7 +556,8 @@ def request_once(app: ASGIApp, path: str, method: str = "GET", headers: Sequence
         "raw_path": url.path.encode(),
         "query_string": url.query.encode(),
         "root_path": "",
-        "headers": [(b"host", b"localhost")] + [(k.lower().encode(), v.encode()) for k, v in headers]
+        "headers": [(b"host", b"localhost")]
+        + [(k.lower().encode(), v.encode()) for k, v in headers]
         + [(b"content-length", str(len(body)).encode())],
         "client": ("127.0.0.1", 0),
         "server": ("localhost", 80),

@@ -127,9 +127,22 @@ def is_owner_name(name: str) -> bool:
 
 # Headers a relaying proxy adds: a request carrying any of them came from somewhere else, even
 # when the proxy itself runs on this machine (its connection comes from a loopback address).
-PROXY_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip", "via", "x-forwarded-host", "x-forwarded-proto",
-                 "x-forwarded-server", "cf-connecting-ip", "true-client-ip", "x-client-ip", "x-cluster-client-ip",
-                 "fastly-client-ip", "x-original-forwarded-for", "x-envoy-external-address")
+PROXY_HEADERS = (
+    "x-forwarded-for",
+    "forwarded",
+    "x-real-ip",
+    "via",
+    "x-forwarded-host",
+    "x-forwarded-proto",
+    "x-forwarded-server",
+    "cf-connecting-ip",
+    "true-client-ip",
+    "x-client-ip",
+    "x-cluster-client-ip",
+    "fastly-client-ip",
+    "x-original-forwarded-for",
+    "x-envoy-external-address",
+)
 
 
 def client_is_loopback(request: Request) -> bool:

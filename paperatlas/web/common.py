@@ -74,29 +74,47 @@ class Param:
     def parse(self, raw: str | None) -> Any:
         if raw is None or raw == "":
             if self.required:
-                raise HTTPError(400, gettext("missing parameter {name!r}", name=self.name),
-                                gettext("add {name}=... to the request", name=self.name))
+                raise HTTPError(
+                    400,
+                    gettext("missing parameter {name!r}", name=self.name),
+                    gettext("add {name}=... to the request", name=self.name),
+                )
             return self.default
         if len(raw) > self.limit:
-            raise HTTPError(400, gettext("parameter {name!r} is longer than {n} characters", name=self.name,
-                                         n=self.limit), gettext("shorten it"))
+            raise HTTPError(
+                400,
+                gettext("parameter {name!r} is longer than {n} characters", name=self.name, n=self.limit),
+                gettext("shorten it"),
+            )
         if self.type is int:
             try:
                 v: Any = int(raw)
             except ValueError:
-                raise HTTPError(400, gettext("parameter {name!r} must be a whole number, not {raw!r}", name=self.name,
-                                             raw=raw),
-                                gettext("e.g. {example}", example=f"{self.name}={self.default or 1}")) from None
+                raise HTTPError(
+                    400,
+                    gettext("parameter {name!r} must be a whole number, not {raw!r}", name=self.name, raw=raw),
+                    gettext("e.g. {example}", example=f"{self.name}={self.default or 1}"),
+                ) from None
             if not -INT_LIMIT <= v <= INT_LIMIT:
-                raise HTTPError(400, gettext("parameter {name!r} is out of range ({raw}...)", name=self.name,
-                                             raw=raw[:20]),
-                                gettext("use a number between {low} and {high}", low=-INT_LIMIT, high=INT_LIMIT))
+                raise HTTPError(
+                    400,
+                    gettext("parameter {name!r} is out of range ({raw}...)", name=self.name, raw=raw[:20]),
+                    gettext("use a number between {low} and {high}", low=-INT_LIMIT, high=INT_LIMIT),
+                )
             low = self.minimum if self.minimum is not None else -INT_LIMIT
             high = self.maximum if self.maximum is not None else INT_LIMIT
             if not low <= v <= high:  # refused, not clamped: the answer must be what was asked for
-                raise HTTPError(400, gettext("parameter {name!r} must be between {low} and {high}, not {raw}",
-                                             name=self.name, low=low, high=high, raw=raw[:20]),
-                                gettext("e.g. {example}", example=f"{self.name}={min(max(self.default or low, low), high)}"))
+                raise HTTPError(
+                    400,
+                    gettext(
+                        "parameter {name!r} must be between {low} and {high}, not {raw}",
+                        name=self.name,
+                        low=low,
+                        high=high,
+                        raw=raw[:20],
+                    ),
+                    gettext("e.g. {example}", example=f"{self.name}={min(max(self.default or low, low), high)}"),
+                )
             return v
         if self.type is bool:
             low = raw.lower()
@@ -104,21 +122,36 @@ class Param:
                 return True
             if low in ("0", "false", "no", "off"):
                 return False
-            raise HTTPError(400, gettext("parameter {name!r} must be true or false, not {raw!r}", name=self.name,
-                                         raw=raw),
-                            gettext("use {name}=1 or {name}=0", name=self.name))
+            raise HTTPError(
+                400,
+                gettext("parameter {name!r} must be true or false, not {raw!r}", name=self.name, raw=raw),
+                gettext("use {name}=1 or {name}=0", name=self.name),
+            )
         if isinstance(self.pattern, str) and self.pattern and not re.search(self.pattern, raw):
-            raise HTTPError(400, gettext("parameter {name!r} has characters or a form it may not have: {raw!r}",
-                                         name=self.name, raw=raw[:60]),
-                            self.description or gettext("see /docs for the parameter's form"))
+            raise HTTPError(
+                400,
+                gettext(
+                    "parameter {name!r} has characters or a form it may not have: {raw!r}", name=self.name, raw=raw[:60]
+                ),
+                self.description or gettext("see /docs for the parameter's form"),
+            )
         if self.format == "date" and not _is_date(raw):
-            raise HTTPError(400, gettext("parameter {name!r} must be a date like 2026-01-31, not {raw!r}",
-                                         name=self.name, raw=raw[:40]),
-                            gettext("use {name}=YYYY-MM-DD", name=self.name))
+            raise HTTPError(
+                400,
+                gettext("parameter {name!r} must be a date like 2026-01-31, not {raw!r}", name=self.name, raw=raw[:40]),
+                gettext("use {name}=YYYY-MM-DD", name=self.name),
+            )
         if self.choices and raw not in self.choices:
-            raise HTTPError(400, gettext("parameter {name!r} must be one of {choices}, not {raw!r}", name=self.name,
-                                         choices=", ".join(self.choices), raw=raw),
-                            gettext("e.g. {example}", example=f"{self.name}={self.choices[0]}"))
+            raise HTTPError(
+                400,
+                gettext(
+                    "parameter {name!r} must be one of {choices}, not {raw!r}",
+                    name=self.name,
+                    choices=", ".join(self.choices),
+                    raw=raw,
+                ),
+                gettext("e.g. {example}", example=f"{self.name}={self.choices[0]}"),
+            )
         return raw
 
     @property
@@ -148,10 +181,23 @@ class Param:
             if self.required:
                 s["minLength"] = 1  # parse() refuses an empty required value
         if json_body and self.json_list:
-            return {"anyOf": [s, {"type": "array", "items": {"type": "string", "minLength": 1},
-                                  "minItems": 1 if self.required else 0, "maxItems": 1000}]}
-        if not json_body and not self.required and self.where != "path" and (
-                self.type is not str or self.pattern or self.format):
+            return {
+                "anyOf": [
+                    s,
+                    {
+                        "type": "array",
+                        "items": {"type": "string", "minLength": 1},
+                        "minItems": 1 if self.required else 0,
+                        "maxItems": 1000,
+                    },
+                ]
+            }
+        if (
+            not json_body
+            and not self.required
+            and self.where != "path"
+            and (self.type is not str or self.pattern or self.format)
+        ):
             # a blank field (an empty filter box in a form: `year=`) means "not given"
             return {"anyOf": [s, {"type": "string", "maxLength": 0}]}
         return s
@@ -172,11 +218,20 @@ class Param:
             if self.json_list and isinstance(value, list) and all(isinstance(x, str) for x in value):
                 return json.dumps(value, ensure_ascii=False)
         kind = {int: gettext("a whole number"), bool: gettext("true or false")}.get(
-            self.type, gettext("a list of strings or a string") if self.json_list else gettext("a string"))
-        raise HTTPError(400, gettext("field {name!r} must be {kind}, not {value}", name=self.name, kind=kind,
-                                     value=json.dumps(value, ensure_ascii=False)[:40]),
-                        gettext("e.g. {example}", example=json.dumps({self.name: self.default if self.default
-                                                                      is not None else ""})))
+            self.type, gettext("a list of strings or a string") if self.json_list else gettext("a string")
+        )
+        raise HTTPError(
+            400,
+            gettext(
+                "field {name!r} must be {kind}, not {value}",
+                name=self.name,
+                kind=kind,
+                value=json.dumps(value, ensure_ascii=False)[:40],
+            ),
+            gettext(
+                "e.g. {example}", example=json.dumps({self.name: self.default if self.default is not None else ""})
+            ),
+        )
 
 
 def _ranges(pred: Callable[[str], bool], stop: int = 0x110000) -> list[tuple[int, int]]:
@@ -198,6 +253,7 @@ def _ranges(pred: Callable[[str], bool], stop: int = 0x110000) -> list[tuple[int
 def _class_of(ranges: list[tuple[int, int]]) -> str:
     """A regex character class body for these ranges (BMP code points as \\u escapes, astral
     ones as themselves, which both Python's re and JSON Schema's u-mode regexes read)."""
+
     def ch(cp: int) -> str:
         return f"\\u{cp:04x}" if cp <= 0xFFFF else chr(cp)
 
@@ -320,21 +376,28 @@ async def form(request: Request) -> dict[str, str]:
         except ValueError:
             raise HTTPError(400, gettext("the request body is not valid JSON"), gettext("send a JSON object")) from None
         if not isinstance(data, dict):
-            raise HTTPError(400, gettext("the JSON body must be an object"),
-                            gettext("e.g. {example}", example='{"on": true}'))
+            raise HTTPError(
+                400, gettext("the JSON body must be an object"), gettext("e.g. {example}", example='{"on": true}')
+            )
         endpoint = request.scope.get("pa.endpoint")
         known = {p.name: p for p in endpoint.params if p.where == "form"} if endpoint is not None else {}
         # fields this operation reads must have their JSON types; others are ignored, as in a form
-        return {k: known[k].from_json(v) if k in known else
-                (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool) else str(v))
-                for k, v in data.items()}
+        return {
+            k: known[k].from_json(v)
+            if k in known
+            else (json.dumps(v) if isinstance(v, (list, dict)) else str(v).lower() if isinstance(v, bool) else str(v))
+            for k, v in data.items()
+        }
     if ctype in ("", "application/x-www-form-urlencoded"):
         try:
             return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
         except UnicodeDecodeError:
             raise HTTPError(400, gettext("the form body is not UTF-8"), gettext("send UTF-8")) from None
-    raise HTTPError(415, gettext("unsupported content type {ctype!r}", ctype=ctype),
-                    "send application/x-www-form-urlencoded or application/json")
+    raise HTTPError(
+        415,
+        gettext("unsupported content type {ctype!r}", ctype=ctype),
+        "send application/x-www-form-urlencoded or application/json",
+    )
 
 
 # -- readers, tokens, CSRF ----------------------------------------------------------------
@@ -346,8 +409,11 @@ def bearer_reader(request: Request) -> Reader | None:
     token = auth[7:].strip()
     r = lib(request).readers.by_token(token) if token else None
     if r is None:
-        raise HTTPError(401, gettext("unknown API token"),
-                        gettext("use a reader's token: it is shown on that reader's Saved page (/saved)"))
+        raise HTTPError(
+            401,
+            gettext("unknown API token"),
+            gettext("use a reader's token: it is shown on that reader's Saved page (/saved)"),
+        )
     return r
 
 
@@ -360,8 +426,11 @@ def _token_reader(request: Request) -> Reader | None:
 def is_owner_request(request: Request) -> bool:
     """A request the local owner makes: the server is bound to loopback, so is the client (with no
     proxy between), and the page asked for a loopback name (not a rebinding page's own name)."""
-    return (bool(request.scope.get("pa.owner_signin")) and auth.client_is_loopback(request)
-            and auth.is_loopback_name(request.headers.get("host")))
+    return (
+        bool(request.scope.get("pa.owner_signin"))
+        and auth.client_is_loopback(request)
+        and auth.is_loopback_name(request.headers.get("host"))
+    )
 
 
 def signed_in_reader(request: Request) -> Reader | None:
@@ -405,9 +474,14 @@ def current_reader(request: Request, create: bool = False) -> Reader | None:
     if is_owner_request(request):
         request.scope["pa.owner"] = lib(request).readers.get(auth.OWNER)
         return request.scope["pa.owner"]  # type: ignore[no-any-return]
-    raise HTTPError(401, gettext("sign in first: changes are saved for a reader"),
-                    gettext("sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
-                            "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`"))
+    raise HTTPError(
+        401,
+        gettext("sign in first: changes are saved for a reader"),
+        gettext(
+            "sign in on /signin with your reader name and token (`paperatlas readers token NAME` "
+            "prints it), or create a new reader there; scripts send `Authorization: Bearer TOKEN`"
+        ),
+    )
 
 
 def csrf_token(request: Request) -> str:
@@ -429,8 +503,11 @@ async def check_write(request: Request) -> dict[str, str]:
     cookie = request.cookies.get(CSRF_COOKIE, "")
     sent = request.headers.get(CSRF_HEADER) or data.get(CSRF_FIELD, "")
     if not cookie or not sent or not hmac.compare_digest(cookie.encode(), sent.encode()):
-        raise HTTPError(403, gettext("missing or wrong CSRF token"),
-                        gettext("reload the page and try again; scripts send `Authorization: Bearer <reader token>`"))
+        raise HTTPError(
+            403,
+            gettext("missing or wrong CSRF token"),
+            gettext("reload the page and try again; scripts send `Authorization: Bearer <reader token>`"),
+        )
     return data
 
 
@@ -455,7 +532,7 @@ def plain_reason(reason: str) -> str:
     """Why a related paper is listed, in plain words of the page's language ("shares: a, b" ->
     "both discuss a and b"; the phrases themselves stay as the papers write them)."""
     if reason.startswith("shares: "):
-        parts = [x.strip() for x in reason[len("shares: "):].split(",") if x.strip()]
+        parts = [x.strip() for x in reason[len("shares: ") :].split(",") if x.strip()]
         return gettext("both discuss {topics}", topics=spoken_list(parts))
     if reason == "close in meaning":
         return gettext("similar in meaning")
@@ -477,11 +554,27 @@ def _embedding_status(library: Any) -> dict[str, Any]:
 
 # Strings that app.js / personal.js show; base.html embeds their translations (JSON) for `_()` there.
 JS_MESSAGES = (
-    N_("search"), N_("Search"), N_("Search failed; press Enter to retry."), N_("Could not save"), N_("Unstar"),
-    N_("Star"), N_("Star (save)"), N_("Saved ★"), N_("Removed from saved"), N_("BibTeX copied"),
-    N_("next / previous paper"), N_("star the selected paper"), N_("open it"), N_("leave the search box"),
-    N_("this help"), N_("not interested"), N_("Fewer papers like this"), N_("Undone"), N_("Tagged"),
-    N_("saved · Atom feed"), N_("Search saved: see Digest for its feed"),
+    N_("search"),
+    N_("Search"),
+    N_("Search failed; press Enter to retry."),
+    N_("Could not save"),
+    N_("Unstar"),
+    N_("Star"),
+    N_("Star (save)"),
+    N_("Saved ★"),
+    N_("Removed from saved"),
+    N_("BibTeX copied"),
+    N_("next / previous paper"),
+    N_("star the selected paper"),
+    N_("open it"),
+    N_("leave the search box"),
+    N_("this help"),
+    N_("not interested"),
+    N_("Fewer papers like this"),
+    N_("Undone"),
+    N_("Tagged"),
+    N_("saved · Atom feed"),
+    N_("Search saved: see Digest for its feed"),
 )
 
 
@@ -496,8 +589,15 @@ def language_links(request: Request) -> list[dict[str, Any]]:
     out = []
     for code, (name, tag, _file) in i18n.LANGUAGES.items():
         params = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"] + [("lang", code)]
-        out.append({"code": code, "name": name, "tag": tag, "current": code == here,
-                    "url": request.url.path + "?" + urlencode(params)})
+        out.append(
+            {
+                "code": code,
+                "name": name,
+                "tag": tag,
+                "current": code == here,
+                "url": request.url.path + "?" + urlencode(params),
+            }
+        )
     return out
 
 
@@ -548,8 +648,7 @@ def done(request: Request, data: dict[str, Any], fallback: str) -> Response:
     """Answer a write: JSON for scripts and fetch(), else back to the page it came from."""
     if wants_json(request):
         return json_response(data)
-    return RedirectResponse(same_site_path(request, request.headers.get("referer", "")) or fallback,
-                            status_code=303)
+    return RedirectResponse(same_site_path(request, request.headers.get("referer", "")) or fallback, status_code=303)
 
 
 def same_site_path(request: Request, url: str) -> str:
@@ -568,4 +667,3 @@ def same_site_path(request: Request, url: str) -> str:
     if any(ord(ch) < 32 or ch == "\\" for ch in path + parts.query):
         return ""
     return path + ("?" + parts.query if parts.query else "")
-

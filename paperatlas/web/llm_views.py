@@ -27,9 +27,11 @@ def _lang(request: Request, given: str | None = None) -> str:
 
 def _llm_error(e: PaperatlasError) -> HTTPError:
     if isinstance(e, NoEndpoint):
-        return HTTPError(409, gettext("no language model is configured on this server, so nothing was generated"),
-                         gettext("set $PAPERATLAS_LLM_URL to an OpenAI-compatible endpoint, then start "
-                                 "`paperatlas serve` again"))
+        return HTTPError(
+            409,
+            gettext("no language model is configured on this server, so nothing was generated"),
+            gettext("set $PAPERATLAS_LLM_URL to an OpenAI-compatible endpoint, then start `paperatlas serve` again"),
+        )
     if isinstance(e, LlmError):
         return HTTPError(502, e.message, e.fix)
     return HTTPError(404 if isinstance(e, NotFound) else 400, e.message, e.fix)
@@ -40,8 +42,15 @@ def paper_context(request: Request, p: Paper) -> dict[str, Any]:
     L = lib(request)
     lang = _lang(request)
     tl = L.llm.stored_tldrs([p.id], lang).get(p.id)
-    ctx: dict[str, Any] = {"tldr": tl, "extractive": None, "faq": None, "title": None, "abstract": None,
-                           "can_generate": L.llm.configured and not L.read_only, "lang": lang}
+    ctx: dict[str, Any] = {
+        "tldr": tl,
+        "extractive": None,
+        "faq": None,
+        "title": None,
+        "abstract": None,
+        "can_generate": L.llm.configured and not L.read_only,
+        "lang": lang,
+    }
     if tl is None:
         ctx["extractive"] = L.llm.tldr(p.id, "en", mode="extractive")
     try:
@@ -179,24 +188,56 @@ def cheatsheet(request: Request) -> Response:
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "question": {"type": "string"}, "lang": {"type": "string"}, "answer": {"type": "string"},
+        "question": {"type": "string"},
+        "lang": {"type": "string"},
+        "answer": {"type": "string"},
         "cited": {"type": "array", "items": {"type": "string"}, "description": "paper ids, all among retrieved"},
-        "not_found": {"type": "boolean"}, "retrieved": {"type": "array", "items": {"type": "object"}},
-        "model": {"type": "string"}, "generated": {"type": "boolean"}, "cached": {"type": "boolean"},
+        "not_found": {"type": "boolean"},
+        "retrieved": {"type": "array", "items": {"type": "object"}},
+        "model": {"type": "string"},
+        "generated": {"type": "boolean"},
+        "cached": {"type": "boolean"},
     },
 }
 
 ENDPOINTS = [
-    Endpoint("/ask", ask, params=ASK_PARAMS, json_twin=True, tags=["llm"], response=ANSWER_SCHEMA,
-             api_required=("q",), statuses=(409, 502),
-             summary="Ask the papers: an answer from the retrieved abstracts only, each claim cited by paper id "
-                     "(needs a configured language model)."),
-    Endpoint("/cheatsheet", cheatsheet, json_twin=True, tags=["llm"],
-             summary="The poster cheat-sheet of the reader's saved papers: a TL;DR and questions for each."),
-    Endpoint("/tldr", tldrs, params=TLDR_PARAMS, json_twin=True, api_only=True, tags=["llm"],
-             summary="TL;DRs of some papers: stored generated ones, else the abstract's contribution sentence "
-                     "(sends nothing to a model)."),
-    Endpoint("/generate", generate, methods=("POST",), params=GENERATE_PARAMS, writes=True, tags=["llm"],
-             statuses=(409, 502),
-             summary="Generate (or fetch from the library) a paper's TL;DR, FAQ or translation."),
+    Endpoint(
+        "/ask",
+        ask,
+        params=ASK_PARAMS,
+        json_twin=True,
+        tags=["llm"],
+        response=ANSWER_SCHEMA,
+        api_required=("q",),
+        statuses=(409, 502),
+        summary="Ask the papers: an answer from the retrieved abstracts only, each claim cited by paper id "
+        "(needs a configured language model).",
+    ),
+    Endpoint(
+        "/cheatsheet",
+        cheatsheet,
+        json_twin=True,
+        tags=["llm"],
+        summary="The poster cheat-sheet of the reader's saved papers: a TL;DR and questions for each.",
+    ),
+    Endpoint(
+        "/tldr",
+        tldrs,
+        params=TLDR_PARAMS,
+        json_twin=True,
+        api_only=True,
+        tags=["llm"],
+        summary="TL;DRs of some papers: stored generated ones, else the abstract's contribution sentence "
+        "(sends nothing to a model).",
+    ),
+    Endpoint(
+        "/generate",
+        generate,
+        methods=("POST",),
+        params=GENERATE_PARAMS,
+        writes=True,
+        tags=["llm"],
+        statuses=(409, 502),
+        summary="Generate (or fetch from the library) a paper's TL;DR, FAQ or translation.",
+    ),
 ]

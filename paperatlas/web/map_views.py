@@ -15,8 +15,7 @@ from starlette.responses import HTMLResponse, Response
 
 from ..i18n import N_, gettext
 from ..topics.map import ASSETS, MAP_CSP, asset, render_map_html
-from .common import (Endpoint, HTTPError, Param, json_response, language_links, lib, query, reader_name, wants_json,
-                     web)
+from .common import Endpoint, HTTPError, Param, json_response, language_links, lib, query, reader_name, wants_json, web
 
 NAV = [(N_("Map"), "/map")]
 
@@ -45,17 +44,27 @@ def _payload(request: Request, venue: str | None, year: int | None) -> dict[str,
 def map_page(request: Request) -> Response:
     a = query(request, MAP_PARAMS)
     if not lib(request).topics.status()["built"]:  # the map is not built yet: nothing there (404)
-        raise HTTPError(404, gettext("this library has no topics yet, so there is no map"),
-                        gettext("run `paperatlas topics build`, then reload"))
+        raise HTTPError(
+            404,
+            gettext("this library has no topics yet, so there is no map"),
+            gettext("run `paperatlas topics build`, then reload"),
+        )
     if wants_json(request):
         return json_response(_payload(request, a["venue"], a["year"]))
     qs = request.url.query
-    page = render_map_html(title=gettext("paperatlas map"), inline=False, asset_base="/map/assets/",
-                           data_url="/map.json" + (f"?{qs}" if qs else ""), paper_url="/paper/{id}",
-                           search_url="/search.json", home_url="/",
-                           nav=[(gettext(label), href) for label, href in web(request).nav], current="/map",
-                           languages=language_links(request),
-                           signed_in_as=None if web(request).read_only else reader_name(request))
+    page = render_map_html(
+        title=gettext("paperatlas map"),
+        inline=False,
+        asset_base="/map/assets/",
+        data_url="/map.json" + (f"?{qs}" if qs else ""),
+        paper_url="/paper/{id}",
+        search_url="/search.json",
+        home_url="/",
+        nav=[(gettext(label), href) for label, href in web(request).nav],
+        current="/map",
+        languages=language_links(request),
+        signed_in_as=None if web(request).read_only else reader_name(request),
+    )
     return HTMLResponse(page, headers={"content-security-policy": MAP_CSP, "cache-control": "no-cache"})
 
 
@@ -70,7 +79,7 @@ def map_asset(request: Request) -> Response:
 MAP_RESPONSE: dict[str, Any] = {
     "type": "object",
     "description": "Column-oriented: entry i of ids, title, venue, year, url, authors, x, y, coarse, fine and "
-                   "phrases describes paper i; topics.coarse / topics.fine list the labelled topics.",
+    "phrases describes paper i; topics.coarse / topics.fine list the labelled topics.",
     "properties": {
         "ids": {"type": "array", "items": {"type": "string"}},
         "x": {"type": "array", "items": {"type": "number"}},
@@ -80,7 +89,14 @@ MAP_RESPONSE: dict[str, Any] = {
 }
 
 ENDPOINTS = [
-    Endpoint("/map", map_page, params=MAP_PARAMS, json_twin=True, tags=["topics"], response=MAP_RESPONSE,
-             summary="The paper map: every paper placed by meaning, coloured and labelled by topic."),
+    Endpoint(
+        "/map",
+        map_page,
+        params=MAP_PARAMS,
+        json_twin=True,
+        tags=["topics"],
+        response=MAP_RESPONSE,
+        summary="The paper map: every paper placed by meaning, coloured and labelled by topic.",
+    ),
     Endpoint("/map/assets/{name}", map_asset, tags=["topics"], summary="Scripts and styles of the map page."),
 ]

@@ -35,10 +35,12 @@ def _body(e: Endpoint) -> dict[str, Any] | None:
         return None
     content = {}
     for media, as_json in (("application/x-www-form-urlencoded", False), ("application/json", True)):
-        schema: dict[str, Any] = {"type": "object",
-                                  "properties": {p.name: {**p.schema(json_body=as_json), "description": p.description}
-                                                 for p in body},
-                                  "required": [p.name for p in body if p.required], **e.body_rules}
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {p.name: {**p.schema(json_body=as_json), "description": p.description} for p in body},
+            "required": [p.name for p in body if p.required],
+            **e.body_rules,
+        }
         content[media] = {"schema": schema}
     # an empty body is refused when a field is required, or when the rules ask for one field at least
     return {"required": any(p.required for p in body) or bool(e.body_rules), "content": content}
@@ -51,36 +53,60 @@ def _answer_schema(e: Endpoint, media: str) -> dict[str, Any]:
 
 
 def _operation(e: Endpoint, method: str, path: str, html: bool = False) -> dict[str, Any]:
-    op: dict[str, Any] = {"summary": e.summary.split("\n")[0], "description": e.summary,
-                          "operationId": f"{method.lower()}_{re.sub(r'[^a-z0-9]+', '_', path.lower()).strip('_')}"
-                          + ("_page" if html else "")}
+    op: dict[str, Any] = {
+        "summary": e.summary.split("\n")[0],
+        "description": e.summary,
+        "operationId": f"{method.lower()}_{re.sub(r'[^a-z0-9]+', '_', path.lower()).strip('_')}"
+        + ("_page" if html else ""),
+    }
     if e.tags:
         op["tags"] = list(e.tags)
     params = []
     for name in re.findall(r"\{(\w+)\}", path):
-        params.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"},
-                       "description": next((p.description for p in e.params if p.name == name), "")})
+        params.append(
+            {
+                "name": name,
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string"},
+                "description": next((p.description for p in e.params if p.name == name), ""),
+            }
+        )
     for p in e.params:
         if p.where == "query":
             required = p.required or (p.name in e.api_required and not html)
-            params.append({"name": p.name, "in": "query", "required": required,
-                           "schema": {**p.schema(), "minLength": 1} if required and p.type is str else p.schema(),
-                           "description": p.description})
+            params.append(
+                {
+                    "name": p.name,
+                    "in": "query",
+                    "required": required,
+                    "schema": {**p.schema(), "minLength": 1} if required and p.type is str else p.schema(),
+                    "description": p.description,
+                }
+            )
     if params:
         op["parameters"] = params
     body = _body(e)
     if body:
         op["requestBody"] = body
     if html:  # the page; JSON when asked (Accept: application/json, or a script's bearer token)
-        content = {"text/html": {"schema": {"type": "string"}},
-                   "application/json": {"schema": e.response or {"type": "object"}}}
+        content = {
+            "text/html": {"schema": {"type": "string"}},
+            "application/json": {"schema": e.response or {"type": "object"}},
+        }
     else:
         content = {m: {"schema": _answer_schema(e, m)} for m in (e.media or ("application/json",))}
     ok = {"description": "OK", "content": content}
     err = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     # what the guard answers before any view: a bad Host (400), a long URL (414), big headers (431)
-    op["responses"] = {"200": ok, "400": err, "404": err, "414": err, "431": err,
-                       **{str(code): err for code in e.statuses}}
+    op["responses"] = {
+        "200": ok,
+        "400": err,
+        "404": err,
+        "414": err,
+        "431": err,
+        **{str(code): err for code in e.statuses},
+    }
     if e.writes:
         op["security"] = [{"bearer": []}, {"csrf": []}]
         op["responses"].update({"401": err, "403": err, "413": err, "415": err, "429": err})
@@ -123,8 +149,12 @@ def build(endpoints: list[Endpoint]) -> dict[str, Any]:
             "schemas": {"Error": ERROR_SCHEMA},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "a reader's API token"},
-                "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
-                         "description": "must equal the pa_csrf cookie"},
+                "csrf": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-CSRF-Token",
+                    "description": "must equal the pa_csrf cookie",
+                },
             },
         },
     }
@@ -144,7 +174,6 @@ def docs_page(request: Request) -> Response:
 
 
 ENDPOINTS = [
-    Endpoint("/openapi.json", openapi_json, summary="This API's OpenAPI 3.1 document.", api_only=True,
-             tags=["meta"]),
+    Endpoint("/openapi.json", openapi_json, summary="This API's OpenAPI 3.1 document.", api_only=True, tags=["meta"]),
     Endpoint("/docs", docs_page, summary="The API documentation as a page."),
 ]

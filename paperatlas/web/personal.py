@@ -45,8 +45,13 @@ from .common import (
 )
 from .views import HIT_SCHEMA, PAPER_SCHEMA, hit_json, set_feedback
 
-NAV = [(N_("For you"), "/foryou"), (N_("Triage"), "/triage"), (N_("Profile"), "/profile"),
-       (N_("Group"), "/group"), (N_("Digest"), "/digest")]
+NAV = [
+    (N_("For you"), "/foryou"),
+    (N_("Triage"), "/triage"),
+    (N_("Profile"), "/profile"),
+    (N_("Group"), "/group"),
+    (N_("Digest"), "/digest"),
+]
 
 METHODS = tuple(RECOMMENDERS.names())
 # recommender names as the method switch shows them (`_(m)` in foryou.html)
@@ -88,8 +93,11 @@ def _counts(request: Request, r: Reader) -> dict[str, int]:
     fb = readers.feedback(r)
     winners = [w for w, _, _ in readers.choices(r)]
     neither = winners.count(NEITHER)  # one "neither" answer is stored as two rows
-    return {"likes": sum(f.kind == "like" for f in fb), "dislikes": sum(f.kind == "dislike" for f in fb),
-            "choices": len(winners) - neither + (neither + 1) // 2}
+    return {
+        "likes": sum(f.kind == "like" for f in fb),
+        "dislikes": sum(f.kind == "dislike" for f in fb),
+        "choices": len(winners) - neither + (neither + 1) // 2,
+    }
 
 
 def _shared_reason(hits: list[Hit]) -> str:
@@ -99,8 +107,9 @@ def _shared_reason(hits: list[Hit]) -> str:
     return ""
 
 
-def _recs(request: Request, r: Reader, limit: int, method: str = DEFAULT_RECOMMENDER, offset: int = 0,
-          **filters: Any) -> list[Hit]:
+def _recs(
+    request: Request, r: Reader, limit: int, method: str = DEFAULT_RECOMMENDER, offset: int = 0, **filters: Any
+) -> list[Hit]:
     # a PaperatlasError here becomes a 400 page / JSON error through the app's handler
     return lib(request).recommend.for_reader(r, limit, method, offset, **filters)
 
@@ -139,19 +148,37 @@ def foryou(request: Request) -> Response:
     r = _viewer(request)
     per_page = a["per_page"]
     offset = (a["page"] - 1) * per_page
-    hits = _recs(request, r, per_page + 1, a["method"], offset, venue=a["venue"], year=a["year"],
-                 status=a["status"])
+    hits = _recs(request, r, per_page + 1, a["method"], offset, venue=a["venue"], year=a["year"], status=a["status"])
     has_more = len(hits) > per_page
     hits = hits[:per_page]
     counts = _counts(request, r)
     if wants_json(request):
-        return json_response({"reader": r.name, "method": a["method"], "methods": list(METHODS),
-                              "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
-                              "page": a["page"], "per_page": per_page, "has_more": has_more, **counts,
-                              "hits": [hit_json(h) for h in hits]})
+        return json_response(
+            {
+                "reader": r.name,
+                "method": a["method"],
+                "methods": list(METHODS),
+                "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"]},
+                "page": a["page"],
+                "per_page": per_page,
+                "has_more": has_more,
+                **counts,
+                "hits": [hit_json(h) for h in hits],
+            }
+        )
     liked, disliked = _judgements(request, r, [h.paper.id for h in hits])
-    ctx = dict(a=a, hits=hits, has_more=has_more, offset=offset, liked=liked, disliked=disliked,
-               shared=_shared_reason(hits), counts=counts, methods=METHODS, pager=True)
+    ctx = dict(
+        a=a,
+        hits=hits,
+        has_more=has_more,
+        offset=offset,
+        liked=liked,
+        disliked=disliked,
+        shared=_shared_reason(hits),
+        counts=counts,
+        methods=METHODS,
+        pager=True,
+    )
     if a["fragment"]:
         return render(request, "_foryou_list.html", **ctx)
     return render(request, "foryou.html", **ctx)
@@ -171,15 +198,39 @@ async def dismiss(request: Request) -> Response:
 EDIT_PARAMS = [
     Param("remove", str, None, "an interest id to switch off (its likes stop counting)", max_length=40, where="form"),
     Param("restore", str, None, "an interest id to switch back on", max_length=40, where="form"),
-    Param("add_phrase", str, None, "a phrase to add to `interest`; without `interest`, a new interest",
-          max_length=200, where="form"),
-    Param("interest", str, None, "the interest id that add_phrase / remove_phrase / rename apply to",
-          max_length=40, where="form"),
-    Param("remove_phrase", str, None, "drop an added phrase of `interest`, or mute one of its key phrases",
-          max_length=200, where="form"),
+    Param(
+        "add_phrase",
+        str,
+        None,
+        "a phrase to add to `interest`; without `interest`, a new interest",
+        max_length=200,
+        where="form",
+    ),
+    Param(
+        "interest",
+        str,
+        None,
+        "the interest id that add_phrase / remove_phrase / rename apply to",
+        max_length=40,
+        where="form",
+    ),
+    Param(
+        "remove_phrase",
+        str,
+        None,
+        "drop an added phrase of `interest`, or mute one of its key phrases",
+        max_length=200,
+        where="form",
+    ),
     Param("rename", str, None, "a new label for `interest`", max_length=120, where="form"),
-    Param("preferences", str, None, 'free-text preferences, e.g. "more theory, fewer benchmark papers"',
-          max_length=2000, where="form"),
+    Param(
+        "preferences",
+        str,
+        None,
+        'free-text preferences, e.g. "more theory, fewer benchmark papers"',
+        max_length=2000,
+        where="form",
+    ),
 ]
 EDITS = tuple(p.name for p in EDIT_PARAMS if p.name != "interest")
 
@@ -196,8 +247,9 @@ def profile(request: Request) -> Response:
         return json_response(prof)
     top = _preview(request, r)
     liked, disliked = _judgements(request, r, [h.paper.id for h in top])
-    return render(request, "profile.html", prof=prof, hits=top, liked=liked, disliked=disliked,
-                  shared=_shared_reason(top))
+    return render(
+        request, "profile.html", prof=prof, hits=top, liked=liked, disliked=disliked, shared=_shared_reason(top)
+    )
 
 
 async def edit_profile(request: Request) -> Response:
@@ -225,9 +277,14 @@ TRIAGE_PARAMS = [
 CHOOSE_PARAMS = [
     Param("winner", str, None, "the paper the reader prefers", required=True, max_length=300, where="form"),
     Param("loser", str, None, "the other paper of the pair", required=True, max_length=300, where="form"),
-    Param("action", str, "choose",
-          "choose (winner over loser), neither (both rank lower) or skip (can't tell: both marked seen)",
-          choices=("choose", "neither", "skip"), where="form"),
+    Param(
+        "action",
+        str,
+        "choose",
+        "choose (winner over loser), neither (both rank lower) or skip (can't tell: both marked seen)",
+        choices=("choose", "neither", "skip"),
+        where="form",
+    ),
 ]
 
 
@@ -241,12 +298,20 @@ def triage(request: Request) -> Response:
     pair = _pair(request, r, a["venue"], a["year"])
     counts = _counts(request, r)
     if wants_json(request):
-        return json_response({"reader": r.name, **counts,
-                              "pair": [_paper_json(p) for p in pair] if pair else None})
+        return json_response({"reader": r.name, **counts, "pair": [_paper_json(p) for p in pair] if pair else None})
     top = _preview(request, r)
     liked, disliked = _judgements(request, r, [h.paper.id for h in top])
-    return render(request, "triage.html", a=a, pair=pair, counts=counts, hits=top, liked=liked,
-                  disliked=disliked, shared=_shared_reason(top))
+    return render(
+        request,
+        "triage.html",
+        a=a,
+        pair=pair,
+        counts=counts,
+        hits=top,
+        liked=liked,
+        disliked=disliked,
+        shared=_shared_reason(top),
+    )
 
 
 async def triage_choose(request: Request) -> Response:
@@ -263,18 +328,26 @@ async def triage_choose(request: Request) -> Response:
     counts = _counts(request, r)
     if wants_json(request):
         pair = _pair(request, r, None, None)
-        return json_response({"reader": r.name, "action": action, **counts,
-                              "next": [_paper_json(p) for p in pair] if pair else None})
+        return json_response(
+            {"reader": r.name, "action": action, **counts, "next": [_paper_json(p) for p in pair] if pair else None}
+        )
     return done(request, {}, "/triage")
 
 
 # -- reading groups ----------------------------------------------------------------------------
 GROUP_PARAMS = [
-    Param("readers", str, None, "the members, comma-separated (default: the signed-in reader alone); only a "
-          "member may ask, except the local owner", max_length=2000),
+    Param(
+        "readers",
+        str,
+        None,
+        "the members, comma-separated (default: the signed-in reader alone); only a "
+        "member may ask, except the local owner",
+        max_length=2000,
+    ),
     Param("n", int, 10, "length of the list", minimum=1, maximum=50),
-    Param("method", str, "nash", "nash (fair: Nash welfare of Borda scores) or sum (sum of scores)",
-          choices=GROUP_METHODS),
+    Param(
+        "method", str, "nash", "nash (fair: Nash welfare of Borda scores) or sum (sum of scores)", choices=GROUP_METHODS
+    ),
     Param("venue", str, None, "only this venue", max_length=200),
     Param("year", int, None, "only this year"),
 ]
@@ -294,11 +367,17 @@ def _group_viewer(request: Request, members: list[str]) -> None:
         return
     r = signed_in_reader(request)
     if r is None:
-        raise HTTPError(401, gettext("sign in first: a group list is shown to its members"),
-                        gettext("sign in on /signin, then make a list of yourself and the others"))
+        raise HTTPError(
+            401,
+            gettext("sign in first: a group list is shown to its members"),
+            gettext("sign in on /signin, then make a list of yourself and the others"),
+        )
     if r.name not in members:
-        raise HTTPError(403, gettext("a group list is shown to its members only"),
-                        gettext("add yourself: readers={name},...", name=r.name))
+        raise HTTPError(
+            403,
+            gettext("a group list is shown to its members only"),
+            gettext("add yourself: readers={name},...", name=r.name),
+        )
 
 
 def _group_choices(request: Request) -> list[str]:
@@ -329,9 +408,16 @@ def group(request: Request) -> Response:
             error = e
     if wants_json(request):
         assert result is not None
-        return json_response({"readers": members, "n": a["n"], "method": result["method"],
-                              "members": result["members"], "compare": result["compare"],
-                              "papers": [hit_json(h) for h in result["papers"]]})
+        return json_response(
+            {
+                "readers": members,
+                "n": a["n"],
+                "method": result["method"],
+                "members": result["members"],
+                "compare": result["compare"],
+                "papers": [hit_json(h) for h in result["papers"]],
+            }
+        )
     other = "sum" if a["method"] == "nash" else "nash"
     summary = None
     if result:
@@ -341,9 +427,20 @@ def group(request: Request) -> Response:
             m["other"] = t
     r = _viewer(request)
     liked, disliked = _judgements(request, r, [h.paper.id for h in result["papers"]] if result else [])
-    return render(request, "group.html", a=a, members=members, result=result, error=error, other=other,
-                  hits=result["papers"] if result else [],
-                  summary=summary, all_readers=_group_choices(request), liked=liked, disliked=disliked)
+    return render(
+        request,
+        "group.html",
+        a=a,
+        members=members,
+        result=result,
+        error=error,
+        other=other,
+        hits=result["papers"] if result else [],
+        summary=summary,
+        all_readers=_group_choices(request),
+        liked=liked,
+        disliked=disliked,
+    )
 
 
 def _summary(stats: list[dict[str, Any]]) -> dict[str, float]:
@@ -353,11 +450,22 @@ def _summary(stats: list[dict[str, Any]]) -> dict[str, float]:
 
 # -- digest, feeds, saved searches ---------------------------------------------------------------
 DIGEST_PARAMS = [
-    Param("since", str, None, "only papers added to the library on or after this date (YYYY-MM-DD)", max_length=40,
-          format="date"),
+    Param(
+        "since",
+        str,
+        None,
+        "only papers added to the library on or after this date (YYYY-MM-DD)",
+        max_length=40,
+        format="date",
+    ),
     Param("limit", int, 20, "how many papers", minimum=1, maximum=100),
-    Param("format", str, None, "markdown, html or atom: the digest as a file instead of this page",
-          choices=("markdown", "html", "atom")),
+    Param(
+        "format",
+        str,
+        None,
+        "markdown, html or atom: the digest as a file instead of this page",
+        choices=("markdown", "html", "atom"),
+    ),
 ]
 DIGEST_FILES = {"markdown": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8", "atom": ATOM}
 
@@ -375,22 +483,43 @@ def digest(request: Request) -> Response:
     L = lib(request)
     feed = _feed_url(request, r)
     if a["format"]:
-        body = L.recommend.digest(r, since, a["limit"], a["format"],
-                        link=str(request.base_url).rstrip("/") + (feed or "/digest"))
+        body = L.recommend.digest(
+            r, since, a["limit"], a["format"], link=str(request.base_url).rstrip("/") + (feed or "/digest")
+        )
         ext = "md" if a["format"] == "markdown" else a["format"]
-        return Response(body, media_type=DIGEST_FILES[a["format"]],
-                        headers={"content-disposition": f'inline; filename="digest.{ext}"'})
+        return Response(
+            body,
+            media_type=DIGEST_FILES[a["format"]],
+            headers={"content-disposition": f'inline; filename="digest.{ext}"'},
+        )
     hits = L.recommend.for_reader(r, a["limit"], since=since)
     searches = _searches(request, r)
     if wants_json(request):
-        return json_response({"reader": r.name, "since": since, "feed": feed, "count": len(hits),
-                              "hits": [hit_json(h) for h in hits], "saved_searches": searches})
-    return render(request, "digest.html", a=a, since=since, hits=hits, feed=feed, searches=searches,
-                  shared=_shared_reason(hits), liked=set(), disliked=set())
+        return json_response(
+            {
+                "reader": r.name,
+                "since": since,
+                "feed": feed,
+                "count": len(hits),
+                "hits": [hit_json(h) for h in hits],
+                "saved_searches": searches,
+            }
+        )
+    return render(
+        request,
+        "digest.html",
+        a=a,
+        since=since,
+        hits=hits,
+        feed=feed,
+        searches=searches,
+        shared=_shared_reason(hits),
+        liked=set(),
+        disliked=set(),
+    )
 
 
-SEEN_PARAMS = [Param("ids", str, None, "paper ids, comma-separated", required=True, max_length=60000,
-                     where="form")]
+SEEN_PARAMS = [Param("ids", str, None, "paper ids, comma-separated", required=True, max_length=60000, where="form")]
 
 
 async def mark_seen(request: Request) -> Response:
@@ -405,8 +534,7 @@ async def mark_seen(request: Request) -> Response:
 
 FEED_PARAMS = [
     Param("limit", int, 20, "how many entries", minimum=1, maximum=100),
-    Param("key", str, None, "the feed's key, as in the URL the Digest page gives (feeds are private)",
-          max_length=64),
+    Param("key", str, None, "the feed's key, as in the URL the Digest page gives (feeds are private)", max_length=64),
 ]
 NO_FEED = N_("copy the feed's URL, key included, from the reader's Digest page")
 
@@ -435,8 +563,9 @@ def search_feed(request: Request) -> Response:
 SAVE_PARAMS = [
     Param("q", str, None, "the query", required=True, max_length=1000, where="form"),
     Param("name", str, None, "a name (default: the query and its filters)", max_length=200, where="form"),
-    Param("mode", str, "hybrid", "keyword, semantic or hybrid", choices=("keyword", "semantic", "hybrid"),
-          where="form"),
+    Param(
+        "mode", str, "hybrid", "keyword, semantic or hybrid", choices=("keyword", "semantic", "hybrid"), where="form"
+    ),
     Param("venue", str, None, "only this venue", max_length=200, where="form"),
     Param("year", int, None, "only this year", where="form"),
     Param("status", str, None, "only this status", max_length=100, where="form"),
@@ -447,8 +576,10 @@ async def save_search(request: Request) -> Response:
     data = await check_write(request)
     a = {p.name: p.parse((data.get(p.name) or "").strip()) for p in SAVE_PARAMS}
     params = {k: a[k] for k in ("mode", "venue", "year", "status") if a[k] is not None}
-    name = a["name"] or " · ".join([a["q"], *(str(params[k]) for k in ("venue", "year", "status") if k in params)]
-                                   + ([params["mode"]] if params.get("mode") != "hybrid" else []))
+    name = a["name"] or " · ".join(
+        [a["q"], *(str(params[k]) for k in ("venue", "year", "status") if k in params)]
+        + ([params["mode"]] if params.get("mode") != "hybrid" else [])
+    )
     r = _writer(request)
     sid = lib(request).readers.save_search(r, name, a["q"], params)  # the same search again keeps its id
     out = {"id": sid, "name": name, "query": a["q"], "params": params, "feed": _search_feed_url(request, r, sid)}
@@ -465,60 +596,193 @@ async def delete_search(request: Request) -> Response:
 
 
 # -- routes --------------------------------------------------------------------------------------
-RECS_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
-    "reader": {"type": "string"}, "method": {"type": "string"}, "has_more": {"type": "boolean"},
-    "likes": {"type": "integer"}, "dislikes": {"type": "integer"}, "choices": {"type": "integer"},
-    "hits": {"type": "array", "items": {**HIT_SCHEMA, "properties": {
-        **HIT_SCHEMA["properties"], "reason": {"type": "string", "description": "why it is recommended"}}}}}}
-PROFILE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
-    "reader": {"type": "string"}, "preferences": {"type": "string"},
-    "interests": {"type": "array", "items": {"type": "object", "properties": {
-        "id": {"type": "string"}, "label": {"type": "string"}, "phrases": {"type": "array"},
-        "added": {"type": "array"}, "muted": {"type": "array"}, "removed": {"type": "boolean"},
-        "papers": {"type": "integer"}, "examples": {"type": "array"}}}},
-    "likes": {"type": "integer"}, "dislikes": {"type": "integer"}, "choices": {"type": "integer"}}}
+RECS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "reader": {"type": "string"},
+        "method": {"type": "string"},
+        "has_more": {"type": "boolean"},
+        "likes": {"type": "integer"},
+        "dislikes": {"type": "integer"},
+        "choices": {"type": "integer"},
+        "hits": {
+            "type": "array",
+            "items": {
+                **HIT_SCHEMA,
+                "properties": {
+                    **HIT_SCHEMA["properties"],
+                    "reason": {"type": "string", "description": "why it is recommended"},
+                },
+            },
+        },
+    },
+}
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "reader": {"type": "string"},
+        "preferences": {"type": "string"},
+        "interests": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "label": {"type": "string"},
+                    "phrases": {"type": "array"},
+                    "added": {"type": "array"},
+                    "muted": {"type": "array"},
+                    "removed": {"type": "boolean"},
+                    "papers": {"type": "integer"},
+                    "examples": {"type": "array"},
+                },
+            },
+        },
+        "likes": {"type": "integer"},
+        "dislikes": {"type": "integer"},
+        "choices": {"type": "integer"},
+    },
+}
 
 ENDPOINTS = [
-    Endpoint("/foryou", foryou, params=FORYOU_PARAMS, json_twin=True, tags=["recommend"], response=RECS_SCHEMA,
-             summary="The current reader's recommendations, each with why (liked papers, matched phrases)."),
-    Endpoint("/paper/{paper_id:path}/dismiss", dismiss, methods=("POST",), params=DISMISS_PARAMS, writes=True,
-             tags=["recommend"], summary='Mark a paper "not interested" (or undo): fewer papers like it.'),
-    Endpoint("/profile", profile, json_twin=True, tags=["recommend"], response=PROFILE_SCHEMA,
-             summary="The reader's profile: interests as labelled key phrases with example papers."),
-    Endpoint("/profile/edit", edit_profile, methods=("POST",), params=EDIT_PARAMS, writes=True, tags=["recommend"],
-             # one edit at least: a field that is not blank, or `preferences` (blank clears them)
-             body_rules={"anyOf": [*({"required": [k], "properties": {k: {"pattern": r"\S"}}}
-                                     for k in EDITS if k != "preferences"), {"required": ["preferences"]}],
-                         # a phrase to remove and a new label name the interest they apply to
-                         "allOf": [{"if": {"required": [k], "properties": {k: {"pattern": r"\S"}}},
-                                    "then": {"required": ["interest"], "properties": {"interest": {"pattern": r"\S"}}}}
-                                   for k in ("remove_phrase", "rename")]},
-             summary="Edit the profile (remove / restore an interest, add / remove a phrase, rename, "
-                     "free-text preferences); answers the new profile and the re-ranked top recommendations."),
-    Endpoint("/triage", triage, params=TRIAGE_PARAMS, json_twin=True, tags=["recommend"],
-             response={"type": "object", "properties": {
-                 "reader": {"type": "string"}, "choices": {"type": "integer"},
-                 "pair": {"type": ["array", "null"], "items": PAPER_SCHEMA, "description": "[A, B] or null"}}},
-             summary='The next "A or B?" pair, chosen to be informative (a dueling-bandit strategy).'),
-    Endpoint("/triage", triage_choose, methods=("POST",), params=CHOOSE_PARAMS, writes=True, tags=["recommend"],
-             summary="Answer a triage pair: winner over loser, neither (both rank lower), or skip (both marked seen)."),
-    Endpoint("/group", group, params=GROUP_PARAMS, json_twin=True, tags=["recommend"],
-             summary="A reading-group list fair to every member (Nash welfare), each member's share, "
-                     "and the same numbers for the sum-of-scores list."),
-    Endpoint("/digest", digest, params=DIGEST_PARAMS, json_twin=True, tags=["recommend"],
-             media=("application/json", "text/markdown", "text/html", "application/atom+xml"),
-             summary="Recommended papers the reader has not seen or judged; also as Markdown, HTML or Atom."),
-    Endpoint("/digest/seen", mark_seen, methods=("POST",), params=SEEN_PARAMS, writes=True, tags=["recommend"],
-             summary="Mark papers as seen (they leave the digest and the feeds)."),
-    Endpoint("/feeds/reader/{name:path}.atom", reader_feed, params=FEED_PARAMS, api_only=True, tags=["feeds"],
-             media=("application/atom+xml",),
-             response={"type": "string"}, summary="Atom feed of a reader's unseen, unjudged recommendations."),
-    Endpoint("/feeds/search/{search_id:int}.atom", search_feed, params=FEED_PARAMS, api_only=True,
-             media=("application/atom+xml",),
-             tags=["feeds"], response={"type": "string"},
-             summary="Atom feed of a saved search's results that its reader has not seen or judged."),
-    Endpoint("/searches", save_search, methods=("POST",), params=SAVE_PARAMS, writes=True, tags=["feeds"],
-             summary="Save a search for the current reader; answers its Atom feed address."),
-    Endpoint("/searches/{search_id:int}/delete", delete_search, methods=("POST",), writes=True, tags=["feeds"],
-             summary="Delete one of the current reader's saved searches."),
+    Endpoint(
+        "/foryou",
+        foryou,
+        params=FORYOU_PARAMS,
+        json_twin=True,
+        tags=["recommend"],
+        response=RECS_SCHEMA,
+        summary="The current reader's recommendations, each with why (liked papers, matched phrases).",
+    ),
+    Endpoint(
+        "/paper/{paper_id:path}/dismiss",
+        dismiss,
+        methods=("POST",),
+        params=DISMISS_PARAMS,
+        writes=True,
+        tags=["recommend"],
+        summary='Mark a paper "not interested" (or undo): fewer papers like it.',
+    ),
+    Endpoint(
+        "/profile",
+        profile,
+        json_twin=True,
+        tags=["recommend"],
+        response=PROFILE_SCHEMA,
+        summary="The reader's profile: interests as labelled key phrases with example papers.",
+    ),
+    Endpoint(
+        "/profile/edit",
+        edit_profile,
+        methods=("POST",),
+        params=EDIT_PARAMS,
+        writes=True,
+        tags=["recommend"],
+        # one edit at least: a field that is not blank, or `preferences` (blank clears them)
+        body_rules={
+            "anyOf": [
+                *({"required": [k], "properties": {k: {"pattern": r"\S"}}} for k in EDITS if k != "preferences"),
+                {"required": ["preferences"]},
+            ],
+            # a phrase to remove and a new label name the interest they apply to
+            "allOf": [
+                {
+                    "if": {"required": [k], "properties": {k: {"pattern": r"\S"}}},
+                    "then": {"required": ["interest"], "properties": {"interest": {"pattern": r"\S"}}},
+                }
+                for k in ("remove_phrase", "rename")
+            ],
+        },
+        summary="Edit the profile (remove / restore an interest, add / remove a phrase, rename, "
+        "free-text preferences); answers the new profile and the re-ranked top recommendations.",
+    ),
+    Endpoint(
+        "/triage",
+        triage,
+        params=TRIAGE_PARAMS,
+        json_twin=True,
+        tags=["recommend"],
+        response={
+            "type": "object",
+            "properties": {
+                "reader": {"type": "string"},
+                "choices": {"type": "integer"},
+                "pair": {"type": ["array", "null"], "items": PAPER_SCHEMA, "description": "[A, B] or null"},
+            },
+        },
+        summary='The next "A or B?" pair, chosen to be informative (a dueling-bandit strategy).',
+    ),
+    Endpoint(
+        "/triage",
+        triage_choose,
+        methods=("POST",),
+        params=CHOOSE_PARAMS,
+        writes=True,
+        tags=["recommend"],
+        summary="Answer a triage pair: winner over loser, neither (both rank lower), or skip (both marked seen).",
+    ),
+    Endpoint(
+        "/group",
+        group,
+        params=GROUP_PARAMS,
+        json_twin=True,
+        tags=["recommend"],
+        summary="A reading-group list fair to every member (Nash welfare), each member's share, "
+        "and the same numbers for the sum-of-scores list.",
+    ),
+    Endpoint(
+        "/digest",
+        digest,
+        params=DIGEST_PARAMS,
+        json_twin=True,
+        tags=["recommend"],
+        media=("application/json", "text/markdown", "text/html", "application/atom+xml"),
+        summary="Recommended papers the reader has not seen or judged; also as Markdown, HTML or Atom.",
+    ),
+    Endpoint(
+        "/digest/seen",
+        mark_seen,
+        methods=("POST",),
+        params=SEEN_PARAMS,
+        writes=True,
+        tags=["recommend"],
+        summary="Mark papers as seen (they leave the digest and the feeds).",
+    ),
+    Endpoint(
+        "/feeds/reader/{name:path}.atom",
+        reader_feed,
+        params=FEED_PARAMS,
+        api_only=True,
+        tags=["feeds"],
+        media=("application/atom+xml",),
+        response={"type": "string"},
+        summary="Atom feed of a reader's unseen, unjudged recommendations.",
+    ),
+    Endpoint(
+        "/feeds/search/{search_id:int}.atom",
+        search_feed,
+        params=FEED_PARAMS,
+        api_only=True,
+        media=("application/atom+xml",),
+        tags=["feeds"],
+        response={"type": "string"},
+        summary="Atom feed of a saved search's results that its reader has not seen or judged.",
+    ),
+    Endpoint(
+        "/searches",
+        save_search,
+        methods=("POST",),
+        params=SAVE_PARAMS,
+        writes=True,
+        tags=["feeds"],
+        summary="Save a search for the current reader; answers its Atom feed address.",
+    ),
+    Endpoint(
+        "/searches/{search_id:int}/delete",
+        delete_search,
+        methods=("POST",),
+        writes=True,
+        tags=["feeds"],
+        summary="Delete one of the current reader's saved searches.",
+    ),
 ]

@@ -26,27 +26,62 @@ TZ = Param("tz", str, None, "show times in this IANA timezone (default: the conf
 DAY = Param("day", str, None, "only this local date, YYYY-MM-DD", max_length=10)
 PROGRAMME_PARAMS = [
     Param("feed", str, None, "only this programme, e.g. 'neurips 2025'", max_length=100),
-    DAY, Param("type", str, None, "only sessions of this type", choices=TYPES), TZ,
+    DAY,
+    Param("type", str, None, "only sessions of this type", choices=TYPES),
+    TZ,
 ]
 WALK_PARAMS = [
     Param("minutes", int, 90, "the time you have for the session", minimum=1, maximum=1440),
     Param("per_poster", int, 5, "minutes at each poster", minimum=1, maximum=240),
     Param("walk", int, 1, "minutes to walk past 100 poster numbers", minimum=0, maximum=120),
-    Param("done", str, "", "comma-separated papers already visited (the walk continues from the last)",
-          max_length=4000),
+    Param(
+        "done", str, "", "comma-separated papers already visited (the walk continues from the last)", max_length=4000
+    ),
     Param("skip", str, "", "comma-separated papers to leave out", max_length=4000),
 ]
-AGENDA_PARAMS = [DAY, TZ, Param("session", str, None, "only this session (its id)", max_length=200),
-                 Param("recommended", int, 20, "strongest recommendations added to the liked and tagged papers",
-                       minimum=0, maximum=200)]
+AGENDA_PARAMS = [
+    DAY,
+    TZ,
+    Param("session", str, None, "only this session (its id)", max_length=200),
+    Param(
+        "recommended", int, 20, "strongest recommendations added to the liked and tagged papers", minimum=0, maximum=200
+    ),
+]
 ICS_PARAMS = [Param("key", str, None, "the calendar's key, as in the URL the Agenda page gives", max_length=64)]
 
-EVENT_SCHEMA = {"type": "object", "properties": {k: {"type": "string"} for k in (
-    "session", "start", "end", "timezone", "room", "poster_position", "type", "event_id", "session_id", "feed", "url")}}
-SESSION_SCHEMA = {"type": "object", "properties": {
-    "session_id": {"type": "string"}, "session": {"type": "string"}, "feed": {"type": "string"},
-    "type": {"type": "string"}, "start": {"type": "string"}, "end": {"type": "string"}, "day": {"type": "string"},
-    "rooms": {"type": "array", "items": {"type": "string"}}, "events": {"type": "integer"}}}
+EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        k: {"type": "string"}
+        for k in (
+            "session",
+            "start",
+            "end",
+            "timezone",
+            "room",
+            "poster_position",
+            "type",
+            "event_id",
+            "session_id",
+            "feed",
+            "url",
+        )
+    },
+}
+SESSION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "session_id": {"type": "string"},
+        "session": {"type": "string"},
+        "feed": {"type": "string"},
+        "type": {"type": "string"},
+        "start": {"type": "string"},
+        "end": {"type": "string"},
+        "day": {"type": "string"},
+        "rooms": {"type": "array", "items": {"type": "string"}},
+        "events": {"type": "integer"},
+    },
+}
 
 
 def _ids(text: str) -> list[str]:
@@ -64,10 +99,12 @@ def programme_page(request: Request) -> Response:
     a = query(request, PROGRAMME_PARAMS)
     sessions = lib(request).programme.sessions(a["feed"], a["day"], a["type"], a["tz"])
     if wants_json(request):
-        return json_response({"sessions": [s.to_dict() for s in sessions],
-                              "days": sorted({s.day for s in sessions if s.day})})
-    return render(request, "programme.html", days=_days(sessions), a=a, feeds=lib(request).programme.feeds(),
-                  types=TYPES)
+        return json_response(
+            {"sessions": [s.to_dict() for s in sessions], "days": sorted({s.day for s in sessions if s.day})}
+        )
+    return render(
+        request, "programme.html", days=_days(sessions), a=a, feeds=lib(request).programme.feeds(), types=TYPES
+    )
 
 
 def session_page(request: Request) -> Response:
@@ -81,18 +118,37 @@ def session_page(request: Request) -> Response:
     if r is not None:
         interest = L.programme.interest(r.name, [e.paper_id for e in events if e.paper_id])
         if any(must for _, must in interest.values()) or any(v > 0 for v, _ in interest.values()):
-            walk = L.programme.walk(sid, r.name, a["minutes"], a["per_poster"], a["walk"], _ids(a["done"]),
-                                    _ids(a["skip"]))
+            walk = L.programme.walk(
+                sid, r.name, a["minutes"], a["per_poster"], a["walk"], _ids(a["done"]), _ids(a["skip"])
+            )
     rows = []
     for e in events:
         v, must = interest.get(e.paper_id, (0.0, False))
-        rows.append({**e.to_dict(), "paper_id": e.paper_id, "title": e.name, "liked": must,
-                     "recommended": (not must) and v >= 0.5, "interest": round(v, 4)})
+        rows.append(
+            {
+                **e.to_dict(),
+                "paper_id": e.paper_id,
+                "title": e.name,
+                "liked": must,
+                "recommended": (not must) and v >= 0.5,
+                "interest": round(v, 4),
+            }
+        )
     if wants_json(request):
         return json_response({**info.to_dict(), "events": rows, "walk": walk.to_dict() if walk else None})
     stops = {s.poster.paper_id: k for k, s in enumerate(walk.stops, start=1)} if walk else {}
-    return render(request, "session.html", info=info, rows=rows, walk=walk, stops=stops, a=a,
-                  done=_ids(a["done"]), skipped=_ids(a["skip"]), signed=r is not None)
+    return render(
+        request,
+        "session.html",
+        info=info,
+        rows=rows,
+        walk=walk,
+        stops=stops,
+        a=a,
+        done=_ids(a["done"]),
+        skipped=_ids(a["skip"]),
+        signed=r is not None,
+    )
 
 
 def agenda_page(request: Request) -> Response:
@@ -101,8 +157,10 @@ def agenda_page(request: Request) -> Response:
     r = current_reader(request)
     if r is None:
         if wants_json(request):
-            raise NotFound(gettext("no reader: sign in to see your agenda"),
-                           gettext("sign in on /signin; scripts send `Authorization: Bearer TOKEN`"))
+            raise NotFound(
+                gettext("no reader: sign in to see your agenda"),
+                gettext("sign in on /signin; scripts send `Authorization: Bearer TOKEN`"),
+            )
         return render(request, "agenda.html", agenda=None, a=a, ics_url="", people=[])
     agenda = L.programme.agenda(r.name, a["tz"], a["day"], a["session"], recommended=a["recommended"])
     key = auth.feed_key(L, "agenda", r)
@@ -123,11 +181,16 @@ def agenda_ics(request: Request) -> Response:
     r = L.readers.find(name)  # a calendar URL never creates a reader
     # one answer for "no such reader" and "wrong key": the URL reveals nothing without its key
     if r is None or not auth.check_feed_key(L, "agenda", r, a["key"] or ""):
-        raise NotFound(gettext("no calendar for reader {name!r} with this key", name=name),
-                       gettext("copy the calendar's URL, key included, from the reader's Agenda page"))
+        raise NotFound(
+            gettext("no calendar for reader {name!r} with this key", name=name),
+            gettext("copy the calendar's URL, key included, from the reader's Agenda page"),
+        )
     site = f"{request.url.scheme}://{request.url.netloc}"
-    return Response(L.programme.ics(r.name, base_url=site), media_type="text/calendar; charset=utf-8",
-                    headers={"cache-control": "no-cache"})
+    return Response(
+        L.programme.ics(r.name, base_url=site),
+        media_type="text/calendar; charset=utf-8",
+        headers={"cache-control": "no-cache"},
+    )
 
 
 def service_worker(request: Request) -> Response:
@@ -137,27 +200,71 @@ def service_worker(request: Request) -> Response:
 
 
 ENDPOINTS = [
-    Endpoint("/programme", programme_page, params=PROGRAMME_PARAMS, json_twin=True, tags=["programme"],
-             summary="The conference programme: its sessions, day by day.",
-             response={"type": "object", "properties": {"sessions": {"type": "array", "items": SESSION_SCHEMA},
-                                                        "days": {"type": "array", "items": {"type": "string"}}}}),
-    Endpoint("/session/{session_id}", session_page, params=WALK_PARAMS, json_twin=True, tags=["programme"],
-             summary="One session's papers in poster-number order, your likes and recommendations marked, and a "
-                     "planned walk for your time.",
-             response={"type": "object", "properties": {**SESSION_SCHEMA["properties"],
-                                                        "events": {"type": "array", "items": EVENT_SCHEMA},
-                                                        "walk": {"type": ["object", "null"]}}}),
-    Endpoint("/agenda", agenda_page, params=AGENDA_PARAMS, json_twin=True, tags=["programme"],
-             summary="Your agenda: liked, tagged and recommended papers by day, session and poster number, "
-                     "with the clashes.",
-             response={"type": "object", "properties": {"reader": {"type": "string"},
-                                                        "sessions": {"type": "array"}, "clashes": {"type": "array"},
-                                                        "unscheduled": {"type": "array"},
-                                                        "ics_url": {"type": "string"}}}),
-    Endpoint("/feeds/agenda/{name:path}.ics", agenda_ics, params=ICS_PARAMS, api_only=True, tags=["programme"],
-             summary="A reader's agenda as an iCalendar subscription (the key comes from the Agenda page).",
-             media=("text/calendar",)),
-    Endpoint("/programme-sw.js", service_worker, tags=["programme"],
-             summary="The service worker that keeps opened programme pages readable offline.",
-             media=("text/javascript",)),
+    Endpoint(
+        "/programme",
+        programme_page,
+        params=PROGRAMME_PARAMS,
+        json_twin=True,
+        tags=["programme"],
+        summary="The conference programme: its sessions, day by day.",
+        response={
+            "type": "object",
+            "properties": {
+                "sessions": {"type": "array", "items": SESSION_SCHEMA},
+                "days": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    ),
+    Endpoint(
+        "/session/{session_id}",
+        session_page,
+        params=WALK_PARAMS,
+        json_twin=True,
+        tags=["programme"],
+        summary="One session's papers in poster-number order, your likes and recommendations marked, and a "
+        "planned walk for your time.",
+        response={
+            "type": "object",
+            "properties": {
+                **SESSION_SCHEMA["properties"],
+                "events": {"type": "array", "items": EVENT_SCHEMA},
+                "walk": {"type": ["object", "null"]},
+            },
+        },
+    ),
+    Endpoint(
+        "/agenda",
+        agenda_page,
+        params=AGENDA_PARAMS,
+        json_twin=True,
+        tags=["programme"],
+        summary="Your agenda: liked, tagged and recommended papers by day, session and poster number, "
+        "with the clashes.",
+        response={
+            "type": "object",
+            "properties": {
+                "reader": {"type": "string"},
+                "sessions": {"type": "array"},
+                "clashes": {"type": "array"},
+                "unscheduled": {"type": "array"},
+                "ics_url": {"type": "string"},
+            },
+        },
+    ),
+    Endpoint(
+        "/feeds/agenda/{name:path}.ics",
+        agenda_ics,
+        params=ICS_PARAMS,
+        api_only=True,
+        tags=["programme"],
+        summary="A reader's agenda as an iCalendar subscription (the key comes from the Agenda page).",
+        media=("text/calendar",),
+    ),
+    Endpoint(
+        "/programme-sw.js",
+        service_worker,
+        tags=["programme"],
+        summary="The service worker that keeps opened programme pages readable offline.",
+        media=("text/javascript",),
+    ),
 ]

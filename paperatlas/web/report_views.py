@@ -33,11 +33,18 @@ NAV = [(N_("Report"), "/report")]
 
 REPORT_PARAMS = [
     Param("venue", str, None, "the venue (case-insensitive); without it, every venue of the library", max_length=200),
-    Param("year", str, None, "a year, a range or a list: 2023, 2019-2025, 2021,2023 (several years add trends)",
-          max_length=100),
+    Param(
+        "year",
+        str,
+        None,
+        "a year, a range or a list: 2023, 2019-2025, 2021,2023 (several years add trends)",
+        max_length=100,
+    ),
 ]
-EXPORT_PARAMS = [*REPORT_PARAMS, Param("format", str, "html", "html (one offline file) or markdown",
-                                       choices=("html", "markdown"))]
+EXPORT_PARAMS = [
+    *REPORT_PARAMS,
+    Param("format", str, "html", "html (one offline file) or markdown", choices=("html", "markdown")),
+]
 
 
 def _report(request: Request, venue: str | None, year: str | None) -> ConferenceReport:
@@ -48,8 +55,13 @@ def _report(request: Request, venue: str | None, year: str | None) -> Conference
     except PaperatlasError as e:
         raise HTTPError(400, e.message, e.fix) from None
     try:
-        key = ("report", venue and venue.lower(), tuple(years), tuple(library.store.data_version()),
-               (library.store.topics.topics_meta() or {}).get("built_at"))
+        key = (
+            "report",
+            venue and venue.lower(),
+            tuple(years),
+            tuple(library.store.data_version()),
+            (library.store.topics.topics_meta() or {}).get("built_at"),
+        )
         cache = web(request).cache
         if cache.get("report_key") != key:
             cache["report"] = library.report.build(venue, years)
@@ -81,8 +93,15 @@ def report_page(request: Request) -> Response:
     i18n.set_language(lang)
     body = body_html(rep, lang, paper_href=paper_url, author_href=author_url, v=web(request).asset_version)
     qs = request.url.query
-    return render(request, "report.html", a=a, body=body, title=heading(rep), venues=_venues(request),
-                  export_qs=("?" + qs + "&") if qs else "?")
+    return render(
+        request,
+        "report.html",
+        a=a,
+        body=body,
+        title=heading(rep),
+        venues=_venues(request),
+        export_qs=("?" + qs + "&") if qs else "?",
+    )
 
 
 def report_export(request: Request) -> Response:
@@ -94,9 +113,16 @@ def report_export(request: Request) -> Response:
             text, ctype, ext = render_markdown(rep, lang), "text/markdown; charset=utf-8", "md"
         else:
             text, ctype, ext = render_html(rep, lang), "text/html; charset=utf-8", "html"
-    name = "-".join(str(x) for x in ("report", rep.scope.get("venue") or "library",
-                                     *(rep.scope.get("years_present") or [])[:1], *(rep.scope.get("years_present") or [])[-1:])
-                    if x).replace(" ", "_")
+    name = "-".join(
+        str(x)
+        for x in (
+            "report",
+            rep.scope.get("venue") or "library",
+            *(rep.scope.get("years_present") or [])[:1],
+            *(rep.scope.get("years_present") or [])[-1:],
+        )
+        if x
+    ).replace(" ", "_")
     return Response(text, media_type=ctype, headers={"content-disposition": f'attachment; filename="{name}.{ext}"'})
 
 
@@ -114,27 +140,60 @@ REPORT_RESPONSE: dict[str, Any] = {
     "type": "object",
     "description": "The figures of `paperatlas report --json`: every count carries the ids of its papers.",
     "properties": {
-        "scope": {"type": "object"}, "papers": {"type": "integer"}, "placed": {"type": "integer"},
-        "types": {"type": "object"}, "type_ids": {"type": "object"},
-        "themes": {"type": "array", "items": {"type": "object", "properties": {
-            "topic": {"type": "integer"}, "label": {"type": "string"}, "papers": {"type": "integer"},
-            "share": {"type": "number"}, "ids": {"type": "array", "items": {"type": "string"}},
-            "types": {"type": "object"}}}},
+        "scope": {"type": "object"},
+        "papers": {"type": "integer"},
+        "placed": {"type": "integer"},
+        "types": {"type": "object"},
+        "type_ids": {"type": "object"},
+        "themes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "topic": {"type": "integer"},
+                    "label": {"type": "string"},
+                    "papers": {"type": "integer"},
+                    "share": {"type": "number"},
+                    "ids": {"type": "array", "items": {"type": "string"}},
+                    "types": {"type": "object"},
+                },
+            },
+        },
         "institutions": {"type": "array", "items": {"type": "object"}},
         "countries": {"type": "array", "items": {"type": "object"}},
-        "collaboration": {"type": "object"}, "authors": {"type": "array", "items": {"type": "object"}},
+        "collaboration": {"type": "object"},
+        "authors": {"type": "array", "items": {"type": "object"}},
         "reviews": {"type": "object"},
         "trends": {"type": "object", "description": "only over two years or more"},
-        "notes": {"type": "array", "items": {"type": "string"}}, "titles": {"type": "object"},
+        "notes": {"type": "array", "items": {"type": "string"}},
+        "titles": {"type": "object"},
     },
 }
 
 ENDPOINTS = [
-    Endpoint("/report/export", report_export, params=EXPORT_PARAMS, tags=["report"], media=("text/html", "text/markdown"),
-             summary="The report as one offline HTML file (loads nothing from the network) or Markdown."),
-    Endpoint("/report/{name}", report_asset, tags=["report"], summary="The report page's stylesheet and script.",
-             params=[Param("name", str, None, "report.css or report.js", where="path")], media=("text/css",)),
-    Endpoint("/report", report_page, params=REPORT_PARAMS, json_twin=True, tags=["report"],
-             summary="A conference at a glance: themes, trends over years, institutions, countries, reviews.",
-             response=REPORT_RESPONSE),
+    Endpoint(
+        "/report/export",
+        report_export,
+        params=EXPORT_PARAMS,
+        tags=["report"],
+        media=("text/html", "text/markdown"),
+        summary="The report as one offline HTML file (loads nothing from the network) or Markdown.",
+    ),
+    Endpoint(
+        "/report/{name}",
+        report_asset,
+        tags=["report"],
+        summary="The report page's stylesheet and script.",
+        params=[Param("name", str, None, "report.css or report.js", where="path")],
+        media=("text/css",),
+    ),
+    Endpoint(
+        "/report",
+        report_page,
+        params=REPORT_PARAMS,
+        json_twin=True,
+        tags=["report"],
+        summary="A conference at a glance: themes, trends over years, institutions, countries, reviews.",
+        response=REPORT_RESPONSE,
+    ),
 ]

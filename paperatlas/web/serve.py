@@ -43,9 +43,14 @@ def app_from_env() -> Any:
     hosts = [h for h in os.environ.get("PAPERATLAS_SERVE_HOSTS", "").split(",") if h]
     # the last connection's close removes the -wal/-shm files beside the library (read-only or not)
     atexit.register(library.close)
-    app = create_app(library, read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1", inline=True,
-                     allowed_hosts=hosts, owner_signin=os.environ.get("PAPERATLAS_SERVE_OWNER") == "1",
-                     signups=os.environ.get("PAPERATLAS_SERVE_SIGNUPS") == "1")
+    app = create_app(
+        library,
+        read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1",
+        inline=True,
+        allowed_hosts=hosts,
+        owner_signin=os.environ.get("PAPERATLAS_SERVE_OWNER") == "1",
+        signups=os.environ.get("PAPERATLAS_SERVE_SIGNUPS") == "1",
+    )
     warm(library)
     return app
 
@@ -83,23 +88,41 @@ def _worker(host: str, port: int, ready: Any) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def _announce(library: Library, host: str, port: int, read_only: bool, workers: int,
-              allowed_hosts: tuple[str, ...] = (), signups: bool = False) -> None:
+def _announce(
+    library: Library,
+    host: str,
+    port: int,
+    read_only: bool,
+    workers: int,
+    allowed_hosts: tuple[str, ...] = (),
+    signups: bool = False,
+) -> None:
     shown = f"[{host}]" if ":" in host else host
     mode = " (read-only)" if read_only else ""
     procs = f", {workers} processes" if workers > 1 else ""
-    click.echo(f"paperatlas: serving {redact(library.path)} ({library.count()} papers){mode}{procs} at "
-               f"http://{shown}:{port}/  (Ctrl+C to stop)")
+    click.echo(
+        f"paperatlas: serving {redact(library.path)} ({library.count()} papers){mode}{procs} at "
+        f"http://{shown}:{port}/  (Ctrl+C to stop)"
+    )
     if not is_loopback_host(host):
-        click.echo("warning: listening beyond this machine; anyone who can reach it can read the papers"
-                   + ("" if read_only or not signups else
-                      " and create readers (at most 5 per address, then one per 10 minutes)")
-                   + ". Readers sign in with their token (`paperatlas readers token NAME`); host names other "
-                   "than IP addresses need --allowed-host NAME.", err=True)
+        click.echo(
+            "warning: listening beyond this machine; anyone who can reach it can read the papers"
+            + (
+                ""
+                if read_only or not signups
+                else " and create readers (at most 5 per address, then one per 10 minutes)"
+            )
+            + ". Readers sign in with their token (`paperatlas readers token NAME`); host names other "
+            "than IP addresses need --allowed-host NAME.",
+            err=True,
+        )
     if "*" in (h.strip() for h in allowed_hosts):
-        click.echo("warning: --allowed-host '*' answers to any host name, so a web page on any site can read this "
-                   "server's pages through DNS rebinding (its requests never act as the owner). Name the hosts "
-                   "you use instead: --allowed-host NAME.", err=True)
+        click.echo(
+            "warning: --allowed-host '*' answers to any host name, so a web page on any site can read this "
+            "server's pages through DNS rebinding (its requests never act as the owner). Name the hosts "
+            "you use instead: --allowed-host NAME.",
+            err=True,
+        )
     sys.stdout.flush()
 
 
@@ -152,8 +175,11 @@ def embed_in_background(library: Library, report_every: float = 10.0) -> threadi
     st = library.embedding_status()
     if not st["waiting"]:
         return None
-    click.echo(f"paperatlas: embedding {st['waiting']} papers in the background; keyword search works now, "
-               "search by meaning grows as they are done (progress at /stats)", err=True)
+    click.echo(
+        f"paperatlas: embedding {st['waiting']} papers in the background; keyword search works now, "
+        "search by meaning grows as they are done (progress at /stats)",
+        err=True,
+    )
 
     def work() -> None:
         last = [time.monotonic()]
@@ -207,9 +233,18 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def run_serve(library: Library, host: str, port: int, read_only: bool, get_path: str | None,
-              token: str | None = None, workers: int = 1, allowed_hosts: tuple[str, ...] = (),
-              owner: bool = True, allow_signup: bool = False) -> int:
+def run_serve(
+    library: Library,
+    host: str,
+    port: int,
+    read_only: bool,
+    get_path: str | None,
+    token: str | None = None,
+    workers: int = 1,
+    allowed_hosts: tuple[str, ...] = (),
+    owner: bool = True,
+    allow_signup: bool = False,
+) -> int:
     """Serve until interrupted (returns 0), or run one GET and return 0 if it succeeded, 1 if not.
 
     `owner=False` (`--no-owner`) signs nobody in as the owner; `allow_signup` lets visitors of a
@@ -221,8 +256,7 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     # --get runs in this process for the person at this terminal: they are the owner
     owner = get_path is not None or (owner and is_loopback_host(host))
     signups = allow_signup or is_loopback_host(host)
-    app = create_app(library, read_only=read_only, allowed_hosts=allowed_hosts, owner_signin=owner,
-                     signups=signups)
+    app = create_app(library, read_only=read_only, allowed_hosts=allowed_hosts, owner_signin=owner, signups=signups)
     if get_path is not None:
         headers = [("authorization", f"Bearer {token}")] if token else []
         status, _, body = request_once(app, get_path, headers=headers)
@@ -251,7 +285,9 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
             probe.close()
         sock = _listen(host, port, reuse_port)
     except OSError as e:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(host, port)}") from None
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(host, port)}"
+        ) from None
     real_port = sock.getsockname()[1]
     if not read_only:
         # one process owns the build; with --workers, `paperatlas embed --multilingual` does it
@@ -262,10 +298,12 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
         _announce(library, host, real_port, read_only, workers, allowed_hosts, signups)
         if not read_only:  # a read-only server never writes to the file, vectors included
             embed_in_background(library)
+
     if workers > 1:
         # a PostgreSQL URL goes to the workers as it is; a file path absolute, whatever their cwd
-        os.environ["PAPERATLAS_SERVE_DB"] = (library.path if is_postgres_url(library.path)
-                                             else str(Path(library.path).resolve()))
+        os.environ["PAPERATLAS_SERVE_DB"] = (
+            library.path if is_postgres_url(library.path) else str(Path(library.path).resolve())
+        )
         os.environ["PAPERATLAS_SERVE_READ_ONLY"] = "1" if read_only else "0"
         os.environ["PAPERATLAS_SERVE_HOSTS"] = ",".join(allowed_hosts)
         os.environ["PAPERATLAS_SERVE_OWNER"] = "1" if owner else "0"
@@ -283,8 +321,9 @@ def run_serve(library: Library, host: str, port: int, read_only: bool, get_path:
     if workers > 1:
         from uvicorn.supervisors import Multiprocess
 
-        config = uvicorn.Config("paperatlas.web.serve:app_from_env", factory=True, workers=workers,
-                                **_uvicorn_options())
+        config = uvicorn.Config(
+            "paperatlas.web.serve:app_from_env", factory=True, workers=workers, **_uvicorn_options()
+        )
         try:
             Multiprocess(config, sockets=[sock]).run()
         except TypeError:  # uvicorn < 0.30 took the target explicitly

@@ -54,8 +54,13 @@ MODE_LABELS = (N_("hybrid"), N_("keyword"), N_("semantic"))
 
 # the API's schemas come from the shapes themselves (models.py), with what the web adds
 PAPER_SCHEMA: dict[str, Any] = Paper.json_schema()
-HIT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
-    **Hit.json_schema()["properties"], "page": {"type": "string", "description": "path of the paper page"}}}
+HIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **Hit.json_schema()["properties"],
+        "page": {"type": "string", "description": "path of the paper page"},
+    },
+}
 
 
 def hit_json(h: Hit) -> dict[str, Any]:
@@ -78,8 +83,7 @@ def _facets(request: Request) -> dict[str, Any]:
     rows = w.library.facet_counts()
     groups: dict[tuple[str, int | None], dict[str, Any]] = {}
     for venue, year, status, n in rows:
-        g = groups.setdefault((venue, year), {"venue": venue, "year": year, "papers": 0, "status": {},
-                                              "derived": 0})
+        g = groups.setdefault((venue, year), {"venue": venue, "year": year, "papers": 0, "status": {}, "derived": 0})
         g["papers"] += n
         if status:
             g["status"][status] = g["status"].get(status, 0) + n
@@ -104,17 +108,28 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
 # -- search --------------------------------------------------------------------------------
 FACET_LABELS = (N_("institution"), N_("country"))  # search.html shows a set filter as `_(name)`: value
 FACET_PARAMS = [
-    Param("institution", str, None, "only papers with an author at this institution (\"tsinghua\" finds Tsinghua "
-          "University; docs/fields.md)", max_length=200),
-    Param("country", str, None, "only papers with an author in this country (\"China\", \"USA\")", max_length=100),
+    Param(
+        "institution",
+        str,
+        None,
+        'only papers with an author at this institution ("tsinghua" finds Tsinghua University; docs/fields.md)',
+        max_length=200,
+    ),
+    Param("country", str, None, 'only papers with an author in this country ("China", "USA")', max_length=100),
     Param("type", str, None, "only this presentation type", choices=("oral", "spotlight", "poster", "highlight")),
 ]
 SEARCH_PARAMS = [
-    Param("q", str, "", "the query: words, or \"quoted phrases\" that must appear", max_length=1000),
+    Param("q", str, "", 'the query: words, or "quoted phrases" that must appear', max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
     *FILTER_PARAMS,
-    Param("author", str, None, 'only papers by this author; case, accents and initials are forgiven ("P. Liang"). '
-          'The query may also hold author:"Name"; a query of only that lists the author\'s papers', max_length=200),
+    Param(
+        "author",
+        str,
+        None,
+        'only papers by this author; case, accents and initials are forgiven ("P. Liang"). '
+        'The query may also hold author:"Name"; a query of only that lists the author\'s papers',
+        max_length=200,
+    ),
     *FACET_PARAMS,
     *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
@@ -130,8 +145,9 @@ def search(request: Request) -> Response:
     facet = {k: a[k] for k in ("institution", "country", "type")}
     if q or a["author"] or any(facet.values()):
         try:
-            hits = lib(request).search(q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"],
-                                       author=a["author"], **facet)
+            hits = lib(request).search(
+                q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"], author=a["author"], **facet
+            )
         except StoreUnavailable:
             raise  # 503 for the whole page: the query is fine, the database is not
         except PaperatlasError as e:
@@ -143,20 +159,43 @@ def search(request: Request) -> Response:
     hits = Hits(hits[:per_page], total=total, more=more, no_good_match=no_good)
     crosslingual = _crosslingual(request, q, a["mode"])
     if wants_json(request):
-        return json_response({
-            "query": q, "mode": a["mode"], "total": total, "total_is_lower_bound": more, "no_good_match": no_good,
-            # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
-            **({"crosslingual": crosslingual} if crosslingual else {}),
-            "filters": {"venue": a["venue"], "year": a["year"], "status": a["status"], "author": a["author"], **facet},
-            "page": a["page"], "per_page": per_page, "has_more": has_more,
-            # papers stored but not embedded yet: matched by keyword only until they are
-            "not_embedded": _not_embedded(request, a["mode"]),
-            "hits": [hit_json(h) for h in hits],
-        })
+        return json_response(
+            {
+                "query": q,
+                "mode": a["mode"],
+                "total": total,
+                "total_is_lower_bound": more,
+                "no_good_match": no_good,
+                # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
+                **({"crosslingual": crosslingual} if crosslingual else {}),
+                "filters": {
+                    "venue": a["venue"],
+                    "year": a["year"],
+                    "status": a["status"],
+                    "author": a["author"],
+                    **facet,
+                },
+                "page": a["page"],
+                "per_page": per_page,
+                "has_more": has_more,
+                # papers stored but not embedded yet: matched by keyword only until they are
+                "not_embedded": _not_embedded(request, a["mode"]),
+                "hits": [hit_json(h) for h in hits],
+            }
+        )
     from .llm_views import results_context
 
-    ctx = dict(a=a, q=q, hits=hits, has_more=has_more, error=error, offset=offset, crosslingual=crosslingual,
-               liked=_liked(request, [h.paper.id for h in hits]), llm=results_context(request, [h.paper for h in hits]))
+    ctx = dict(
+        a=a,
+        q=q,
+        hits=hits,
+        has_more=has_more,
+        error=error,
+        offset=offset,
+        crosslingual=crosslingual,
+        liked=_liked(request, [h.paper.id for h in hits]),
+        llm=results_context(request, [h.paper for h in hits]),
+    )
     if a["fragment"]:
         return render(request, "_results.html", **ctx)
     return render(request, "search.html", facets=_facets(request), modes=MODES, **ctx)
@@ -209,9 +248,11 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
             return None
         if web(request).build_multilingual and not st["building"]:
             if _build_in_background(library) is not None:
-                print("paperatlas: a query in Chinese: building the multilingual index in the background "
-                      f"({st['papers'] - st['embedded']} papers; progress: any Chinese search, page or .json)",
-                      file=sys.stderr)
+                print(
+                    "paperatlas: a query in Chinese: building the multilingual index in the background "
+                    f"({st['papers'] - st['embedded']} papers; progress: any Chinese search, page or .json)",
+                    file=sys.stderr,
+                )
                 st = library.multilingual.status()
     except PaperatlasError:
         return None
@@ -220,23 +261,47 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
 
 # -- authors -------------------------------------------------------------------------------
 AUTHOR_PARAMS = [
-    Param("name", str, None, "the author's name as written on a paper, or any spelling search accepts "
-          '("P. Liang", "percy liang")', where="path"),
+    Param(
+        "name",
+        str,
+        None,
+        'the author\'s name as written on a paper, or any spelling search accepts ("P. Liang", "percy liang")',
+        where="path",
+    ),
 ]
-AUTHOR_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
-    "name": {"type": "string", "description": "the spelling with the most papers"},
-    "names": {"type": "array", "items": {"type": "string"}, "description": "every spelling the name matched"},
-    "count": {"type": "integer"},
-    "papers": {"type": "array", "items": PAPER_SCHEMA},
-    "institutions": {"type": "array", "items": {"type": "object", "properties": {
-        "name": {"type": "string"}, "country": {"type": "string"}, "papers": {"type": "integer"}}},
-        "description": "the institutions their papers give for them (extra.affiliations), most papers first"},
-    "coauthors": {"type": "array", "items": {"type": "object", "properties": {
-        "name": {"type": "string"}, "papers": {"type": "integer"}, "page": {"type": "string"}}}},
-    "topics": {"type": "array", "items": {"type": "object", "properties": {
-        "topic": {"type": "string"}, "papers": {"type": "integer"}}},
-        "description": "map topics of their papers when the map is built, else primary areas and keywords"},
-}}
+AUTHOR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "the spelling with the most papers"},
+        "names": {"type": "array", "items": {"type": "string"}, "description": "every spelling the name matched"},
+        "count": {"type": "integer"},
+        "papers": {"type": "array", "items": PAPER_SCHEMA},
+        "institutions": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "country": {"type": "string"},
+                    "papers": {"type": "integer"},
+                },
+            },
+            "description": "the institutions their papers give for them (extra.affiliations), most papers first",
+        },
+        "coauthors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "papers": {"type": "integer"}, "page": {"type": "string"}},
+            },
+        },
+        "topics": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"topic": {"type": "string"}, "papers": {"type": "integer"}}},
+            "description": "map topics of their papers when the map is built, else primary areas and keywords",
+        },
+    },
+}
 
 
 def author(request: Request) -> Response:
@@ -247,10 +312,15 @@ def author(request: Request) -> Response:
     for c in prof["coauthors"]:
         c["page"] = author_url(c["name"])
     if wants_json(request):
-        return json_response({**prof, "count": len(prof["papers"]), "page": author_url(prof["name"]),
-                              "papers": [{**p.public(), "page": paper_url(p.id)} for p in prof["papers"]]})
-    return render(request, "author.html", asked=name, prof=prof,
-                  liked=_liked(request, [p.id for p in prof["papers"]]))
+        return json_response(
+            {
+                **prof,
+                "count": len(prof["papers"]),
+                "page": author_url(prof["name"]),
+                "papers": [{**p.public(), "page": paper_url(p.id)} for p in prof["papers"]],
+            }
+        )
+    return render(request, "author.html", asked=name, prof=prof, liked=_liked(request, [p.id for p in prof["papers"]]))
 
 
 # -- browse ------------------------------------------------------------------------------
@@ -280,26 +350,62 @@ def browse(request: Request) -> Response:
     total = L.count(a["venue"], a["year"])
     shown = L.count(a["venue"], a["year"], a["status"], **facet) if a["status"] or any(facet.values()) else total
     offset = (a["page"] - 1) * a["per_page"]
-    papers = L.papers(a["venue"], a["year"], a["status"], a["per_page"], offset, a["sort"], a["order"] == "desc",
-                      **facet)
-    group = next((g for g in facets["groups"] if (g["venue"] or "").lower() == a["venue"].lower()
-                  and (not a["year"] or g["year"] == a["year"])), None) if a["venue"] else None
+    papers = L.papers(
+        a["venue"], a["year"], a["status"], a["per_page"], offset, a["sort"], a["order"] == "desc", **facet
+    )
+    group = (
+        next(
+            (
+                g
+                for g in facets["groups"]
+                if (g["venue"] or "").lower() == a["venue"].lower() and (not a["year"] or g["year"] == a["year"])
+            ),
+            None,
+        )
+        if a["venue"]
+        else None
+    )
     status_counts: dict[str, int] = {}
     for g in facets["groups"]:
-        if (not a["venue"] or (g["venue"] or "").lower() == a["venue"].lower()) and (not a["year"] or g["year"] == a["year"]):
+        if (not a["venue"] or (g["venue"] or "").lower() == a["venue"].lower()) and (
+            not a["year"] or g["year"] == a["year"]
+        ):
             for s, n in g["status"].items():
                 status_counts[s] = status_counts.get(s, 0) + n
     derived = sum(1 for p in papers if p.title_derived)
     if wants_json(request):
-        return json_response({
-            "venue": a["venue"], "year": a["year"], "status": a["status"], **facet, "total": total, "matching": shown,
-            "status_counts": status_counts, "sort": a["sort"], "order": a["order"], "page": a["page"],
-            "per_page": a["per_page"], "papers": [{**p.public(), "page": paper_url(p.id)} for p in papers],
-        })
+        return json_response(
+            {
+                "venue": a["venue"],
+                "year": a["year"],
+                "status": a["status"],
+                **facet,
+                "total": total,
+                "matching": shown,
+                "status_counts": status_counts,
+                "sort": a["sort"],
+                "order": a["order"],
+                "page": a["page"],
+                "per_page": a["per_page"],
+                "papers": [{**p.public(), "page": paper_url(p.id)} for p in papers],
+            }
+        )
     pages = max(1, -(-shown // a["per_page"]))
-    return render(request, "browse.html", a=a, facets=facets, papers=papers, total=total, shown=shown,
-                  pages=pages, offset=offset, status_counts=status_counts, group=group, derived=derived,
-                  liked=_liked(request, [p.id for p in papers]))
+    return render(
+        request,
+        "browse.html",
+        a=a,
+        facets=facets,
+        papers=papers,
+        total=total,
+        shown=shown,
+        pages=pages,
+        offset=offset,
+        status_counts=status_counts,
+        group=group,
+        derived=derived,
+        liked=_liked(request, [p.id for p in papers]),
+    )
 
 
 # -- paper ---------------------------------------------------------------------------------
@@ -332,21 +438,45 @@ def paper(request: Request) -> Response:
     links = paper_links(p, aliases)
     events = L.programme.events_for(p.id)
     if wants_json(request):
-        return json_response({
-            **p.public(), "page": paper_url(p.id), "bibtex": bib, "starred": starred, "dismissed": dismissed,
-            "events": [e.to_dict() for e in events],
-            "tags": tags, "aliases": aliases, "links": L.links(p.id),
-            "read_links": [{"label": label, "url": u} for label, u in links],
-            "related": [{**_brief(h.to_dict()), "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)}
-                        for h in related],
-        })
+        return json_response(
+            {
+                **p.public(),
+                "page": paper_url(p.id),
+                "bibtex": bib,
+                "starred": starred,
+                "dismissed": dismissed,
+                "events": [e.to_dict() for e in events],
+                "tags": tags,
+                "aliases": aliases,
+                "links": L.links(p.id),
+                "read_links": [{"label": label, "url": u} for label, u in links],
+                "related": [
+                    {**_brief(h.to_dict()), "reason": plain_reason(h.reason), "page": paper_url(h.paper.id)}
+                    for h in related
+                ],
+            }
+        )
     from .llm_views import paper_context
 
-    return render(request, "paper.html", p=p, q=a["q"], related=related, related_error=related_error, links=links,
-                  institutions=paper_institutions(p.extra),
-                  tldr=str(p.extra.get("tldr") or "").strip(), llm=paper_context(request, p),
-                  area=str(p.extra.get("primary_area") or "").strip(), starred=starred, dismissed=dismissed,
-                  tags=tags, bibtex=bib, events=events, liked=_liked(request, [h.paper.id for h in related]))
+    return render(
+        request,
+        "paper.html",
+        p=p,
+        q=a["q"],
+        related=related,
+        related_error=related_error,
+        links=links,
+        institutions=paper_institutions(p.extra),
+        tldr=str(p.extra.get("tldr") or "").strip(),
+        llm=paper_context(request, p),
+        area=str(p.extra.get("primary_area") or "").strip(),
+        starred=starred,
+        dismissed=dismissed,
+        tags=tags,
+        bibtex=bib,
+        events=events,
+        liked=_liked(request, [h.paper.id for h in related]),
+    )
 
 
 STAR_PARAMS = [
@@ -393,10 +523,17 @@ async def tag(request: Request) -> Response:
 
 
 FEEDBACK_PARAMS = [
-    Param("ids", str, None, "paper ids: a JSON list or comma-separated", required=True, max_length=60000,
-          where="form", json_list=True),
-    Param("kind", str, "like", "like (star), dislike (not interested) or seen", choices=FEEDBACK_KINDS,
-          where="form"),
+    Param(
+        "ids",
+        str,
+        None,
+        "paper ids: a JSON list or comma-separated",
+        required=True,
+        max_length=60000,
+        where="form",
+        json_list=True,
+    ),
+    Param("kind", str, "like", "like (star), dislike (not interested) or seen", choices=FEEDBACK_KINDS, where="form"),
     Param("on", bool, True, "true to set, false to clear", where="form"),
 ]
 
@@ -407,11 +544,15 @@ async def feedback(request: Request) -> Response:
     try:
         ids = json.loads(raw) if raw.lstrip().startswith("[") else [i.strip() for i in raw.split(",") if i.strip()]
     except ValueError:
-        raise HTTPError(400, gettext("ids is not a valid JSON list"),
-                        gettext("send e.g. {example}", example='["id1", "id2"]')) from None
+        raise HTTPError(
+            400, gettext("ids is not a valid JSON list"), gettext("send e.g. {example}", example='["id1", "id2"]')
+        ) from None
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids) or len(ids) > 1000:
-        raise HTTPError(400, gettext("ids must be a list of 1 to 1000 paper ids"),
-                        gettext("send e.g. {example}", example='["id1", "id2"]'))
+        raise HTTPError(
+            400,
+            gettext("ids must be a list of 1 to 1000 paper ids"),
+            gettext("send e.g. {example}", example='["id1", "id2"]'),
+        )
     kind = FEEDBACK_PARAMS[1].parse(data.get("kind"))
     on = FEEDBACK_PARAMS[2].parse(data.get("on"))
     r = current_reader(request, create=True)
@@ -420,18 +561,39 @@ async def feedback(request: Request) -> Response:
 
 
 SIGNIN_PARAMS = [
-    Param("name", str, None, "the reader's name (a new name creates that reader): 1-64 characters, no control or "
-          "invisible ones", required=True, max_length=64, where="form", pattern=reader_name_pattern),
-    Param("token", str, None, "the reader's secret token (`paperatlas readers token NAME`); not needed to "
-          "create a new reader", max_length=200, where="form"),
+    Param(
+        "name",
+        str,
+        None,
+        "the reader's name (a new name creates that reader): 1-64 characters, no control or invisible ones",
+        required=True,
+        max_length=64,
+        where="form",
+        pattern=reader_name_pattern,
+    ),
+    Param(
+        "token",
+        str,
+        None,
+        "the reader's secret token (`paperatlas readers token NAME`); not needed to create a new reader",
+        max_length=200,
+        where="form",
+    ),
 ]
 
 
 def _session_response(request: Request, r: Reader, resp: Response) -> Response:
     L = lib(request)
     auth.end_session(L, request.cookies.get(auth.SESSION_COOKIE, ""))  # the session this browser had
-    resp.set_cookie(auth.SESSION_COOKIE, auth.new_session(L, r), max_age=auth.SESSION_MAX_AGE,
-                    path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+    resp.set_cookie(
+        auth.SESSION_COOKIE,
+        auth.new_session(L, r),
+        max_age=auth.SESSION_MAX_AGE,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
     resp.delete_cookie(LEGACY_READER_COOKIE, path="/")
     return resp
 
@@ -442,19 +604,30 @@ def _may_create_reader(request: Request, name: str) -> None:
     if is_owner_request(request):
         return
     if auth.is_owner_name(name):
-        raise HTTPError(403, gettext("the reader name {name!r} belongs to this library's owner", name=name),
-                        gettext("choose another name"))
+        raise HTTPError(
+            403,
+            gettext("the reader name {name!r} belongs to this library's owner", name=name),
+            gettext("choose another name"),
+        )
     w = web(request)
     if not w.signups:
-        raise HTTPError(403, gettext("this server does not let visitors create readers"),
-                        gettext("ask its owner to run `paperatlas readers add NAME` and give you the token, then "
-                                "sign in with the name and token"))
+        raise HTTPError(
+            403,
+            gettext("this server does not let visitors create readers"),
+            gettext(
+                "ask its owner to run `paperatlas readers add NAME` and give you the token, then "
+                "sign in with the name and token"
+            ),
+        )
     wait = w.signup_limit.take(request.client.host if request.client else "")
     if wait:
         minutes = max(1, round(wait / 60))
-        raise HTTPError(429, gettext("too many new readers from your address"),
-                        gettext("try again in {n} minutes, or sign in as a reader you made already", n=minutes),
-                        headers={"retry-after": str(int(wait) + 1)})
+        raise HTTPError(
+            429,
+            gettext("too many new readers from your address"),
+            gettext("try again in {n} minutes, or sign in as a reader you made already", n=minutes),
+            headers={"retry-after": str(int(wait) + 1)},
+        )
 
 
 async def sign_in(request: Request) -> Response:
@@ -474,16 +647,23 @@ async def sign_in(request: Request) -> Response:
     elif not (token and hmac.compare_digest(r.token.encode(), token.strip().encode())):
         local_owner = owner(request)
         if local_owner is None or local_owner.id != r.id:
-            raise HTTPError(403, gettext("wrong or missing token for reader {name!r}", name=name),
-                            gettext("`paperatlas readers token {name}` prints it (run it where the library is); "
-                                    "or choose a new name to create a new reader", name=name))
+            raise HTTPError(
+                403,
+                gettext("wrong or missing token for reader {name!r}", name=name),
+                gettext(
+                    "`paperatlas readers token {name}` prints it (run it where the library is); "
+                    "or choose a new name to create a new reader",
+                    name=name,
+                ),
+            )
     out = {"reader": r.public(), "created": created}
     if created:
         out["token"] = r.token  # shown once, to the one who made it (it is also on their Saved page)
         if not wants_json(request):
             # the token cannot travel in a redirect's URL: this answer is the page that shows it, once
-            return _session_response(request, r, render(request, "signin.html", as_reader=r.name,
-                                                        new_token=r.token, signups=True))
+            return _session_response(
+                request, r, render(request, "signin.html", as_reader=r.name, new_token=r.token, signups=True)
+            )
     return _session_response(request, r, done(request, out, "/"))
 
 
@@ -507,11 +687,15 @@ EXPORT_PARAMS = [
     Param("format", str, "bibtex", "bibtex, csv, markdown, json, jsonl, ris or csl-json", choices=EXPORT_FORMATS),
     *SAVED_PARAMS,
 ]
-EXPORT_FILES = {"bibtex": ("bib", "application/x-bibtex"), "csv": ("csv", "text/csv"),
-                "markdown": ("md", "text/markdown"), "json": ("json", "application/json"),
-                "jsonl": ("jsonl", "application/x-ndjson"),
-                "ris": ("ris", "application/x-research-info-systems"),
-                "csl-json": ("csl.json", "application/vnd.citationstyles.csl+json")}
+EXPORT_FILES = {
+    "bibtex": ("bib", "application/x-bibtex"),
+    "csv": ("csv", "text/csv"),
+    "markdown": ("md", "text/markdown"),
+    "json": ("json", "application/json"),
+    "jsonl": ("jsonl", "application/x-ndjson"),
+    "ris": ("ris", "application/x-research-info-systems"),
+    "csl-json": ("csl.json", "application/vnd.citationstyles.csl+json"),
+}
 
 
 def _saved(request: Request, tag_filter: str | None) -> tuple[list[Paper], dict[str, list[str]]]:
@@ -530,17 +714,34 @@ def saved(request: Request) -> Response:
     a = query(request, SAVED_PARAMS)
     papers, tags = _saved(request, a["tag"])
     if wants_json(request):
-        return json_response({"reader": current_reader(request).name if current_reader(request) else None,
-                              "tag": a["tag"], "count": len(papers),
-                              "papers": [{**p.public(), "tags": tags.get(p.id, []), "page": paper_url(p.id)}
-                                         for p in papers]})
+        return json_response(
+            {
+                "reader": current_reader(request).name if current_reader(request) else None,
+                "tag": a["tag"],
+                "count": len(papers),
+                "papers": [{**p.public(), "tags": tags.get(p.id, []), "page": paper_url(p.id)} for p in papers],
+            }
+        )
     all_tags = sorted({t for pid, ts in tags.items() for t in ts})
     r = current_reader(request)
-    return render(request, "saved.html", a=a, papers=papers, tags=tags, all_tags=all_tags,
-                  token=r.token if r and not web(request).read_only else "",
-                  formats=[("bibtex", "BibTeX"), ("ris", "RIS (Zotero)"), ("csl-json", "CSL-JSON"), ("csv", "CSV"),
-                           ("markdown", "Markdown"), ("json", "JSON")],
-                  liked={p.id for p in papers})
+    return render(
+        request,
+        "saved.html",
+        a=a,
+        papers=papers,
+        tags=tags,
+        all_tags=all_tags,
+        token=r.token if r and not web(request).read_only else "",
+        formats=[
+            ("bibtex", "BibTeX"),
+            ("ris", "RIS (Zotero)"),
+            ("csl-json", "CSL-JSON"),
+            ("csv", "CSV"),
+            ("markdown", "Markdown"),
+            ("json", "JSON"),
+        ],
+        liked={p.id for p in papers},
+    )
 
 
 def saved_export(request: Request) -> Response:
@@ -550,8 +751,11 @@ def saved_export(request: Request) -> Response:
     # a header is latin-1: the file name keeps only the tag's ASCII letters and digits
     tag = "".join(c for c in a["tag"] or "" if c.isascii() and c.isalnum())
     name = f"paperatlas-saved{'-' + tag if tag else ''}.{ext}"
-    return Response(export(papers, a["format"]), media_type=f"{media}; charset=utf-8",
-                    headers={"content-disposition": f'attachment; filename="{name}"'})
+    return Response(
+        export(papers, a["format"]),
+        media_type=f"{media}; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="{name}"'},
+    )
 
 
 # -- stats ---------------------------------------------------------------------------------
@@ -572,7 +776,8 @@ def stats(request: Request) -> Response:
         emb = L.embedder
         idx = L.engine.vector_index()
         s["embedding"] = {
-            "model": emb.id, "dimensions": getattr(emb, "dimensions", None),
+            "model": emb.id,
+            "dimensions": getattr(emb, "dimensions", None),
             "indexed": len(idx) if idx is not None else 0,
             "index_bytes": int(idx.matrix.nbytes) if idx is not None and hasattr(idx, "matrix") else 0,
         }
@@ -605,57 +810,164 @@ def home(request: Request) -> Response:
 
 ENDPOINTS = [
     Endpoint("/", home, summary="Home: the search page."),
-    Endpoint("/search", search, params=SEARCH_PARAMS, json_twin=True, tags=["papers"],
-             summary="Search papers by keyword, meaning, or both.",
-             response={"type": "object", "properties": {
-                 "query": {"type": "string"}, "mode": {"type": "string"}, "filters": {"type": "object"},
-                 "total": {"type": "integer", "description": "hits in all pages (those past the relevance floor)"},
-                 "total_is_lower_bound": {"type": "boolean",
-                                          "description": "a candidate list was cut at the search depth: maybe more"},
-                 "no_good_match": {"type": "boolean", "description": "semantic / hybrid: nothing was a real match, "
-                                   "so no hits (random letters, off-domain questions)"},
-                 "page": {"type": "integer"}, "per_page": {"type": "integer"}, "has_more": {"type": "boolean"},
-                 "not_embedded": {"type": "integer",
-                                  "description": "papers not embedded yet (matched by keyword only until they are)"},
-                 "hits": {"type": "array", "items": HIT_SCHEMA}}}),
-    Endpoint("/author/{name:path}", author, params=AUTHOR_PARAMS, json_twin=True, tags=["papers"],
-             summary="One author: their papers in this library, co-authors and topics.",
-             response=AUTHOR_SCHEMA),
-    Endpoint("/browse", browse, params=BROWSE_PARAMS, json_twin=True, tags=["papers"],
-             summary="A venue-year's whole list (sortable, paginated), or the venues and years with counts."),
-    Endpoint("/paper/{paper_id:path}/star", star, methods=("POST",), params=STAR_PARAMS, writes=True,
-             tags=["saved"], summary="Star (save) or unstar a paper for the current reader."),
-    Endpoint("/paper/{paper_id:path}/tags", tag, methods=("POST",), params=TAG_PARAMS, writes=True,
-             tags=["saved"], summary="Add or remove a tag on a paper for the current reader."),
-    Endpoint("/paper/{paper_id:path}", paper, params=PAPER_PARAMS, json_twin=True, tags=["papers"],
-             summary="One paper: metadata, abstract, related papers, BibTeX, the reader's star and tags.",
-             response={"type": "object", "properties": {
-                 **PAPER_SCHEMA["properties"], "bibtex": {"type": "string"}, "starred": {"type": "boolean"},
-                 "read_links": {"type": "array", "description": "where to read it, best first: PDF / OpenReview / "
-                                "arXiv / DOI / source (http(s) only)",
-                           "items": {"type": "object", "properties": {"label": {"type": "string"},
-                                                                      "url": {"type": "string"}}}},
-                 "tags": {"type": "array", "items": {"type": "string"}},
-                 "related": {"type": "array", "items": {"type": "object"}}}}),
-    Endpoint("/saved", saved, params=SAVED_PARAMS, json_twin=True, tags=["saved"],
-             summary="The current reader's starred papers with their tags."),
-    Endpoint("/saved/export", saved_export, params=EXPORT_PARAMS, api_only=True, tags=["saved"],
-             media=tuple(sorted({m for _, m in EXPORT_FILES.values()})),
-             media_schemas={m: {"type": "array", "items": {"type": "object"}}
-                            for m in ("application/json", "application/vnd.citationstyles.csl+json")},
-             summary="Download the starred papers as BibTeX, CSV, Markdown, JSON or JSONL.",
-             response={"type": "string"}),
-    Endpoint("/api/feedback", feedback, methods=("POST",), params=FEEDBACK_PARAMS, writes=True, tags=["saved"],
-             summary="Set or clear like / dislike / seen on many papers at once (for scripts)."),
-    Endpoint("/reader", sign_in, methods=("POST",), params=SIGNIN_PARAMS, writes=True, tags=["readers"],
-             summary="Sign in as a reader with their token (a signed session cookie), or create a new reader."),
-    Endpoint("/signout", sign_out, methods=("POST",), writes=True, tags=["readers"],
-             summary="Sign out (forget the session cookie)."),
+    Endpoint(
+        "/search",
+        search,
+        params=SEARCH_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        summary="Search papers by keyword, meaning, or both.",
+        response={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "mode": {"type": "string"},
+                "filters": {"type": "object"},
+                "total": {"type": "integer", "description": "hits in all pages (those past the relevance floor)"},
+                "total_is_lower_bound": {
+                    "type": "boolean",
+                    "description": "a candidate list was cut at the search depth: maybe more",
+                },
+                "no_good_match": {
+                    "type": "boolean",
+                    "description": "semantic / hybrid: nothing was a real match, "
+                    "so no hits (random letters, off-domain questions)",
+                },
+                "page": {"type": "integer"},
+                "per_page": {"type": "integer"},
+                "has_more": {"type": "boolean"},
+                "not_embedded": {
+                    "type": "integer",
+                    "description": "papers not embedded yet (matched by keyword only until they are)",
+                },
+                "hits": {"type": "array", "items": HIT_SCHEMA},
+            },
+        },
+    ),
+    Endpoint(
+        "/author/{name:path}",
+        author,
+        params=AUTHOR_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        summary="One author: their papers in this library, co-authors and topics.",
+        response=AUTHOR_SCHEMA,
+    ),
+    Endpoint(
+        "/browse",
+        browse,
+        params=BROWSE_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        summary="A venue-year's whole list (sortable, paginated), or the venues and years with counts.",
+    ),
+    Endpoint(
+        "/paper/{paper_id:path}/star",
+        star,
+        methods=("POST",),
+        params=STAR_PARAMS,
+        writes=True,
+        tags=["saved"],
+        summary="Star (save) or unstar a paper for the current reader.",
+    ),
+    Endpoint(
+        "/paper/{paper_id:path}/tags",
+        tag,
+        methods=("POST",),
+        params=TAG_PARAMS,
+        writes=True,
+        tags=["saved"],
+        summary="Add or remove a tag on a paper for the current reader.",
+    ),
+    Endpoint(
+        "/paper/{paper_id:path}",
+        paper,
+        params=PAPER_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        summary="One paper: metadata, abstract, related papers, BibTeX, the reader's star and tags.",
+        response={
+            "type": "object",
+            "properties": {
+                **PAPER_SCHEMA["properties"],
+                "bibtex": {"type": "string"},
+                "starred": {"type": "boolean"},
+                "read_links": {
+                    "type": "array",
+                    "description": "where to read it, best first: PDF / OpenReview / "
+                    "arXiv / DOI / source (http(s) only)",
+                    "items": {"type": "object", "properties": {"label": {"type": "string"}, "url": {"type": "string"}}},
+                },
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "related": {"type": "array", "items": {"type": "object"}},
+            },
+        },
+    ),
+    Endpoint(
+        "/saved",
+        saved,
+        params=SAVED_PARAMS,
+        json_twin=True,
+        tags=["saved"],
+        summary="The current reader's starred papers with their tags.",
+    ),
+    Endpoint(
+        "/saved/export",
+        saved_export,
+        params=EXPORT_PARAMS,
+        api_only=True,
+        tags=["saved"],
+        media=tuple(sorted({m for _, m in EXPORT_FILES.values()})),
+        media_schemas={
+            m: {"type": "array", "items": {"type": "object"}}
+            for m in ("application/json", "application/vnd.citationstyles.csl+json")
+        },
+        summary="Download the starred papers as BibTeX, CSV, Markdown, JSON or JSONL.",
+        response={"type": "string"},
+    ),
+    Endpoint(
+        "/api/feedback",
+        feedback,
+        methods=("POST",),
+        params=FEEDBACK_PARAMS,
+        writes=True,
+        tags=["saved"],
+        summary="Set or clear like / dislike / seen on many papers at once (for scripts).",
+    ),
+    Endpoint(
+        "/reader",
+        sign_in,
+        methods=("POST",),
+        params=SIGNIN_PARAMS,
+        writes=True,
+        tags=["readers"],
+        summary="Sign in as a reader with their token (a signed session cookie), or create a new reader.",
+    ),
+    Endpoint(
+        "/signout",
+        sign_out,
+        methods=("POST",),
+        writes=True,
+        tags=["readers"],
+        summary="Sign out (forget the session cookie).",
+    ),
     Endpoint("/signin", signin_page, tags=["readers"], summary="The sign-in page (HTML)."),
-    Endpoint("/stats", stats, json_twin=True, tags=["meta"],
-             summary="Counts per venue and year, the embedding model and index size."),
-    Endpoint("/healthz", healthz, api_only=True, tags=["meta"],
-             summary="Health check: 200 while the library's database answers, 503 (with why) when it does not.",
-             response={"type": "object", "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"},
-                                                        "fix": {"type": "string"}}}),
+    Endpoint(
+        "/stats",
+        stats,
+        json_twin=True,
+        tags=["meta"],
+        summary="Counts per venue and year, the embedding model and index size.",
+    ),
+    Endpoint(
+        "/healthz",
+        healthz,
+        api_only=True,
+        tags=["meta"],
+        summary="Health check: 200 while the library's database answers, 503 (with why) when it does not.",
+        response={
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}, "error": {"type": "string"}, "fix": {"type": "string"}},
+        },
+    ),
 ]

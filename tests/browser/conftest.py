@@ -19,8 +19,15 @@ from paperatlas.bench.http import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PAPERATLAS_CHROMIUM", "/usr/bin/chromium")  # overridable to test the skip
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SHOTS = ROOT / "test-output" / "screenshots"
 SKIP_MESSAGE = "chromium not found, browser tests skipped"
 
@@ -28,7 +35,8 @@ XSS_PAPER = {
     "id": "xss/attempt",
     "title": '<img src=x onerror="window.__y=1">Escapingtoken title',
     "abstract": "<script>window.__x=1</script> An abstract that tries to run a script: escapingtoken.",
-    "venue": "TestConf", "year": 2024,
+    "venue": "TestConf",
+    "year": 2024,
 }
 
 
@@ -43,8 +51,10 @@ def _require_browser() -> None:
             missing = "the playwright package is not installed, browser tests skipped (pip install -e '.[test]')"
     if missing:
         if os.environ.get("PAPERATLAS_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{missing}, but PAPERATLAS_REQUIRE_BROWSER=1 requires them "
-                        "(install it: apt-get install -y chromium)", pytrace=False)
+            pytest.fail(
+                f"{missing}, but PAPERATLAS_REQUIRE_BROWSER=1 requires them (install it: apt-get install -y chromium)",
+                pytrace=False,
+            )
         pytest.skip(missing)
 
 

@@ -129,8 +129,9 @@ def test_xss_paper_does_not_execute(page) -> None:  # type: ignore[no-untyped-de
 
 
 def test_phone_and_dark_layouts(browser, server) -> None:  # type: ignore[no-untyped-def]
-    ctx = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, color_scheme="dark",
-                              is_mobile=True, has_touch=True)
+    ctx = browser.new_context(
+        base_url=server, viewport={"width": 390, "height": 844}, color_scheme="dark", is_mobile=True, has_touch=True
+    )
     pg = ctx.new_page()
     pg.goto("/search?q=user+simulators")
     # nothing overflows sideways on a phone

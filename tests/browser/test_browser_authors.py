@@ -25,8 +25,13 @@ def author_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp / "lib.db"
     env = {**os.environ, "PAPERATLAS_VECTOR_CACHE": str(tmp / "vectors.sqlite")}
     env.pop("PAPERATLAS_DB", None)
-    subprocess.run([sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--no-embed", str(AUTHORS)],
-                   check=True, env=env, cwd=ROOT, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "paperatlas", "--db", str(db), "ingest", "--no-embed", str(AUTHORS)],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+    )
     proc, port = start_server(str(db), host=None, env=env, cwd=str(ROOT), timeout=60)
     try:
         yield f"http://127.0.0.1:{port}"

@@ -32,8 +32,9 @@ def like(page, *paper_ids: str) -> None:  # type: ignore[no-untyped-def]
     """Star papers over HTTP, as this browser (its cookies and CSRF token)."""
     token = page.locator('meta[name="csrf-token"]').get_attribute("content")
     for pid in paper_ids:
-        r = page.request.post(f"/paper/{pid}/star", form={"on": "1"},
-                              headers={"X-CSRF-Token": token, "Accept": "application/json"})
+        r = page.request.post(
+            f"/paper/{pid}/star", form={"on": "1"}, headers={"X-CSRF-Token": token, "Accept": "application/json"}
+        )
         assert r.ok, r.text()
 
 
@@ -102,8 +103,11 @@ def test_profile_edit_reranks(page) -> None:  # type: ignore[no-untyped-def]
     shot(page, "profile", full_page=True)
 
     # remove the interest learnt from the likes: the list changes again
-    learnt = page.locator(".interest:not(.removed)", has=page.locator("button.remove")).filter(
-        has_not=page.locator("li.added")).first
+    learnt = (
+        page.locator(".interest:not(.removed)", has=page.locator("button.remove"))
+        .filter(has_not=page.locator("li.added"))
+        .first
+    )
     learnt.locator("button.remove").click()
     page.wait_for_load_state()
     expect(page.locator(".interest.removed")).to_have_count(1)
@@ -141,9 +145,11 @@ def test_triage_by_keyboard(page) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_group_digest_and_feeds(page) -> None:  # type: ignore[no-untyped-def]
-    for name, ids in [("g-ann", ["h4185992fcd6e189", "h5a46f26bf4351de"]),  # user simulators
-                      ("g-bo", ["h70c65e847c18a1c", "h58c089a73dae338"]),  # preferences, bandits
-                      ("g-cy", ["h1da075f3b15d85f", "h4eee51aaad2dd4d"])]:  # chess, Lean
+    for name, ids in [
+        ("g-ann", ["h4185992fcd6e189", "h5a46f26bf4351de"]),  # user simulators
+        ("g-bo", ["h70c65e847c18a1c", "h58c089a73dae338"]),  # preferences, bandits
+        ("g-cy", ["h1da075f3b15d85f", "h4eee51aaad2dd4d"]),
+    ]:  # chess, Lean
         become(page, name)
         like(page, *ids)
     page.goto("/group?readers=g-ann&readers=g-bo&readers=g-cy&n=6")
@@ -154,7 +160,7 @@ def test_group_digest_and_feeds(page) -> None:  # type: ignore[no-untyped-def]
     shot(page, "group", full_page=True)
     page.locator("a.method-toggle").click()
     page.wait_for_url(re.compile(r"method=sum"))
-    expect(page.locator('input[name=method][value=sum]')).to_be_checked()
+    expect(page.locator("input[name=method][value=sum]")).to_be_checked()
 
     page.goto("/digest")
     expect(page.locator("#main .paper-item").first).to_be_visible()
@@ -175,8 +181,9 @@ def test_group_digest_and_feeds(page) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_personal_pages_on_a_phone_in_dark(browser, server) -> None:  # type: ignore[no-untyped-def]
-    ctx = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, color_scheme="dark",
-                              is_mobile=True, has_touch=True)
+    ctx = browser.new_context(
+        base_url=server, viewport={"width": 390, "height": 844}, color_scheme="dark", is_mobile=True, has_touch=True
+    )
     pg = ctx.new_page()
     for path, name in [("/triage", "triage-phone-dark"), ("/foryou", "foryou-phone-dark")]:
         pg.goto(path)

@@ -35,8 +35,13 @@ def phone(prog_server: str):  # type: ignore[no-untyped-def]
 
 
 def _context(browser, server: str, lang: str = "en"):  # type: ignore[no-untyped-def]
-    ctx = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, is_mobile=True,
-                              has_touch=True, locale="zh-CN" if lang == "zh" else "en-US")
+    ctx = browser.new_context(
+        base_url=server,
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        locale="zh-CN" if lang == "zh" else "en-US",
+    )
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -78,8 +83,10 @@ def test_agenda_session_and_programme_on_a_phone(phone, prog_server: str, lang: 
 def test_pages_keep_working_offline_once_opened(phone, prog_server: str) -> None:  # type: ignore[no-untyped-def]
     ctx, pg, errors = _context(phone, prog_server)
     pg.goto("/agenda")
-    pg.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null || "
-                         "navigator.serviceWorker.ready.then(() => true)")
+    pg.wait_for_function(
+        "navigator.serviceWorker && navigator.serviceWorker.controller !== null || "
+        "navigator.serviceWorker.ready.then(() => true)"
+    )
     pg.reload()  # now controlled by the worker: this load is saved, and the agenda's sessions are fetched
     pg.wait_for_function("navigator.serviceWorker.controller !== null")
     pg.wait_for_timeout(1500)  # the worker saves the sessions the agenda names

@@ -90,11 +90,13 @@ def test_chinese_from_the_browser_language_then_switched(browser, server) -> Non
 def test_chinese_pages_on_a_phone(browser, server) -> None:  # type: ignore[no-untyped-def]
     ctx = zh_context(browser, server, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = ctx.new_page()
-    for path, name, check in [("/search?q=user+simulators", "zh-search-phone", "的结果"),
-                              ("/foryou", "zh-foryou-phone", "为你推荐"),
-                              ("/triage", "zh-triage-phone", "A 还是 B？"),
-                              ("/profile", "zh-profile-phone", "兴趣档案"),
-                              ("/stats", "zh-stats-phone", "统计")]:
+    for path, name, check in [
+        ("/search?q=user+simulators", "zh-search-phone", "的结果"),
+        ("/foryou", "zh-foryou-phone", "为你推荐"),
+        ("/triage", "zh-triage-phone", "A 还是 B？"),
+        ("/profile", "zh-profile-phone", "兴趣档案"),
+        ("/stats", "zh-stats-phone", "统计"),
+    ]:
         pg.goto(path)
         expect(pg.locator("main")).to_contain_text(check)
         assert pg.evaluate("document.documentElement.lang") == "zh-CN"

@@ -31,20 +31,43 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 RUN = "window.__pwned=(window.__pwned||0)+1"
 HOSTILE = [
-    {"id": "evil/script", "title": f"<script>{RUN}</script>Script title",
-     "abstract": f"<script>{RUN}</script> An abstract with a script. <b onmouseover=\"{RUN}\">bold</b>",
-     "authors": [f"<img src=x onerror=\"{RUN}\">Ann", "=HYPERLINK(\"http://evil.example\",\"x\")"],
-     "url": f"javascript:{RUN}", "venue": "EvilConf", "year": 2026},
-    {"id": "evil/svg", "title": f"<svg onload=\"{RUN}\"></svg>SVG title",
-     "abstract": f"[click me](javascript:{RUN}) and <a href=\"javascript:{RUN}\">a link</a> and "
-                 f"<iframe src=\"javascript:{RUN}\"></iframe>",
-     "authors": ["@SUM(1+1)", "+cmd|' /C calc'!A0"], "url": f"data:text/html,<script>{RUN}</script>",
-     "venue": "EvilConf", "year": 2026},
-    {"id": "evil/md", "title": f"[Title link](javascript:{RUN}) ![img](x \"t\" onerror={RUN})",
-     "abstract": f"-2+3 formula start. <details open ontoggle=\"{RUN}\">x</details> <!-- <script>{RUN}</script> -->",
-     "authors": ["-Negative Name"], "url": f" JaVaScRiPt:{RUN}", "venue": "=EvilConf", "year": 2026},
-    {"id": "good/1", "title": "A harmless paper", "abstract": "Nothing to see.", "authors": ["Bo Li"],
-     "url": "https://example.org/harmless", "venue": "EvilConf", "year": 2026},
+    {
+        "id": "evil/script",
+        "title": f"<script>{RUN}</script>Script title",
+        "abstract": f'<script>{RUN}</script> An abstract with a script. <b onmouseover="{RUN}">bold</b>',
+        "authors": [f'<img src=x onerror="{RUN}">Ann', '=HYPERLINK("http://evil.example","x")'],
+        "url": f"javascript:{RUN}",
+        "venue": "EvilConf",
+        "year": 2026,
+    },
+    {
+        "id": "evil/svg",
+        "title": f'<svg onload="{RUN}"></svg>SVG title',
+        "abstract": f'[click me](javascript:{RUN}) and <a href="javascript:{RUN}">a link</a> and '
+        f'<iframe src="javascript:{RUN}"></iframe>',
+        "authors": ["@SUM(1+1)", "+cmd|' /C calc'!A0"],
+        "url": f"data:text/html,<script>{RUN}</script>",
+        "venue": "EvilConf",
+        "year": 2026,
+    },
+    {
+        "id": "evil/md",
+        "title": f'[Title link](javascript:{RUN}) ![img](x "t" onerror={RUN})',
+        "abstract": f'-2+3 formula start. <details open ontoggle="{RUN}">x</details> <!-- <script>{RUN}</script> -->',
+        "authors": ["-Negative Name"],
+        "url": f" JaVaScRiPt:{RUN}",
+        "venue": "=EvilConf",
+        "year": 2026,
+    },
+    {
+        "id": "good/1",
+        "title": "A harmless paper",
+        "abstract": "Nothing to see.",
+        "authors": ["Bo Li"],
+        "url": "https://example.org/harmless",
+        "venue": "EvilConf",
+        "year": 2026,
+    },
 ]
 
 
