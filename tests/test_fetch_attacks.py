@@ -20,7 +20,7 @@ from sourceserver import SourceServer
 from paperatlas import Library
 from paperatlas.cli import cli
 from paperatlas.sources import FetchError, HttpClient
-from paperatlas.sources.http import redirect_refusal
+from paperatlas.http_client import redirect_refusal
 
 DATA = Path(__file__).parent / "data" / "sources"
 COLT = (DATA / "colt2024.json").read_bytes()

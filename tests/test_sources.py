@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from paperatlas import Library
 from paperatlas.cli import cli
 from paperatlas.sources import FetchError, HttpClient, create_source
-from paperatlas.sources.http import USER_AGENT, retry_after
+from paperatlas.http_client import USER_AGENT, retry_after
 
 from sourceserver import SourceServer
 from ports import free_port

@@ -13,7 +13,7 @@ import click
 
 from ..errors import PaperatlasError
 from ..sources.base import SOURCES
-from ..sources.http import HttpClient
+from ..http_client import HttpClient
 from .common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
 
 _run_options = [

@@ -85,8 +85,8 @@ def fetch_items(
     only within the host). An answer that is not a list of objects, a Total-Results that is not a
     number, a page the API already sent, or more than $PAPERATLAS_FETCH_MAX_PAGES pages is an error
     naming the page: nothing is imported from a library that was not read whole."""
-    from ..sources.base import MAX_PAGES_ENV, max_pages_default
-    from ..sources.http import HttpClient
+    from ..http_client import MAX_PAGES_ENV, max_pages_default
+    from ..http_client import HttpClient
 
     kind, lib_id = parse_spec(source)
     sleep = sleep or time.sleep
@@ -180,7 +180,7 @@ def _parse(body: bytes, source: str, start: int) -> list[dict[str, Any]]:
 
 
 def _get(client: Any, url: str, key: str, sleep: Callable[[float], None], source: str) -> tuple[bytes, Any]:
-    from ..sources.http import FetchError
+    from ..http_client import FetchError
 
     req_headers = {"Zotero-API-Version": "3"}
     if key:

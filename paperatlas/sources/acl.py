@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from ..ingest.formats import Format, parse_xml
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
-from .http import HttpClient, Response
+from ..http_client import HttpClient, Response
 
 DEFAULT_BASE = "https://raw.githubusercontent.com/acl-org/acl-anthology/master"
 _EVENT = re.compile(

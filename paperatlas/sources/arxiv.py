@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ..ingest.formats import Format, parse_xml, read_string
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
-from .http import FetchError, HttpClient, Response
+from ..http_client import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://export.arxiv.org"
 PAGE_SIZE = 200

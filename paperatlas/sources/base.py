@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,22 +21,14 @@ from ..errors import PaperatlasError
 from ..ingest.formats import Format, NestedTooDeep
 from ..models import IngestReport
 from ..registry import Registry
-from .http import FetchError, HttpClient, Response
+from ..http_client import MAX_PAGES_ENV, FetchError, HttpClient, Response, max_pages_default
 
 SOURCES: Registry[Source] = Registry("source")
+
 
 # Pages one run fetches at most: far above a real venue (OpenReview pages hold 1000 notes, arXiv's
 # 200) yet a server that invents new papers on every page cannot make a run endless. A run that
 # stops there says so, and the next run resumes where it stopped.
-MAX_PAGES = 1000
-MAX_PAGES_ENV = "PAPERATLAS_FETCH_MAX_PAGES"
-
-
-def max_pages_default() -> int:
-    env = os.environ.get(MAX_PAGES_ENV, "").strip()
-    return int(env) if env.isdigit() and int(env) > 0 else MAX_PAGES
-
-
 class SourceArgsError(PaperatlasError):
     """The arguments do not name something this source can fetch."""
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NotFound, PaperatlasError
 from ..store.sources import Follow
 from .base import FetchReport, create_source, fetch
-from .http import HttpClient
+from ..http_client import HttpClient
 
 if TYPE_CHECKING:
     from ..core import LibraryCore

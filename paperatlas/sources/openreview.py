@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from ..ingest.formats import Format
 from .base import SOURCES, Page, SourceArgsError, get_parsed, parse_json, reject_options
-from .http import HttpClient, Response
+from ..http_client import HttpClient, Response
 
 DEFAULT_BASE = "https://api2.openreview.net"
 PAGE_SIZE = 1000

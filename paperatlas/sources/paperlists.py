@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from ..ingest.formats import Format, read_string, venue_year_from_name
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
-from .http import FetchError, HttpClient, Response
+from ..http_client import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://raw.githubusercontent.com/papercopilot/paperlists/main"
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from ..ingest.formats import Format, read_string
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
-from .http import FetchError, HttpClient, Response
+from ..http_client import FetchError, HttpClient, Response
 
 DEFAULT_BASE = "https://proceedings.mlr.press"
 # booktitle words -> the name people use (checked in this order)

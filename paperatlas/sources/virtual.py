@@ -18,7 +18,7 @@ from ..ingest.formats import VENUE_SPELLING, Format
 from ..programme.feed import Feed, FeedError, parse_feed
 from ..programme.link import commit, plan, summary
 from .base import SOURCES, Page, SourceArgsError, get_parsed, reject_options
-from .http import HttpClient, Response
+from ..http_client import HttpClient, Response
 
 # where each conference's virtual site lives (others: https://{conf}.cc)
 HOSTS = {

@@ -25,9 +25,21 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from .. import __version__
-from ..deadline import Deadline
-from ..errors import PaperatlasError
+from . import __version__
+from .deadline import Deadline
+from .errors import PaperatlasError
+
+
+# how many pages one fetch may follow before it stops and says so (a server that pages forever, or a
+# cursor that never ends, cannot keep a fetch going); every paging reader shares the cap
+MAX_PAGES = 1000
+MAX_PAGES_ENV = "PAPERATLAS_FETCH_MAX_PAGES"
+
+
+def max_pages_default() -> int:
+    env = os.environ.get(MAX_PAGES_ENV, "").strip()
+    return int(env) if env.isdigit() and int(env) > 0 else MAX_PAGES
+
 
 USER_AGENT = f"paperatlas/{__version__} (+https://pypi.org/project/paperatlas/; personal paper library)"
 RETRY_STATUS = {429, 500, 502, 503, 504}
