@@ -13,16 +13,31 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import PaperatlasError
 
-if TYPE_CHECKING:
-    from ..core import LibraryCore
-
 Progress = Callable[[int, int], None]
+
+
+class EmbedTarget(Protocol):
+    """What the driver needs of the library (the Library is one): what is left to embed, where the
+    vectors go, and the model that names them. Stated here so that embed/ stays below the core."""
+
+    @property
+    def embedder_name(self) -> str: ...
+
+    @property
+    def embedder(self) -> Any: ...
+
+    vector_cache: Any
+    store: Any
+
+    def embed_todo(self, rebuild: bool = False) -> list[tuple[str, str, str]]: ...
+
+    def remember_embedder(self) -> None: ...
 
 
 def _ray() -> Any:
@@ -68,7 +83,7 @@ class _Worker:
 
 
 def embed_with_ray(
-    lib: LibraryCore,
+    lib: EmbedTarget,
     address: str = "local",
     workers: int | None = None,
     rebuild: bool = False,
