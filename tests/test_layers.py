@@ -7,6 +7,7 @@ dependency). docs/architecture.md draws the same picture; a new capability goes 
 from __future__ import annotations
 
 import ast
+import re
 import functools
 from pathlib import Path
 
@@ -167,3 +168,27 @@ def test_library_has_no_base_class_and_no_mixins() -> None:
     lib = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Library")
     assert not lib.bases
     assert not list(PKG.rglob("mixin.py"))
+
+
+def test_surfaces_never_reach_the_store() -> None:
+    """The surfaces people use call the Library and its capability objects: a rule kept in the store's
+    callers would live once per surface. (bench/ and eval/ may time or read the store itself.)"""
+    found = [
+        f"{path.relative_to(PKG.parent)}:{i}: {line.strip()}"
+        for name, path in modules().items()
+        if room(name) in {"web", "mcp", "cli", "__main__"}
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\.store\b", line) and not line.lstrip().startswith(("from ", "import "))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_comments_say_why_not_which_issue() -> None:
+    """Code says why; the tracker says which issue asked (its numbers mean nothing to the next reader)."""
+    found = [
+        f"{path.relative_to(PKG.parent)}:{i}"
+        for path in modules().values()
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bissues? #?\d+", line, re.IGNORECASE)
+    ]
+    assert not found, found

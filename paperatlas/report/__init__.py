@@ -70,6 +70,10 @@ class Report:
                 self._facets = (version, FacetIndex(self.lib.store.report.iter_facts()))
             return self._facets[1]
 
+    def version(self) -> tuple[Any, ...]:
+        """Changes when the papers change or the topics are rebuilt: a key for caches of built reports."""
+        return (*self.lib.store.data_version(), (self.lib.store.topics.topics_meta() or {}).get("built_at"))
+
     def filter_ids(
         self, institution: str | None = None, country: str | None = None, type: str | None = None
     ) -> set[str] | None:

@@ -59,8 +59,7 @@ def _report(request: Request, venue: str | None, year: str | None) -> Conference
             "report",
             venue and venue.lower(),
             tuple(years),
-            tuple(library.store.data_version()),
-            (library.store.topics.topics_meta() or {}).get("built_at"),
+            library.report.version(),
         )
         cache = web(request).cache
         if cache.get("report_key") != key:
