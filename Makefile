@@ -45,7 +45,7 @@ lint: install-test
 
 ## make test: install with test extras and run the default test suite
 test: install-test
-	$(BIN)/python -m pytest -q; rc=$$?; \
+	$(BIN)/python -m pytest -q --durations=15; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing loudly"; exit 1; fi; exit $$rc
 
 # the library file is kept: after the demo it may hold your own papers and likes (delete it yourself)
