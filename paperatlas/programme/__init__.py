@@ -72,17 +72,40 @@ class Programme:
     def ingest_feed(
         self, path: str | Path, conf: str | None = None, year: int | None = None, site: str = ""
     ) -> IngestReport:
-        """Read a saved virtual-site feed file (`neurips-2025-orals-posters.json`) as `fetch virtual`
-        reads the live one: events linked to papers, missing papers brought in, changes recorded.
+        """Read a saved programme as `fetch virtual` reads the live one: events linked to papers,
+        missing papers brought in, changes recorded. Either a virtual-site feed file
+        (`neurips-2025-orals-posters.json`) or a Mini-Conf site's `calendar_papers.csv` (with the
+        `papers.csv` and `track_*.csv` beside it; miniconf.py).
 
-        `conf` and `year` come from the file name unless given; `site` makes the events' page
-        paths absolute (e.g. https://neurips.cc)."""
-        from ..ingest.formats import VENUE_SPELLING, Format
-        from ..ingest.pipeline import ingest_rows
-        from .feed import parse_feed
-        from .link import commit, plan, summary
+        `conf` and `year` come from the file name (the feed) or the files (Mini-Conf) unless given;
+        `site` makes the events' page paths absolute (e.g. https://neurips.cc)."""
+        from .miniconf import is_calendar, read_sitedata
 
         p = Path(path)
+        if is_calendar(p):
+            feed, found_conf, found_year = read_sitedata(p)
+            conf, year = (conf or found_conf).lower(), year or found_year
+        else:
+            feed, conf, year = self._read_feed(p, conf, year)
+        if not conf or not year:
+            raise PaperatlasError(
+                gettext("cannot tell the conference and year of {file}", file=str(p)),
+                gettext("name the file CONF-YEAR-orals-posters.json (as the virtual site does)"),
+            )
+        if not feed.events:
+            raise PaperatlasError(
+                gettext("{file} lists no events", file=str(p)),
+                gettext("check that it is the virtual site's orals-posters feed"),
+            )
+        for ev in feed.events:
+            if ev.url.startswith("/") and site:
+                ev.url = site.rstrip("/") + ev.url
+        return self._store_feed(str(p), conf, year, feed)
+
+    @staticmethod
+    def _read_feed(p: Path, conf: str | None, year: int | None) -> tuple[Any, str, int | None]:
+        from .feed import parse_feed
+
         m = FEED_NAME.match(p.name)
         conf = (conf or (m.group(1) if m else "")).lower()
         year = year or (int(m.group(2)) if m else None)
@@ -95,20 +118,18 @@ class Programme:
             data = p.read_bytes()
         except OSError as e:
             raise PaperatlasError(f"cannot read {p}: {e.strerror}", "check the path") from None
-        feed = parse_feed(data, str(p))
-        if not feed.events:
-            raise PaperatlasError(
-                gettext("{file} lists no events", file=str(p)),
-                gettext("check that it is the virtual site's orals-posters feed"),
-            )
-        for ev in feed.events:
-            if ev.url.startswith("/") and site:
-                ev.url = site.rstrip("/") + ev.url
+        return parse_feed(data, str(p)), conf, year
+
+    def _store_feed(self, where: str, conf: str, year: int, feed: Any) -> IngestReport:
+        from ..ingest.formats import VENUE_SPELLING, Format
+        from ..ingest.pipeline import ingest_rows
+        from .link import commit, plan, summary
+
         venue = VENUE_SPELLING.get(conf, conf.upper())
         with self.store.write_lock(getattr(self.lib, "on_wait", None)):
             fp = plan(self.store, f"{conf} {year}", venue, year, feed)
             report = ingest_rows(
-                self.store, str(p), "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year}, skip_bad=True
+                self.store, where, "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year}, skip_bad=True
             )
             counts = commit(self.store, fp)
         report.notes += [f"programme {conf} {year}: {summary(counts)}", *fp.notes]
@@ -460,10 +481,13 @@ def clashes(sessions: Sequence[AgendaSession]) -> list[Clash]:
 
 
 def is_feed_file(path: str | Path) -> bool:
-    """A saved virtual-site programme: named CONF-YEAR-orals-posters.json, or a JSON object whose
-    `results` are events (they carry `eventtype` or `poster_position`)."""
+    """A saved programme: a virtual-site feed (named CONF-YEAR-orals-posters.json, or a JSON object
+    whose `results` are events: they carry `eventtype` or `poster_position`), or a Mini-Conf
+    `calendar_papers.csv`."""
+    from .miniconf import is_calendar
+
     p = Path(path)
-    if FEED_NAME.match(p.name):
+    if FEED_NAME.match(p.name) or is_calendar(p):
         return True
     if p.suffix.lower() != ".json":
         return False

@@ -57,6 +57,8 @@ class FeedEvent:
     topic: str = ""
     keywords: list[str] = field(default_factory=list)
     decision: str = ""
+    # the paper's own id in a feed that names its papers apart from its events (Mini-Conf's UID)
+    paper_key: str = ""
 
     @property
     def timezone(self) -> str:
@@ -75,6 +77,7 @@ class Feed:
     events: list[FeedEvent]
     declared: int | None = None  # the feed's own `count`
     notes: list[str] = field(default_factory=list)
+    conf: str = ""  # the conference, when the feed itself says (Mini-Conf's `event` column)
 
 
 def offset_text(dt: datetime) -> str:

@@ -43,7 +43,9 @@ class FeedPlan:
 
 
 def paper_group(ev: FeedEvent) -> str:
-    """Events of the same paper share this: the forum id, else the normalised title."""
+    """Events of the same paper share this: the feed's paper key, else the forum id, else the normalised title."""
+    if ev.paper_key:
+        return "key:" + ev.paper_key
     return "forum:" + ev.forum if ev.forum else "title:" + (title_key(clean_text(ev.name)) or ev.name.lower())
 
 
@@ -68,7 +70,9 @@ def plan(store: Any, feed_name: str, venue: str, year: int, parsed: Feed) -> Fee
         group = paper_group(ev)
         row = rows.get(group)
         if row is None:
-            rid = ev.forum or f"{slug(venue)}{year}/event-{ev.event_id}"
+            rid = ev.forum or (
+                f"{slug(venue)}{year}/{ev.paper_key}" if ev.paper_key else f"{slug(venue)}{year}/event-{ev.event_id}"
+            )
             row = rows[group] = {
                 "id": rid,
                 "title": ev.name,
