@@ -156,3 +156,14 @@ def test_bad_sitedata_says_what_is_wrong_and_stores_nothing(tmp_path):
     assert res.exit_code == 1 and "no papers.csv beside it" in res.output, res.output
     with Library(str(db)) as lib:
         assert lib.count() == 0 and lib.programme.feeds() == []
+
+
+def test_bench_walk_on_the_real_poster_sessions():
+    from paperatlas.bench.programme import bench_walk_site
+
+    d = bench_walk_site(CALENDAR, readers=6, embedder="hashing")
+    assert d["sessions"] == 6 and d["posters_per_session"] == [14, 14, 16, 14, 16, 13]
+    assert len(d["results"]) == 6
+    for row in d["results"]:
+        # the planner's choice is the best that fits: never less interest than either baseline's
+        assert row["plan"] >= row["topk"] - 1e-9 and row["plan"] >= row["score_order"] - 1e-9, row

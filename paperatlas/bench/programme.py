@@ -270,3 +270,76 @@ def bench_walk(
                         row["plan_over_score_order"] = round(row["plan"] / max(row["score_order"], 1e-9), 3)
                         out["results"].append(row)
     return out
+
+
+def bench_walk_site(
+    calendar: str | Path,
+    readers: int = 30,
+    likes: int = 5,
+    budgets: tuple[int, ...] = (20, 30, 55),
+    per_poster: float = 5.0,
+    speeds: tuple[float, ...] = (1.0, 3.0),
+    seed: int = 0,
+    embedder: str | None = None,
+) -> dict[str, Any]:
+    """The walk planner against top-k and score order on a real programme: the poster sessions of
+    a Mini-Conf site's calendar (e.g. PLDI 2021, tests/data/programme/pldi-2021), with their own
+    poster numbers. Each simulated reader likes a paper outside the session walked and its
+    `likes - 1` nearest neighbours there; interest is `Programme.interest`. Repeated sessions
+    (" (mirror)") hold the same posters and are left out."""
+    from ..library import Library
+    from ..programme.walk import METHODS, Poster
+
+    rng = np.random.default_rng(seed)
+    out: dict[str, Any] = {
+        "programme": str(calendar),
+        "readers": readers,
+        "likes": likes,
+        "per_poster": per_poster,
+        "layout": "the real programme: its sessions, papers and poster numbers",
+        "results": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp:
+        with Library(os.path.join(tmp, "lib.db"), **({"embedder": embedder} if embedder else {})) as lib:
+            report = lib.programme.ingest_feed(calendar)
+            lib.embed()
+            out["read_notes"] = report.notes[:1]
+            vec_of = lib.vectors()
+            sessions = [s for s in lib.programme.sessions(type="poster") if not s.session.endswith("(mirror)")]
+            members = {s.session_id: lib.programme.session(s.session_id)[1] for s in sessions}
+            ids = sorted(vec_of)
+            vecs = np.stack([vec_of[i] for i in ids]).astype(np.float32)
+            out["papers"], out["sessions"] = len(ids), len(sessions)
+            out["posters_per_session"] = [len(members[s.session_id]) for s in sessions]
+            scores: dict[tuple[float, int, str], list[float]] = {}
+            stops: dict[tuple[float, int, str], list[int]] = {}
+            for r in range(readers):
+                sid = sessions[r % len(sessions)].session_id
+                evs = members[sid]
+                inside = {e.paper_id for e in evs}
+                outside = np.array([k for k, pid in enumerate(ids) if pid not in inside])
+                first = int(rng.choice(outside))
+                near = outside[np.argsort(-(vecs[outside] @ vecs[first]))[:likes]]
+                name = f"reader{r}"
+                lib.readers.set_feedback(name, [ids[k] for k in near], "like")
+                lib.programme.walk(sid, name, budgets[-1], per_poster, speeds[0])  # brings the profile up to date
+                interest = lib.programme.interest(name, [e.paper_id for e in evs])
+                posters = [
+                    Poster(e.paper_id, e.poster_number or 0, interest.get(e.paper_id, (0.0, False))[0]) for e in evs
+                ]
+                for speed in speeds:
+                    for minutes in budgets:
+                        for m, f in METHODS.items():
+                            w = f(posters, minutes, per_poster, speed)
+                            scores.setdefault((speed, minutes, m), []).append(w.per_minute)
+                            stops.setdefault((speed, minutes, m), []).append(len(w.stops))
+            for speed in speeds:
+                for minutes in budgets:
+                    row: dict[str, Any] = {"walk_min_per_100": speed, "minutes": minutes}
+                    for m in METHODS:
+                        row[m] = round(statistics.mean(scores[(speed, minutes, m)]), 4)
+                        row[m + "_stops"] = round(statistics.mean(stops[(speed, minutes, m)]), 1)
+                    row["plan_over_topk"] = round(row["plan"] / max(row["topk"], 1e-9), 3)
+                    row["plan_over_score_order"] = round(row["plan"] / max(row["score_order"], 1e-9), 3)
+                    out["results"].append(row)
+    return out

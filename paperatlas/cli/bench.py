@@ -308,19 +308,32 @@ def bench_agenda_cmd(file: str, events: int, likes: int, repeats: int) -> None:
 
 
 @bench.command("walk")
-@click.option("--db", "db_path", required=True, metavar="PATH", help="An embedded library of one venue's papers.")
-@click.option("--sessions", default=6, show_default=True, help="Poster sessions the papers are spread over.")
-@click.option("--readers", default=30, show_default=True, help="Simulated readers (10 likes each).")
+@click.option("--db", "db_path", metavar="PATH", help="An embedded library of one venue's papers.")
+@click.option(
+    "--site",
+    metavar="CALENDAR",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Instead of --db: a real programme, a Mini-Conf calendar_papers.csv (its own sessions and posters).",
+)
+@click.option("--sessions", default=6, show_default=True, help="Poster sessions the papers are spread over (--db).")
+@click.option("--readers", default=30, show_default=True, help="Simulated readers (10 likes each; 5 with --site).")
 @click.option("--per-poster", default=5.0, show_default=True, help="Minutes at each poster.")
-def bench_walk_cmd(db_path: str, sessions: int, readers: int, per_poster: float) -> None:
+def bench_walk_cmd(db_path: str | None, site: str | None, sessions: int, readers: int, per_poster: float) -> None:
     """The poster-walk planner against top-k and score order: interest collected per minute.
 
     Example:
 
         paperatlas bench walk --db neurips2023.db --readers 30
-    """
-    from ..bench.programme import bench_walk
 
+        paperatlas bench walk --site tests/data/programme/pldi-2021/calendar_papers.csv
+    """
+    from ..bench.programme import bench_walk, bench_walk_site
+
+    if bool(db_path) == bool(site):
+        raise click.UsageError("give --db LIBRARY or --site CALENDAR")
+    if site:
+        click.echo(json.dumps(bench_walk_site(site, readers, per_poster=per_poster), indent=2))
+        return
     click.echo(json.dumps(bench_walk(db_path, sessions, readers, per_poster=per_poster), indent=2))
 
 
