@@ -105,6 +105,7 @@ class Library:
         self.multilingual = Multilingual(self)
         self.programme = Programme(self, self.readers, self.recommend)
         self.recommend.digest_news = self.programme.digest_news  # moved posters on your agenda come first
+        self.topics.places = self.programme.map_places  # the map's point details say where it is presented
         self.report = Report(self)
 
     def close(self) -> None:
@@ -420,6 +421,7 @@ class Library:
         status: str | None,
         authors: Sequence[str] = (),
         facets: dict[str, str | None] | None = None,
+        events: dict[str, str | None] | None = None,
     ) -> set[str] | None:
         if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
             raise PaperatlasError(gettext("year {year} is out of range", year=year), gettext("use a year such as 2024"))
@@ -427,6 +429,9 @@ class Library:
         keep = self.report.filter_ids(**(facets or {}))
         if keep is not None:
             allowed = keep if allowed is None else allowed & keep
+        at = self.programme.filter_ids(**(events or {}))  # session / day / room of the programme
+        if at is not None:
+            allowed = at if allowed is None else allowed & at
         for name in authors:
             ids = self.authors.index().paper_ids(name)
             allowed = ids if allowed is None else allowed & ids
@@ -446,6 +451,9 @@ class Library:
         institution: str | None = None,
         country: str | None = None,
         type: str | None = None,
+        session: str | None = None,
+        day: str | None = None,
+        room: str | None = None,
     ) -> Hits:
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
 
@@ -455,7 +463,9 @@ class Library:
         keeps the papers of that author (as `author` does; case, accents and initials are
         forgiven). A query that is only an author filter lists that author's papers, newest first.
         `institution`, `country` and `type` (oral, spotlight, poster, highlight) keep the papers whose
-        fields say so (docs/fields.md); with an empty query they list those papers.
+        fields say so (docs/fields.md); with an empty query they list those papers. `session` (its id
+        or name), `day` (YYYY-MM-DD, the conference's local date) and `room` keep the papers presented
+        there (Programme.filter_ids). Each hit carries its paper's programme events (`Hit.events`).
 
         Semantic and hybrid search apply a relevance floor: a query with no real match (random
         letters, an off-domain question) returns no hits, with `.no_good_match` set. The result is
@@ -471,16 +481,20 @@ class Library:
         if author and author.strip():
             names.append(author.strip())
         facets = {"institution": institution, "country": country, "type": type}
-        allowed = self._allowed(venue, year, status, names, facets)
-        if (names or any(v and v.strip() for v in facets.values())) and not text.strip():
-            # only filters (author:..., an institution...): their papers, newest first
+        events = {"session": session, "day": day, "room": room}
+        allowed = self._allowed(venue, year, status, names, facets, events)
+        if (names or any(v and v.strip() for v in (*facets.values(), *events.values()))) and not text.strip():
+            # only filters (author:..., an institution, a session...): their papers, newest first
             papers = sorted(
                 self.store.get_papers(list(allowed or ())).values(), key=lambda p: (-(p.year or 0), p.venue, p.title)
             )
-            return Hits([Hit(p, 1.0, {}) for p in papers[offset : offset + limit]], total=len(papers))
-        if allowed is not None and not allowed:
+            hits = Hits([Hit(p, 1.0, {}) for p in papers[offset : offset + limit]], total=len(papers))
+        elif allowed is not None and not allowed:
             return Hits()
-        return self.engine.search(text if names else query, mode, limit, offset, allowed, exclude)
+        else:
+            hits = self.engine.search(text if names else query, mode, limit, offset, allowed, exclude)
+        self.programme.attach(hits)
+        return hits
 
     def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
         """Papers nearest to `paper_id` by embedding, each with a reason ("shares: ...")."""
@@ -490,6 +504,7 @@ class Library:
         ranked = self.engine.similar(me.id, max(0, min(int(limit), MAX_RESULTS)), self._allowed(venue, year, None))
         papers = self.store.get_papers([pid for pid, _ in ranked])
         hits = [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
+        self.programme.attach(hits)
         return add_reasons(self.store, me, hits)
 
     # -- where a paper can be read ----------------------------------------------------------

@@ -19,6 +19,30 @@ FIELD_DOCS = {  # what a field means, for the API schemas (OpenAPI, MCP) that ar
     "source": "the file the paper was ingested from",
     "extra": "other fields the list carried (doi, arxiv, presentation, affiliations...; docs/fields.md)",
 }
+# One presentation of a paper at its conference, as every surface shows it (programme.Event.to_dict();
+# docs/fields.md): the keys and what they mean, for the API schemas.
+EVENT_FIELDS = {
+    "session": "the session's name as the feed writes it",
+    "start": "ISO 8601 with the conference's offset (2025-12-05T16:30:00-08:00); '' when the feed gives no time",
+    "end": "ISO 8601 with the conference's offset; '' when the feed gives no time",
+    "timezone": "that offset (-08:00)",
+    "day": "the local date it starts on (YYYY-MM-DD); '' without a time",
+    "room": "as written (Exhibit Hall C,D,E)",
+    "poster_position": "as written (#2504)",
+    "type": "oral, spotlight, poster ...",
+    "event_id": "the feed's event id",
+    "session_id": "the session's id in paperatlas (/session/{id})",
+    "feed": "the programme it comes from (neurips 2025)",
+    "url": "the event's page on the virtual site",
+}
+EVENTS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "when and where the paper is presented at its conference, in time order (docs/fields.md)",
+    "items": {
+        "type": "object",
+        "properties": {k: {"type": "string", "description": v} for k, v in EVENT_FIELDS.items()},
+    },
+}
 
 
 def _schema_of(tp: Any) -> dict[str, Any]:
@@ -120,6 +144,8 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)
     snippet: str = ""
     reason: str = ""
+    # the paper's events at its conference (EVENT_FIELDS dicts), filled where the library has a programme
+    events: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = self.paper.public()
@@ -128,6 +154,8 @@ class Hit:
             d["snippet"] = self.snippet
         if self.reason:
             d["reason"] = self.reason
+        if self.events:
+            d["events"] = self.events
         return d
 
     @classmethod
@@ -141,6 +169,7 @@ class Hit:
                 "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
                 "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
                 "reason": {"type": "string", "description": "why it is listed (recommendations, related papers)"},
+                "events": EVENTS_SCHEMA,
             },
         }
 

@@ -101,6 +101,9 @@ def test_tools_over_stdio(db: Path) -> None:
             "institution",
             "country",
             "type",
+            "session",
+            "day",
+            "room",
         }
         assert tools["get_paper"].input_schema["required"] == ["id"]
         assert tools["similar"].input_schema["required"] == ["id"]

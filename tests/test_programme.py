@@ -92,6 +92,7 @@ def test_events_link_to_papers_already_there_by_forum_id(tmp_path, runner, serve
             "start": "2025-12-05T16:30:00-08:00",
             "end": "2025-12-05T19:30:00-08:00",
             "timezone": "-08:00",
+            "day": "2025-12-05",
             "room": "Exhibit Hall C,D,E",
             "poster_position": "#2504",
             "type": "poster",

@@ -22,6 +22,7 @@ from ..errors import IngestError, PaperatlasError
 from ..library import Library, default_db_path
 from ..store import is_postgres_url
 from ..models import Paper
+from ..programme.models import event_text
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
 # stored, but the reader warned that some papers may be read wrong (each `warning:` line names one)
@@ -303,6 +304,8 @@ def print_hits(hits: list[Any]) -> None:
         )
         if h.reason:
             out.print(f"    [italic]{h.reason}[/italic]")
+        for e in getattr(h, "events", ()):  # when and where it is presented
+            out.print("    " + event_text(e), markup=False)
 
 
 # the reader a personal command speaks for

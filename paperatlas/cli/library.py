@@ -32,7 +32,9 @@ from .common import (
 )
 from ..export import EXPORT_FORMATS, export
 from ..ingest.formats import FORMAT_NAMES
+from .programme import event_filter_options
 from .report import facet_options
+from ..programme.models import event_text
 from ..report.facets import paper_institutions
 from ..library import MAX_RESULTS, Library
 from ..search.cjk import has_cjk
@@ -264,6 +266,9 @@ def _filters_hint(
     institution: str | None = None,
     country: str | None = None,
     type: str | None = None,
+    session: str | None = None,
+    day: str | None = None,
+    room: str | None = None,
 ) -> str:
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
@@ -280,6 +285,12 @@ def _filters_hint(
                 f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
                 "(docs/fields.md); check the spelling"
             )
+    if (session or day or room) and not lib.programme.filter_ids(session, day, room):
+        if not lib.programme.feeds():
+            return "this library holds no programme: `paperatlas fetch virtual CONF YEAR` brings one in"
+        return "no paper is presented there: `paperatlas programme` lists the sessions, days and rooms"
+    if session or day or room:
+        return "drop --session / --day / --room to search the whole library"
     if venue or year or status or type:
         return (
             f"drop --venue / --year / --status / --type to look at all {total} papers; "
@@ -341,10 +352,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
         if p.extra.get(key) not in (None, ""):
             out.print(f"{label}: {p.extra[key]}", markup=False)
     for e in lib.programme.events_for(p.id):
-        where = " · ".join(
-            x for x in (e.type.capitalize(), e.session, e.start[:16].replace("T", " "), e.room, e.poster_position) if x
-        )
-        out.print(where, markup=False)
+        out.print(event_text(e.to_dict()), markup=False)
     out.print(f"[dim]{p.id}[/dim]")
     for label, u in lib.reading_links(p.id):
         out.print(f"{label}: {u}", markup=False)
@@ -529,6 +537,7 @@ def copy_(src: str, dst: str) -> None:
     help="Run one query per line of this file; with --json prints one JSON line per query.",
 )
 @facet_options
+@event_filter_options
 @json_option
 @click.pass_context
 @handle_errors
@@ -546,6 +555,9 @@ def search(
     institution: str | None,
     country: str | None,
     type_: str | None,
+    session: str | None,
+    day: str | None,
+    room: str | None,
     as_json: bool,
 ) -> None:
     """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match;
@@ -558,9 +570,18 @@ def search(
         paperatlas search --author "Percy Liang" --json
 
         paperatlas search "robot learning" --institution Tsinghua --type oral
+
+        paperatlas search "diffusion" --session "Poster Session 6" --day 2025-12-05
     """
     lib = get_library(ctx)
-    facets = {"institution": institution, "country": country, "type": type_}
+    facets = {
+        "institution": institution,
+        "country": country,
+        "type": type_,
+        "session": session,
+        "day": day,
+        "room": room,
+    }
     filters = {
         "mode": mode,
         "venue": venue,
@@ -602,7 +623,10 @@ def search(
             )
         return
     if query is None and not author and not any(facets.values()):
-        raise click.UsageError("give a QUERY, --author NAME, --institution / --country / --type or --queries FILE")
+        raise click.UsageError(
+            "give a QUERY, --author NAME, --institution / --country / --type, --session / --day / --room "
+            "or --queries FILE"
+        )
     if query:
         say_crosslingual(lib, query, mode)
     hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)

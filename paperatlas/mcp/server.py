@@ -25,7 +25,8 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from .. import __version__
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
-from ..models import FIELD_DOCS, PRIVATE_FIELDS, Hit, Paper
+from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Paper
+from ..programme.models import event_text
 
 MAX_LIMIT = 100
 T = TypeVar("T")
@@ -40,6 +41,12 @@ id, from the retrieved abstracts only) use the server's language model when one 
 
 
 # -- result shapes (their JSON schemas are the tools' output schemas) ---------------------------
+EVENTS_DESCRIPTION = (
+    "when and where the paper is presented at its conference, in time order; each event has "
+    + "; ".join(f"{k}: {v}" for k, v in EVENT_FIELDS.items())
+)
+
+
 class PaperHit(BaseModel):
     """One paper in a ranked list."""
 
@@ -54,6 +61,7 @@ class PaperHit(BaseModel):
     snippet: str = Field("", description="the part of the abstract where the query's words are")
     reason: str = Field("", description="why this paper is here (similar, recommend)")
     url: str = ""
+    events: list[dict[str, Any]] = Field(default_factory=list, description=EVENTS_DESCRIPTION)
 
 
 class SearchResult(BaseModel):
@@ -89,8 +97,7 @@ PaperRecord = create_model(
         list[dict[str, Any]],
         Field(
             default_factory=list,
-            description="when and where the paper is presented at its conference: session, start,"
-            " end (ISO 8601, the conference's offset), timezone, room, poster_position, type, event_id",
+            description=EVENTS_DESCRIPTION,
         ),
     ),
 )
@@ -180,6 +187,8 @@ def _hits_text(hits: Sequence[PaperHit]) -> str:
             lines.append(f"   {', '.join(h.authors[:8])}{' et al.' if len(h.authors) > 8 else ''}")
         if h.reason:
             lines.append(f"   why: {h.reason}")
+        for e in h.events:
+            lines.append(f"   at the conference: {event_text(e)}")
         if h.snippet:
             lines.append(f"   {h.snippet}")
     return "\n".join(lines)
@@ -192,19 +201,7 @@ def paper_text(r: Any) -> str:
         head.append(meta)
     head.append(f"id {r.id}" + (f" · {r.url}" if r.url else ""))
     for e in r.events:
-        head.append(
-            " · ".join(
-                x
-                for x in (
-                    str(e.get("type") or "").capitalize(),
-                    e.get("session"),
-                    str(e.get("start") or "")[:16].replace("T", " "),
-                    e.get("room"),
-                    e.get("poster_position"),
-                )
-                if x
-            )
-        )
+        head.append(event_text(e))
     return "\n".join(head) + "\n\n" + r.abstract
 
 
@@ -320,6 +317,24 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         type: Annotated[
             Literal["oral", "spotlight", "poster", "highlight"] | None, Field(description="only this presentation type")
         ] = None,
+        session: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description="only papers presented in this session of the programme: its id, or its name "
+                "or words of it ('Poster Session 6')",
+            ),
+        ] = None,
+        day: Annotated[
+            str | None,
+            Field(
+                pattern=r"^\d{4}-\d{2}-\d{2}$",
+                description="only papers presented on this day, YYYY-MM-DD (the conference's local date)",
+            ),
+        ] = None,
+        room: Annotated[
+            str | None, Field(max_length=200, description="only papers presented in this room ('Hall C')")
+        ] = None,
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
 
@@ -336,6 +351,9 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
                     institution=institution,
                     country=country,
                     type=type,
+                    session=session,
+                    day=day,
+                    room=room,
                 )
             )
 
@@ -351,6 +369,9 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
                     ("institution", institution),
                     ("country", country),
                     ("type", type),
+                    ("session", session),
+                    ("day", day),
+                    ("room", room),
                 )
                 if v
             )

@@ -16,7 +16,7 @@ from ..errors import NotFound, PaperatlasError
 from ..i18n import gettext
 from ..models import IngestReport
 from .groups import Person, Split, people, split
-from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo
+from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo, event_parts
 from .walk import METHODS, Poster, Walk
 
 if TYPE_CHECKING:  # the capability sees the library through its core protocol only
@@ -145,6 +145,58 @@ class Programme:
             pid: [Event.from_row(r) for r in rows]
             for pid, rows in self.store.programme.events_for_papers(paper_ids).items()
         }
+
+    def attach(self, hits: Sequence[Any]) -> None:
+        """Give each Hit its paper's events (`Hit.events`, the `Event.to_dict()` shape): what search
+        results, related lists and recommendations show of when and where a paper is presented."""
+        if not hits:
+            return
+        found = self.store.programme.events_for_papers([h.paper.id for h in hits])
+        for h in hits:
+            h.events = [Event.from_row(r).to_dict() for r in found.get(h.paper.id, [])]
+
+    def places(self, paper_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """paper id -> its events (`Event.to_dict()`), for the papers of `paper_ids` that have any."""
+        return {pid: [e.to_dict() for e in evs] for pid, evs in self.events_for_many(paper_ids).items() if evs}
+
+    def map_places(self, paper_ids: Sequence[str]) -> dict[str, list[list[str]]]:
+        """paper id -> [[type, session, when, place], ...] (programme.models.event_parts), for the
+        map's point details: what the map shows of when and where a paper is presented."""
+        return {pid: [list(event_parts(e)) for e in evs] for pid, evs in self.places(paper_ids).items()}
+
+    def version(self) -> tuple[int, int]:
+        """Changes whenever a read of a feed changed the programme: a key for caches of what it says."""
+        return self.store.programme.programme_version()
+
+    def filter_ids(
+        self, session: str | None = None, day: str | None = None, room: str | None = None
+    ) -> set[str] | None:
+        """The papers with an event in that session (its id, or its name or words of it: "Poster
+        Session 6" finds both cities' sixth poster session, "Oral Session 1" not "Oral Session 17"),
+        on that local day (YYYY-MM-DD, the conference's own date) and in that room (words of its
+        name: "Hall C" finds "Exhibit Hall C,D,E"); None when no such filter is given. A filter is
+        met by one event: a paper with a poster on Friday and an oral on Saturday is on both days."""
+        session, day, room = (x.strip() if x else "" for x in (session, day, room))
+        if not (session or day or room):
+            return None
+        if day and not DAY.match(day):
+            raise PaperatlasError(
+                gettext("{day!r} is not a day", day=day), gettext("give the day as YYYY-MM-DD, e.g. 2025-12-05")
+            )
+        in_session = _words(session)
+        in_room = _words(room)
+        out: set[str] = set()
+        for r in self.store.programme.programme_events(None, include_withdrawn=False):
+            if not r["paper_id"]:
+                continue
+            if session and r["session_id"] != session and not in_session.search(r["session"] or ""):
+                continue
+            if day and (r["start_at"] or "")[:10] != day:
+                continue
+            if room and not in_room.search(r["room"] or ""):
+                continue
+            out.add(r["paper_id"])
+        return out
 
     def feeds(self) -> list[str]:
         return self.store.programme.programme_feeds()
@@ -451,6 +503,15 @@ class Programme:
         agenda when a reader is given."""
         ids = list(self.candidates(reader, 0)) if reader else None
         return self.store.programme.programme_changes(since, ids)
+
+
+DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _words(text: str) -> re.Pattern[str]:
+    """Matches `text` as whole words, case-insensitively (spaces match any run of spaces)."""
+    body = r"\s+".join(re.escape(w) for w in text.split())
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
 def _utc_key(iso: str) -> str:

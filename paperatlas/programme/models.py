@@ -73,6 +73,7 @@ class Event:
             "start": self.start,
             "end": self.end,
             "timezone": self.timezone,
+            "day": self.start[:10],
             "room": self.room,
             "poster_position": self.poster_position,
             "type": self.type,
@@ -81,6 +82,29 @@ class Event:
             "feed": self.feed,
             "url": self.url,
         }
+
+
+def event_parts(e: dict[str, Any]) -> tuple[str, str, str, str]:
+    """(type, session, when, place) of an event (`Event.to_dict()`), the time in the conference's
+    local time: ("poster", "San Diego Poster Session 6", "2025-12-05 16:30–19:30 (UTC-08:00)",
+    "Exhibit Hall C,D,E #2504")."""
+    start, end = str(e.get("start") or ""), str(e.get("end") or "")
+    when = ""
+    if start:
+        when = f"{start[:10]} {start[11:16]}"
+        if end:
+            when += "–" + (end[11:16] if end[:10] == start[:10] else f"{end[:10]} {end[11:16]}")
+        if e.get("timezone"):
+            when += f" (UTC{e['timezone']})"
+    place = " ".join(x for x in (str(e.get("room") or ""), str(e.get("poster_position") or "")) if x)
+    return str(e.get("type") or ""), str(e.get("session") or ""), when, place
+
+
+def event_text(e: dict[str, Any], type_label: Any = str) -> str:
+    """An event in one line: "Poster · San Diego Poster Session 6 · 2025-12-05 16:30–19:30 (UTC-08:00)
+    · Exhibit Hall C,D,E #2504". `type_label` words the type (the web passes its translation)."""
+    kind, session, when, place = event_parts(e)
+    return " · ".join(x for x in (type_label(kind).capitalize() if kind else "", session, when, place) if x)
 
 
 @dataclass

@@ -97,6 +97,13 @@ class ProgrammeStore:
         )
         return [_event(r) for r in self._db.conn.execute(q, (session_id,))]
 
+    def programme_version(self) -> tuple[int, int]:
+        """(events, the last change's id): changes whenever a read of a feed changed anything."""
+        row = self._db.conn.execute(
+            "SELECT (SELECT count(*) FROM programme_events), (SELECT coalesce(max(id), 0) FROM programme_changes)"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def programme_feeds(self) -> list[str]:
         return [r[0] for r in self._db.conn.execute("SELECT DISTINCT feed FROM programme_events ORDER BY feed")]
 

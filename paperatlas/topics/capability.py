@@ -4,7 +4,7 @@ the data of the paper map."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,9 @@ class Topics:
         self._lib = lib
         self._store = lib.store
         self._readers = readers
+        # paper ids -> {id: [[type, session, when, place], ...]}: where the papers are presented
+        # (the library sets the programme's map_places here), shown in a point's details
+        self.places: Callable[[Sequence[str]], dict[str, list[list[str]]]] | None = None
 
     # -- building -------------------------------------------------------------------------------
     def vectors(self) -> tuple[list[str], np.ndarray]:
@@ -136,7 +139,9 @@ class Topics:
         Keys: ids, title, venue (index into `venues`), year, url, authors (first three),
         x, y (in [-1, 1]), coarse, fine (topic numbers), phrases (per paper: indices into
         `vocab`), topics {"coarse": [...], "fine": [...]} (label, phrases, size, x, y,
-        parent, central as paper indices), saved (indices of the reader's liked papers), meta.
+        parent, central as paper indices), saved (indices of the reader's liked papers),
+        events (paper index as a string -> [[type, session, when, place], ...] for the papers
+        the programme presents), meta.
 
         Raises PaperatlasError when the library has no topics yet.
         """
@@ -185,6 +190,9 @@ class Topics:
                 }
                 for t in sorted(self.at_level(level), key=lambda t: t.topic)
             ]
+        events: dict[str, list[list[str]]] = {}
+        if self.places is not None:
+            events = {str(pos[pid]): evs for pid, evs in self.places(order).items() if pid in pos}
         saved: list[int] = []
         if reader:
             saved = [pos[p.id] for p in self._readers.liked(reader) if p.id in pos]
@@ -194,6 +202,7 @@ class Topics:
             "vocab": list(vocab),
             "topics": topics,
             "saved": saved,
+            "events": events,
             "meta": {k: meta.get(k) for k in ("papers", "k", "layout", "built_at", "seed", "embedder")},
         }
 

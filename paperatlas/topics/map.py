@@ -57,6 +57,10 @@ MAP_MESSAGES = (
     N_("1 matching paper"),
     N_("{n} matching papers"),
     N_("No good matches"),
+    N_("oral"),
+    N_("spotlight"),
+    N_("poster"),
+    N_("at the conference"),
 )
 
 

@@ -36,6 +36,7 @@ from ..hosts import foreign_origin
 from .. import i18n
 from ..i18n import gettext
 from ..library import Library
+from ..programme.models import event_text
 from ..safety import safe_url
 from ..search.query import parse
 from ..search.snippets import highlight
@@ -353,6 +354,8 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env.filters["safe_url"] = safe_url  # only http(s) URLs become links
     env.filters["thousands"] = lambda n: f"{int(n):,}" if n is not None else ""
     env.filters["filesize"] = _filesize
+    # an event in one line, its type in the request's language (programme.models.event_text)
+    env.filters["event_text"] = lambda e: event_text(e, i18n.translate)
     env.globals["version"] = __version__
     # the language is the request's (i18n.current(), set by the Language middleware)
     env.globals["_"] = env.globals["gettext"] = _t

@@ -28,7 +28,7 @@ MAP_PARAMS = [
 def _payload(request: Request, venue: str | None, year: int | None) -> dict[str, Any]:
     """map_data, cached until the topics are rebuilt or the papers change."""
     library = lib(request)
-    key = ("map", library.topics.version(), venue, year)
+    key = ("map", library.topics.version(), library.programme.version(), venue, year)
     cache = web(request).cache
     if cache.get("map_key") != key:
         cache["map_data"] = library.topics.map_data(venue=venue, year=year)
@@ -85,6 +85,12 @@ MAP_RESPONSE: dict[str, Any] = {
         "x": {"type": "array", "items": {"type": "number"}},
         "y": {"type": "array", "items": {"type": "number"}},
         "topics": {"type": "object"},
+        "events": {
+            "type": "object",
+            "description": "paper index (as a string) -> [[type, session, when, place], ...]: where and when the "
+            "programme presents it (the time in the conference's local time)",
+            "additionalProperties": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+        },
     },
 }
 

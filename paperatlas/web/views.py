@@ -118,6 +118,24 @@ FACET_PARAMS = [
     Param("country", str, None, 'only papers with an author in this country ("China", "USA")', max_length=100),
     Param("type", str, None, "only this presentation type", choices=("oral", "spotlight", "poster", "highlight")),
 ]
+EVENT_PARAMS = [  # where papers are presented (the library's programme; Programme.filter_ids)
+    Param(
+        "session",
+        str,
+        None,
+        'only papers presented in this session: its id, or its name or words of it ("Poster Session 6")',
+        max_length=200,
+    ),
+    Param(
+        "day",
+        str,
+        None,
+        "only papers presented on this day (the conference's local date)",
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        format="date",
+    ),
+    Param("room", str, None, 'only papers presented in this room ("Hall C")', max_length=200),
+]
 SEARCH_PARAMS = [
     Param("q", str, "", 'the query: words, or "quoted phrases" that must appear', max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
@@ -131,6 +149,7 @@ SEARCH_PARAMS = [
         max_length=200,
     ),
     *FACET_PARAMS,
+    *EVENT_PARAMS,
     *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
 ]
@@ -142,7 +161,7 @@ def search(request: Request) -> Response:
     offset = (a["page"] - 1) * per_page
     hits: Hits = Hits()
     error: PaperatlasError | None = None
-    facet = {k: a[k] for k in ("institution", "country", "type")}
+    facet = {k: a[k] for k in ("institution", "country", "type", "session", "day", "room")}
     if q or a["author"] or any(facet.values()):
         try:
             hits = lib(request).search(
@@ -198,7 +217,19 @@ def search(request: Request) -> Response:
     )
     if a["fragment"]:
         return render(request, "_results.html", **ctx)
-    return render(request, "search.html", facets=_facets(request), modes=MODES, **ctx)
+    programme = _programme(request, a["session"])
+    return render(request, "search.html", facets=_facets(request), modes=MODES, programme=programme, **ctx)
+
+
+def _programme(request: Request, session: str | None) -> dict[str, Any]:
+    """The days and sessions the search form offers as filters, and which session is chosen
+    ({} without a programme; a session asked by words of its name shows as a chip instead)."""
+    L = lib(request)
+    if not L.programme.feeds():
+        return {}
+    sessions = L.programme.sessions()
+    selected = next((s.session_id for s in sessions if session in (s.session_id, s.session)), "")
+    return {"days": sorted({s.day for s in sessions if s.day}), "sessions": sessions, "selected": selected}
 
 
 def _say_build_stopped(e: Exception) -> None:

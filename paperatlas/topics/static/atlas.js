@@ -290,6 +290,14 @@
         info.appendChild(el("div", "", _("Topic: {label}", { label: topicOf("coarse", i).label })));
         info.appendChild(el("div", "atlas-muted", _("Subtopic: {label}", { label: topicOf("fine", i).label })));
         info.appendChild(chips(D.phrases[i].map(function (j) { return D.vocab[j]; })));
+        ((D.events || {})[String(i)] || []).forEach(function (e) {
+          // [type, session, when, place]: when and where the programme presents it
+          var kind = e[0] ? _(e[0]) : "";
+          var line = [kind ? kind.charAt(0).toUpperCase() + kind.slice(1) : "", e[1], e[2], e[3]].filter(Boolean).join(" \u00b7 ");
+          var d = el("div", "atlas-event", line);
+          d.title = _("at the conference");
+          info.appendChild(d);
+        });
         var href = linkFor(i);
         if (href) {
           var a = el("a", "", _("Open paper") + " \u2197");
