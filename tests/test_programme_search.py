@@ -149,3 +149,10 @@ def test_mcp_search_filters_and_carries_events(lib: Library) -> None:
         assert r.structured_content["hits"] == [] and "day=2025-12-06" in r.structured_content["note"]
 
     session(create_server(lib), body)
+
+
+def test_recommendations_carry_the_events(lib: Library) -> None:
+    lib.readers.set_feedback("rec", [POSTER_A], "like")
+    hits = lib.recommend.for_reader("rec", 40)
+    assert [h.events[0]["poster_position"] for h in hits if h.paper.id == POSTER_B] == ["#2449"]
+    assert all(h.events == [] for h in hits if h.paper.id not in (POSTER_B, ORAL))

@@ -59,6 +59,8 @@ class Recommend:
         # what a digest lists before the recommendations, e.g. the programme's changes to the reader's
         # agenda: (reader name, since) -> (hits, paper id -> when); set by whoever offers such news
         self.digest_news: Callable[[str, str], tuple[list[Hit], dict[str, str]]] | None = None
+        # gives hits their papers' programme events (Hit.events); set by the library's programme
+        self.attach_events: Callable[[Sequence[Hit]], None] | None = None
         # the features of one library version (TF-IDF + embeddings): built once, shared by every request
         self._corpus: tuple[Any, Corpus] | None = None
         self._corpus_lock = threading.Lock()
@@ -158,11 +160,14 @@ class Recommend:
         reasons = scored.explain(rows)
         papers = self._store.get_papers([corpus.ids[i] for i in rows])
         shown = library_share(scored.scores, rows)
-        return [
+        hits = [
             Hit(papers[corpus.ids[i]], s, {"recommend": offset + k + 1}, reason=why)
             for k, (i, why, s) in enumerate(zip(rows, reasons, shown))
             if corpus.ids[i] in papers
         ]
+        if self.attach_events is not None:
+            self.attach_events(hits)
+        return hits
 
     # -- profile ---------------------------------------------------------------------------------
     def profile(self, reader: ReaderArg = None, examples: int = 3) -> dict[str, Any]:
