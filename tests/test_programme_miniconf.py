@@ -4,6 +4,7 @@ agenda with its clashes and an .ics; bad variants are derived from the real file
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import icalendar
 import pytest
 from click.testing import CliRunner
+from sourceserver import SourceServer
 
 from paperatlas import Library
 from paperatlas.cli import cli
@@ -161,9 +163,63 @@ def test_bad_sitedata_says_what_is_wrong_and_stores_nothing(tmp_path):
 def test_bench_walk_on_the_real_poster_sessions():
     from paperatlas.bench.programme import bench_walk_site
 
-    d = bench_walk_site(CALENDAR, readers=6, embedder="hashing")
+    d = bench_walk_site(CALENDAR, readers=3, budgets=(20, 30), embedder="hashing")
     assert d["sessions"] == 6 and d["posters_per_session"] == [14, 14, 16, 14, 16, 13]
-    assert len(d["results"]) == 6
+    assert len(d["results"]) == 4
     for row in d["results"]:
         # the planner's choice is the best that fits: never less interest than either baseline's
         assert row["plan"] >= row["topk"] - 1e-9 and row["plan"] >= row["score_order"] - 1e-9, row
+
+
+def served(name: str) -> bytes:
+    """A sitedata file as a deployed Mini-Conf site serves it (`/serve_{name}.json`): its main.py
+    reads each CSV with csv.DictReader, `#` lines left out, and answers the rows as JSON."""
+    with (SITE / f"{name}.csv").open(encoding="utf-8") as fh:
+        return json.dumps(list(csv.DictReader(row for row in fh if row[0] != "#"))).encode()
+
+
+def test_fetch_from_a_mini_conf_site_with_faults(tmp_path):
+    srv = SourceServer({f"/serve_{n}.json": served(n) for n in ("calendar_papers", "papers", "track_pldi")}).start()
+    try:
+        srv.faults["/serve_calendar_papers.json"] = ["503", "cut"]
+        srv.faults["/serve_papers.json"] = ["malformed"]
+        db = tmp_path / "lib.db"
+        args = [
+            "fetch",
+            "miniconf",
+            "pldi",
+            "2021",
+            "--base-url",
+            srv.url,
+            "--no-embed",
+            "--retries",
+            "2",
+            "--delay",
+            "0",
+        ]
+        out = invoke(db, *args)
+        assert "programme pldi 2021: 348 events" in out and "348 brought their paper in" in out, out
+        with Library(str(db)) as lib:
+            assert lib.count() == 87 and len(lib.programme.sessions()) == 36
+        out = invoke(db, *args)  # read again: nothing new, nothing changed
+        assert "0 new" in out and "since the last read" not in out, out
+        # followed, the site is read by `update`: a poster moved since is reported
+        invoke(db, "follow", "miniconf", "pldi", "2021", "--base-url", srv.url)
+        srv.routes["/serve_calendar_papers.json"] = served("calendar_papers").replace(
+            b'"pldi.255", "posterNumber": "12"', b'"pldi.255", "posterNumber": "99"'
+        )
+        out = invoke(db, "update", "--delay", "0", "--no-embed")
+        assert "from miniconf pldi 2021 (1 page, 3 requests" in out, out
+        with Library(str(db)) as lib:
+            moved = lib.programme.changes()  # poster 12 of session 1 and of its mirror
+            assert [(c["kind"], c["event_id"], c["after"]["poster_position"]) for c in moved] == [
+                ("moved", "pldi_posters1:pldi.255", "99"),
+                ("moved", "pldi_posters1_mirror:pldi.255", "99"),
+            ]
+        # a site without that track: the sessions keep their ids, and the fetch says why
+        out = invoke(tmp_path / "other.db", *args[:4], "main", *args[4:])
+        assert "no track main on the site (HTTP 404)" in out, out
+    finally:
+        srv.stop()
+    res = CliRunner().invoke(cli, ["--db", str(tmp_path / "x.db"), "fetch", "miniconf", "pldi", "2021"])
+    assert res.exit_code != 0 and "--base-url" in res.output, res.output

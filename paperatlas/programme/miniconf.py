@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -40,11 +41,15 @@ def is_calendar(path: str | Path) -> bool:
     return bool(_SIGNATURE.match(head))
 
 
-def _rows(data: bytes, where: str, required: tuple[str, ...]) -> list[dict[str, str]]:
+def sitedata_rows(data: bytes, where: str, required: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of a sitedata file: the CSV itself, or the JSON list of its rows that a deployed
+    Mini-Conf site serves as `/serve_{name}.json` (its `#` lines already dropped)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise FeedError(f"{where} is not UTF-8 (byte {e.start})", "save it as UTF-8 and ingest it again") from None
+    if text.lstrip().startswith("["):
+        return _json_rows(text, where, required)
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in reader.fieldnames or []]
     missing = [c for c in required if c not in header]
@@ -62,6 +67,28 @@ def _rows(data: bytes, where: str, required: tuple[str, ...]) -> list[dict[str, 
                 f"{where} holds more than {MAX_ROWS:,} rows", "check the file: this is not one conference's programme"
             )
     return out
+
+
+def _json_rows(text: str, where: str, required: tuple[str, ...]) -> list[dict[str, str]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FeedError(
+            f"{where} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}): it may have been cut off",
+            "fetch it again (a re-run starts over)",
+        ) from None
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise FeedError(f"{where} is not a list of rows", "a Mini-Conf site serves each sitedata file as a JSON list")
+    if len(data) > MAX_ROWS:
+        raise FeedError(f"{where} holds more than {MAX_ROWS:,} rows", "check the URL: this is not one conference's")
+    if data:
+        missing = [c for c in required if c not in data[0]]
+        if missing:
+            raise FeedError(
+                f"{where} has no field {', '.join(missing)} (its fields: {','.join(map(str, data[0])) or 'none'})",
+                f"a Mini-Conf file here has the fields {','.join(required)}",
+            )
+    return [{str(k): str(v if v is not None else "").strip() for k, v in r.items()} for r in data]
 
 
 def read_sitedata(calendar: str | Path) -> tuple[Feed, str, int | None]:
@@ -93,11 +120,11 @@ def parse_sitedata(
     papers_where: str = "papers.csv",
 ) -> Feed:
     """The programme of a Mini-Conf site: one event per calendar row that names a known paper."""
-    cal_rows = _rows(calendar, where, CALENDAR_COLUMNS)
-    paper_rows = _rows(papers, papers_where, ("UID", "title"))
+    cal_rows = sitedata_rows(calendar, where, CALENDAR_COLUMNS)
+    paper_rows = sitedata_rows(papers, papers_where, ("UID", "title"))
     sessions: dict[str, dict[str, str]] = {}
     for name, data in (tracks or {}).items():
-        for r in _rows(data, name, ("UID", "title")):
+        for r in sitedata_rows(data, name, ("UID", "title")):
             if r["UID"] and not r["UID"].startswith("#"):
                 sessions[r["UID"]] = r
     # a repeated session (PLDI's "mirror" twelve hours later) keeps its title: the first one keeps
