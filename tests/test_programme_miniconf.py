@@ -201,6 +201,8 @@ def test_fetch_from_a_mini_conf_site_with_faults(tmp_path):
         assert "programme pldi 2021: 348 events" in out and "348 brought their paper in" in out, out
         with Library(str(db)) as lib:
             assert lib.count() == 87 and len(lib.programme.sessions()) == 36
+            # each event links to the paper's page on the site (Mini-Conf's /poster_{UID}.html)
+            assert {e.url for e in lib.programme.events_for("pldi2021/pldi.255")} == {srv.url + "/poster_pldi.255.html"}
         out = invoke(db, *args)  # read again: nothing new, nothing changed
         assert "0 new" in out and "since the last read" not in out, out
         # followed, the site is read by `update`: a poster moved since is reported

@@ -179,6 +179,7 @@ def parse_sitedata(
                 room=s.get("trackUID") or s.get("gather") or "",
                 poster_position=r.get("posterNumber", ""),
                 paper_url=f"https://doi.org/{doi}" if doi else "",
+                url=f"/poster_{uid}.html",  # the paper's page on the site (Mini-Conf's route), a path as the feed's
                 abstract=paper.get("abstract", ""),
                 authors=[FeedAuthor(_text(a)) for a in paper.get("authors", "").split("|") if _text(a)],
                 keywords=[_text(k) for k in paper.get("keywords", "").split("|") if _text(k)],

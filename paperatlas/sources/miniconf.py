@@ -83,6 +83,9 @@ class MiniConfSource:
                 missing.append(t)
         url = f"{self.base_url}/serve_calendar_papers.json"
         feed = parse_sitedata(calendar, papers, tracks, url, f"{self.base_url}/serve_papers.json")
+        for ev in feed.events:  # the papers' pages are paths of the site
+            if ev.url.startswith("/"):
+                ev.url = self.base_url + ev.url
         if missing:
             feed.notes.append(f"no track {', '.join(missing)} on the site (HTTP 404): its sessions are named by id")
         if not feed.events:
