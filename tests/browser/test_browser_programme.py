@@ -1,4 +1,5 @@
-"""The programme pages in Chromium on a 390x844 phone, English and Chinese, and offline once opened.
+"""The programme pages in Chromium on a 390x844 phone, English and Chinese, and offline once opened;
+search results and the map's point details saying when and where a paper is presented.
 
 A real `paperatlas serve` over a library holding the recorded NeurIPS 2025 feed records
 (tests/data/programme), with the owner's likes; screenshots go to test-output/screenshots.
@@ -21,7 +22,9 @@ SESSION = "/session/neurips-2025-san-diego-poster-session-6"
 def prog_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     _require_browser()
     tmp = tmp_path_factory.mktemp("programme")
-    yield from serve_examples(tmp, [FEED], ["like", "7HVADbW8fh", "1tzlbKySxX", "1kPO9vCRbg"])
+    yield from serve_examples(
+        tmp, [FEED], ["like", "7HVADbW8fh", "1tzlbKySxX", "1kPO9vCRbg"], ["topics", "build", "--k", "3"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -100,5 +103,51 @@ def test_pages_keep_working_offline_once_opened(phone, prog_server: str) -> None
     assert "gone" in (pg.locator("ol.stops li").first.get_attribute("class") or "")
     shot(pg, "programme-session-phone-offline", full_page=True)
     ctx.set_offline(False)
+    ctx.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_search_says_where_and_filters_by_day_and_session_on_a_phone(phone, prog_server: str, lang: str) -> None:  # type: ignore[no-untyped-def]
+    ctx, pg, errors = _context(phone, prog_server, lang)
+    pg.goto(f"/search?q=graph&mode=keyword&lang={lang}")
+    event = pg.locator("li.paper-item[data-id='7HVADbW8fh'] .event")
+    assert "2025-12-05 16:30–19:30 (UTC-08:00) · Exhibit Hall C,D,E #2504" in event.inner_text()
+    assert event.inner_text().startswith("海报" if lang == "zh" else "Poster")
+    assert event.locator("a").get_attribute("href") == "/session/neurips-2025-san-diego-poster-session-6"
+    from playwright.sync_api import expect
+
+    assert pg.locator("ol.papers > li").count() > 1
+    pg.select_option("select[name=day]", "2025-12-05")  # the menu filters as you choose
+    expect(pg.locator("ol.papers > li")).to_have_count(1)
+    assert "day=2025-12-05" in pg.url
+    pg.fill("#q", "")
+    pg.select_option("select[name=session]", "neurips-2025-san-diego-poster-session-6")  # no words: its papers
+    expect(pg.locator("ol.papers > li")).to_have_count(2)
+    _fits(pg)
+    shot(pg, f"programme-search-phone-{lang}", full_page=True)
+    ctx.close()
+    assert not errors, errors
+
+
+def test_the_map_point_says_where_on_a_phone(phone, prog_server: str) -> None:  # type: ignore[no-untyped-def]
+    ctx, pg, errors = _context(phone, prog_server)
+    pg.goto("/map")
+    pg.wait_for_selector("#atlas[data-ready='1'], #atlas[data-error]", timeout=30_000)
+    assert pg.get_attribute("#atlas", "data-error") is None
+    pg.fill("#atlas-search", "Heterophilic")
+    first = pg.locator("#atlas-results li button").first
+    first.wait_for(timeout=10_000)
+    first.click()
+    pg.wait_for_selector("#atlas-info[data-paper='7HVADbW8fh']", state="attached", timeout=5_000)
+    line = pg.locator("#atlas-info .atlas-event")
+    assert line.text_content() == (
+        "Poster · San Diego Poster Session 6 · 2025-12-05 16:30–19:30 (UTC-08:00) · Exhibit Hall C,D,E #2504"
+    )
+    pg.wait_for_timeout(800)  # the fly-to transition; the drawer closed to show the point
+    pg.click("#atlas-drawer")
+    line.wait_for(state="visible", timeout=5_000)
+    _fits(pg)
+    shot(pg, "programme-map-point-phone")
     ctx.close()
     assert not errors, errors

@@ -31,7 +31,9 @@
     const p = searchParams();
     const shareable = "/search" + (p.toString() ? "?" + p : "");
     history.replaceState(null, "", shareable);
-    if (!p.get("q")) { results.innerHTML = ""; return; }
+    // words, or a filter that lists papers by itself (an author, a session, a day...)
+    const listing = ["q", "author", "session", "day", "room", "institution", "country", "type"].some((k) => p.get(k));
+    if (!listing) { results.innerHTML = ""; return; }
     const mine = ++seq;
     if (inflight) inflight.abort();
     inflight = new AbortController();
