@@ -216,6 +216,7 @@ def test_chinese_queries_with_no_answer_get_no_good_match(after: Library, q: str
 
 def test_chinese_scores_say_how_good_the_match_is(after: Library) -> None:
     strong = after.search("Lean 数学库 语义搜索引擎", "hybrid", limit=10)
+    after.engine.settings.glossary = False  # the multilingual route's own scale: a query it reads vaguely
     weak = after.search("用户模拟器", "hybrid", limit=10)
     assert strong[0].paper.title.startswith("Lean Finder")
     # not 1.000 for whatever comes first: a vague best match scores low, a clear one well above it
@@ -230,6 +231,53 @@ def test_chinese_scores_say_how_good_the_match_is(after: Library) -> None:
         h.paper.title.startswith("Formalizing controllable simulation")
         for h in after.search("用户模拟器", "hybrid", limit=20)
     )
+
+
+def test_the_glossary_reads_a_chinese_query_in_english(after: Library) -> None:
+    """用户模拟器 is "user simulator": the glossary's English reading, searched as an English query,
+    puts the paper on controllable user simulators in the top 3 (the multilingual model alone: 12th)."""
+
+    def rank_of(title: str, **settings: object) -> int:
+        for k, v in settings.items():
+            setattr(after.engine.settings, k, v)
+        titles = [h.paper.title for h in after.search("用户模拟器", "hybrid", limit=29)]
+        return next(i for i, t in enumerate(titles, 1) if t.startswith(title))
+
+    target = "Formalizing controllable simulation"
+    without = rank_of(target, glossary=False)
+    with_it = rank_of(target, glossary=True)
+    assert with_it <= 3 < without, (with_it, without)
+    # a query the glossary cannot read is searched as before, and still finds nothing
+    assert not after.search("红烧肉的家常做法", "hybrid", limit=10)
+    # English queries never go through it
+    after.engine.settings.glossary = False
+    off = [h.paper.id for h in after.search("user simulators", "hybrid", limit=10)]
+    after.engine.settings.glossary = True
+    assert [h.paper.id for h in after.search("user simulators", "hybrid", limit=10)] == off
+
+
+def test_glossary_reading_is_longest_term_first() -> None:
+    from paperatlas.search.glossary import glossary, latin_words, translate
+
+    assert translate("用户模拟器") == ("user simulator", 1.0)
+    en, share = translate("大语言模型 隐式学习")
+    assert en.startswith("large language model LLM") and "implicit" in en and share == 1.0
+    assert translate("红烧肉的家常做法") == ("", 0.0)
+    en, share = translate("扩散模型的某某")  # two of five characters' terms unknown
+    assert en == "diffusion model" and 0 < share < 1
+    assert translate("plain English") == ("", 0.0)
+    assert latin_words("掩码图像建模中离散tokenizer的作用 MAE") == "tokenizer MAE"
+    table = glossary()
+    assert len(table) > 300 and all(k and v for k, v in table.items())
+
+
+def test_a_malformed_glossary_row_names_its_line(tmp_path: Path) -> None:
+    from paperatlas.search.glossary import glossary
+
+    bad = tmp_path / "g.tsv"
+    bad.write_text("# comment\n用户\tuser\n模拟器 simulator\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"g.tsv:3: expected"):
+        glossary(bad)
 
 
 def test_eval_zh_floor_command(built: Path, runner) -> None:  # type: ignore[no-untyped-def]

@@ -28,9 +28,10 @@ from ..models import Hit, Hits, Paper
 from ..store.sqlite import SQLiteStore
 from .cjk import has_cjk
 from .floor import Floor, ScoreScale, apply_floor, best_coverage, floor_for, scale_for
-from .fusion import calibrated_convex, convex, rrf
+from .fusion import blend, calibrated_convex, convex, rrf
+from .glossary import english_terms, latin_words, translate
 from .keyword import KEYWORD_INDEXES
-from .query import Query, parse, phrase_filter
+from .query import MAX_TERMS, Query, parse, phrase_filter
 from .snippets import highlight
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -63,6 +64,13 @@ class SearchSettings:
     # meaning match wins and the score shown says how good the match is; "minmax" scales each list
     # to [0, 1] within the answer (the top hit always 1.000, however weak)
     crosslingual_fusion: str = "calibrated"
+    # a Chinese query's keyword side also searches the English words of the terms glossary.tsv knows
+    # (search/glossary.py); docs/crosslingual.md has the figures with and without
+    glossary: bool = True
+    # ...and, when the glossary reads at least `glossary_min_share` of its Chinese characters, the
+    # English reading is searched as an English query and blended in with weight glossary_weight * share
+    glossary_weight: float = 0.5
+    glossary_min_share: float = 0.5
     complete_scores: bool = True  # hybrid: score every candidate in both lists, not "missing = worst"
     depth: int = 100  # candidates taken from each list before fusing
     rrf_k: int = 60
@@ -367,6 +375,30 @@ class SearchEngine:
             return floor_for(emb.id) if emb is not None else None
         return self.floor_override or floor_for(self._embedder().id)
 
+    def english_query(self, q: Query) -> tuple[Query, float] | None:
+        """(the query read in English through the glossary, the share of its Chinese it read), or
+        None when the glossary reads too little of it to stand for the query."""
+        s = self.settings
+        if not s.glossary or s.glossary_weight <= 0 or not has_cjk(q.text):
+            return None
+        english, share = translate(q.text)
+        if not english or share < s.glossary_min_share:
+            return None
+        return parse(f"{latin_words(q.text)} {english}"), share
+
+    def keyword_query(self, q: Query) -> Query:
+        """What the keyword index is asked: the query, plus the English words of the Chinese terms
+        the glossary knows (the papers are in English; a Chinese term's bigrams match none of them)."""
+        if not self.settings.glossary or not has_cjk(q.text):
+            return q
+        english = english_terms(q.text)
+        if not english:
+            return q
+        extra = parse(english)
+        return Query(
+            text=f"{q.text} {english}", terms=list(dict.fromkeys(q.terms + extra.terms))[:MAX_TERMS], phrases=q.phrases
+        )
+
     def keyword_coverage(self, q: Query, keyword_list: Sequence[tuple[str, float]], top: int = 5) -> float:
         """The best share of the query's content words held by one of the top keyword hits."""
         ids = [pid for pid, s in keyword_list[:top] if s > 0]
@@ -403,7 +435,7 @@ class SearchEngine:
         if mode in ("keyword", "hybrid"):
             kw = self.keyword_index()
             mask = None if allowed is None and not exclude else self._mask(self._kw_pos, len(kw.ids), allowed, exclude)
-            lists["keyword"] = kw.search(q, depth, mask)
+            lists["keyword"] = kw.search(self.keyword_query(q), depth, mask)
         ml = self.multilingual_index() if mode != "keyword" and has_cjk(q.text) else None
         vec_pos = self._vec_pos
         if mode in ("semantic", "hybrid") and ml is not None:
@@ -447,12 +479,20 @@ class SearchEngine:
             scale = self._crosslingual_scale()
             if scale is not None:  # semantic mode: the calibrated score, not e5's crowded cosine
                 fused = calibrated_convex([], lists["semantic"], scale, 1.0)
+        english = self.english_query(q) if ml is not None else None
+        if english is not None and (mode == "hybrid" or self.vector_index() is not None):
+            # the glossary's English reading of the query, searched as an English query would be
+            # (keyword + the default model), blended in by how much of the query the glossary read
+            eq, share = english
+            en, _, _ = self._rank(eq, mode, depth, allowed, exclude)
+            fused = blend(fused, en, s.glossary_weight * share)
         fl = self.active_floor(ml is not None) if floor and qv is not None and fused else None
         if fl is not None:
             best = max((c for _, c in lists["semantic"]), default=-1.0)
             # the words of the top hits: keyword hits in hybrid, the nearest papers in semantic mode
             words_from = lists.get("keyword") or lists.get("semantic", ())
-            cov = self.keyword_coverage(q, words_from) if best < fl.gate_cosine else 0.0
+            cq = english[0] if english is not None else q  # a Chinese query's words, read in English
+            cov = self.keyword_coverage(cq, words_from) if best < fl.gate_cosine else 0.0
             kept = apply_floor(fused, lists, fl, cov)
             return kept, ranks, not kept
         return fused, ranks, False

@@ -91,3 +91,13 @@ def calibrated_convex(
     scored = [(pid, (1 - w) * kw.get(pid, 0.0) + w * scale(cos.get(pid, low)), cos.get(pid, low)) for pid in ids]
     scored.sort(key=lambda x: (-x[1], -x[2], x[0]))
     return [(pid, round(s, 6)) for pid, s, _ in scored]
+
+
+def blend(a: Ranked, b: Ranked, weight: float) -> list[tuple[str, float]]:
+    """(1 - weight) * a + weight * b over the union of two scored lists (a paper missing from one
+    scores 0 there): both lists already on [0, 1], so the weight is the share of the say `b` gets."""
+    sa, sb = dict(a), dict(b)
+    ids = list(dict.fromkeys([pid for pid, _ in a] + [pid for pid, _ in b]))
+    scored = [(pid, (1 - weight) * sa.get(pid, 0.0) + weight * sb.get(pid, 0.0)) for pid in ids]
+    scored.sort(key=lambda x: (-x[1], x[0]))
+    return [(pid, round(sc, 6)) for pid, sc in scored]
