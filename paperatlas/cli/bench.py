@@ -50,6 +50,25 @@ def bench_ingest_cmd(file: str, repeats: int) -> None:
     click.echo(json.dumps(bench_ingest(Path(file), repeats), indent=2))
 
 
+@bench.command("paste")
+@click.argument("file", default=DEFAULT_VENUE, type=click.Path(exists=True, dir_okay=False))
+@click.option("--papers", default=8088, show_default=True, help="Records rendered as a paste.")
+@click.option("--repeats", default=3, show_default=True, help="Runs; the median is reported.")
+@click.option("--json", "as_json", is_flag=True, help="The figures as JSON.")
+def bench_paste_cmd(file: str, papers: int, repeats: int, as_json: bool) -> None:
+    """Seconds to read a pasted list of real records (numbered with no blank lines; title blocks),
+    beside reading the same records as JSON lines and as untitled abstracts (the seed shape).
+
+    Example:
+
+        paperatlas bench paste ../shared/data/ml_venue_papers/papers.jsonl.gz --papers 8088
+    """
+    from ..bench.paste import bench_paste, table
+
+    res = bench_paste(Path(file), papers, repeats)
+    click.echo(json.dumps(res, indent=2) if as_json else table(res))
+
+
 @bench.command("http")
 @click.option(
     "--db",

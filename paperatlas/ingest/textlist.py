@@ -384,17 +384,23 @@ def _number(line: str) -> int | None:
     return int(m.group(1) or m.group(2)) if m else None
 
 
+_NAME_WORD = r"[^\W\d_][\w'’.-]*"
+_NAME_WORDS = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD})*")  # every word of the name starts with a letter
+_CJK_PUNCT = re.compile(r"[，。：:]")
+
+
+@functools.lru_cache(maxsize=65536)
 def _is_name(part: str, lower_ok: bool = False) -> bool:
     p = _MARKS.sub("", _FORMAT_CHARS.sub("", part)).strip().strip("*").strip()
     if not p:
         return False
     if _CJK.search(p):
-        return 2 <= len(p.replace(" ", "")) <= 6 and not re.search(r"[，。：:]", p)
+        return 2 <= len(p.replace(" ", "")) <= 6 and not _CJK_PUNCT.search(p)
     ws = p.split()
-    if not 1 <= len(ws) <= 5 or any(w.lower().strip(".,:") in TITLE_WORDS for w in ws):
-        return False
-    if any(not re.fullmatch(r"[^\W\d_][\w'’.-]*", w) for w in ws):
+    if not 1 <= len(ws) <= 5 or not _NAME_WORDS.fullmatch(p):
         return False  # digits, symbols: not a name
+    if any(w.lower().strip(".,:") in TITLE_WORDS for w in ws):
+        return False
     if lower_ok and len(ws) >= 2 and any(w.islower() for w in ws):
         # "zheng zhang", "weitao Du": a name written (partly) in lower case; a phrase has function words
         return not any(w.strip(".").lower() in FUNCTION_WORDS for w in ws)
@@ -415,9 +421,48 @@ _ET_AL = re.compile(r"[,;]?\s*(?:\bet\s+al\.?|等)\s*$", re.IGNORECASE)
 _FORMAT_CHARS = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
-def _author_parts(line: str) -> list[str]:
-    s = _ET_AL.sub("", _FOOTNOTE_MARKS.sub("", _FORMAT_CHARS.sub("", line.strip())))  # "A, B, et al." names A and B
-    return [x.strip() for x in _AUTHOR_SEP.split(s) if x and x.strip() and _MARKS.sub("", x).strip()]
+def _drop_et_al(s: str) -> str:
+    """ "A, B, et al." names A and B. The regex is tried only on a line that ends like it: searched for
+    over a whole abstract, its `$` costs more than the rest of the author-line test."""
+    t = s.rstrip()
+    return _ET_AL.sub("", s) if t.endswith("等") or t.lower().endswith(("al", "al.")) else s
+
+
+@functools.lru_cache(maxsize=65536)
+def _author_parts(line: str) -> tuple[str, ...]:
+    s = _drop_et_al(_FOOTNOTE_MARKS.sub("", _FORMAT_CHARS.sub("", line.strip())))
+    return tuple(x.strip() for x in _AUTHOR_SEP.split(s) if x and x.strip() and _not_only_marks(x))
+
+
+def _not_only_marks(x: str) -> bool:
+    """Something is left of `x` once its marks and bracketed parts are gone. A part that starts with a
+    letter and has no bracket surely keeps that letter (marks are only taken off its end)."""
+    if x[:1].isalpha() and "(" not in x and "[" not in x:
+        return True
+    return bool(_MARKS.sub("", x).strip())
+
+
+_PREFIX_CHARS = 240
+_OPEN_BRACKET = re.compile(r"[(\[]")
+
+
+def _prefix_has_no_name(s: str) -> bool:
+    """True when the line's start already holds a part that is no name, read either way (`lower_ok`
+    or not), so the whole line is no author line: splitting a whole abstract costs far more.
+
+    The prefix is cut before a space, so every separator in it is one of the whole line's and every
+    part but the last is a part of the whole line too. The last part is only the start of one: it
+    is surely no name when it has more words (before any bracket) than a name has, with room to spare
+    for marks stripped off its end."""
+    cut = s.rfind(" ", 0, _PREFIX_CHARS + 1)
+    if cut <= 0:
+        return False
+    parts = _author_parts(s[:cut])
+    if not parts:
+        return False
+    if any(not _is_name(x, True) and not _is_name(x, False) for x in parts[:-1]):
+        return True
+    return len(_OPEN_BRACKET.split(_FORMAT_CHARS.sub("", parts[-1]), maxsplit=1)[0].split()) >= 8
 
 
 @functools.lru_cache(maxsize=65536)
@@ -430,6 +475,8 @@ def is_author_line(line: str) -> bool:
     head = _AUTHOR_SEP.split(_FOOTNOTE_MARKS.sub("", s[:200]), maxsplit=1)[0].strip()
     if head and len(head) < 200 and not _is_name(head, True):
         return False
+    if len(s) > _PREFIX_CHARS and _prefix_has_no_name(s):
+        return False
     parts = _author_parts(s)
     if not parts:
         return False
@@ -441,12 +488,17 @@ def is_author_line(line: str) -> bool:
     return True
 
 
+_PAREN = re.compile(r"\(([^)]*)\)")
+_BRACKETS = re.compile(r"\([^)]*\)|\[[^]]*\]")
+
+
 def split_author_line(line: str) -> tuple[list[str], list[dict[str, str]]]:
     """Names in order, without affiliation marks, and the affiliations given in parentheses."""
     names, affiliations = [], []
     for part in _author_parts(line):
-        m = re.search(r"\(([^)]*)\)", part)
-        name = " ".join(_MARKS.sub("", re.sub(r"\([^)]*\)|\[[^]]*\]", "", part)).split()).strip("* ")
+        bracketed = "(" in part or "[" in part
+        m = _PAREN.search(part) if bracketed else None
+        name = " ".join(_MARKS.sub("", _BRACKETS.sub("", part) if bracketed else part).split()).strip("* ")
         if not name:
             continue
         names.append(name)
@@ -467,8 +519,8 @@ def is_prose(text: str) -> bool:
     """An abstract-like paragraph: sentences, or simply too long for a title."""
     s = text.strip()
     return (
-        len(_words(s)) > MAX_TITLE_WORDS
-        or len(s) > MAX_TITLE_CHARS
+        len(s) > MAX_TITLE_CHARS
+        or len(_words(s)) > MAX_TITLE_WORDS
         or (s.endswith((".", "。")) and len(_words(s)) >= 8)
         or bool(s)
         and s[0].islower()
@@ -724,17 +776,23 @@ def _split_block(
         nxt_n, nxt = block[i + 1] if i + 1 < len(block) else (0, "")
         after_presentation = n in cl.starts
         next_number = num is not None and last_number[0] is not None and num == last_number[0] + 1
-        ends_paper = bool(_SENTENCE_END.search(prev) and is_prose(prev)) or (
-            prev_n in cl.authors or prev_n in cl.after or is_author_line(prev)
+        # cheapest tests first: the author-line test is what a long paste spends its time on
+        cut = (
+            after_presentation
+            or next_number
+            or (
+                i - cuts[-1] >= 2
+                and (is_title_like(text) or title_with_stop(text))
+                and bool(nxt)
+                and (nxt_n in cl.authors or is_author_line(nxt))
+                and (
+                    bool(_SENTENCE_END.search(prev) and is_prose(prev))
+                    or prev_n in cl.authors
+                    or prev_n in cl.after
+                    or is_author_line(prev)
+                )
+            )
         )
-        title_then_authors = (
-            i - cuts[-1] >= 2
-            and (is_title_like(text) or title_with_stop(text))
-            and bool(nxt)
-            and (nxt_n in cl.authors or is_author_line(nxt))
-            and ends_paper
-        )
-        cut = after_presentation or next_number or title_then_authors
         if cut:
             cuts.append(i)
             if num is not None:
@@ -747,10 +805,15 @@ def _one_liners(content: list[tuple[int, str]]) -> list[_Rec] | None:
     """`Title — Authors` one line per paper, if most lines are that."""
     texts = [(n, t) for n, t in content if t]
     hits = []
+    misses, allowed = 0, 0.2 * len(texts)  # more misses than this and the file is not one-liners
     for n, t in texts:
         m = _ONE_LINER.match(t)
         if m and is_title_like(m.group("title")) and is_author_line(m.group("authors")):
             hits.append((n, m))
+        else:
+            misses += 1
+            if misses > allowed:
+                return None
     if len(hits) < 2 or len(hits) < 0.8 * len(texts):
         return None
     recs = []
