@@ -530,7 +530,7 @@ class SearchEngine:
         page = fused[offset : offset + limit]
         if not papers:
             papers = self.store.get_papers([pid for pid, _ in page])
-        terms = q.terms
+        terms = self.keyword_query(q).terms  # a Chinese query's English words are marked too
         return Hits(
             [
                 Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
