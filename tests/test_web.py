@@ -311,7 +311,8 @@ def test_read_only_refuses_every_write(web_lib: Library) -> None:
     me = web_lib.readers.get("me")
     with TestClient(create_app(web_lib, read_only=True), base_url="http://127.0.0.1") as c:
         token = csrf_of(c)
-        for url in ("/paper/xss/1/star", "/paper/xss/1/tags", "/reader", "/api/feedback", "/search"):
+        # (POST /search: no view takes it, so it is a 405 as anywhere: the test below)
+        for url in ("/paper/xss/1/star", "/paper/xss/1/tags", "/reader", "/api/feedback"):
             r = c.post(
                 url,
                 data={"on": "1", "tag": "t", "name": "x", "ids": "xss/1"},
@@ -453,3 +454,21 @@ def test_inline_app_for_worker_processes(web_lib: Library) -> None:
         token = csrf_of(c)
         r = c.post("/paper/xss/1/star", data={"on": "1"}, headers={"x-csrf-token": token, "accept": "application/json"})
         assert r.json()["starred"] is True and [p.id for p in web_lib.readers.liked("me")] == ["xss/1"]
+
+
+def test_read_only_answers_a_method_no_view_takes_as_any_server_does(web_lib: Library) -> None:
+    """A method no view takes changes nothing: 405 with the methods the path allows (or 404),
+    exactly as on a normal server; the read-only 403 is for the writes a view would make."""
+    answers = {}
+    for read_only in (False, True):
+        with TestClient(create_app(web_lib, read_only=read_only), base_url="http://127.0.0.1") as c:
+            token = csrf_of(c)
+            for method, url in (("DELETE", "/search.json"), ("PUT", "/"), ("POST", "/no/such/page")):
+                r = c.request(method, url, headers={"x-csrf-token": token, "accept": "application/json"})
+                answers.setdefault((method, url), []).append(
+                    (r.status_code, set(r.headers.get("allow", "").split(", ")))
+                )
+    for (method, url), (normal, ro) in answers.items():
+        assert normal == ro, (method, url, normal, ro)
+    assert answers[("DELETE", "/search.json")][1] == (405, {"GET", "HEAD"})
+    assert answers[("POST", "/no/such/page")][1][0] == 404

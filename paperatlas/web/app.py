@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -119,9 +119,11 @@ class Guard:
         max_url: int = MAX_URL,
         allowed_hosts: Sequence[str] = (),
         owner_signin: bool = False,
+        routes: Sequence[BaseRoute] = (),
     ):
         self.app = app
         self.read_only = read_only
+        self.routes = list(routes)
         self.max_body = max_body
         self.max_url = max_url
         self.hosts = auth.HostCheck(allowed_hosts)
@@ -179,7 +181,7 @@ class Guard:
                 scope, receive, send, 413, f"the request body is larger than {self.max_body} bytes", "send less at once"
             )
             return
-        if self.read_only and scope["method"] not in SAFE_METHODS:
+        if self.read_only and scope["method"] not in SAFE_METHODS and self._routed(scope):
             await self._fail(
                 scope,
                 receive,
@@ -240,6 +242,14 @@ class Guard:
                     f"the request body is larger than {self.max_body} bytes",
                     "send less at once",
                 )
+
+    def _routed(self, scope: Scope) -> bool:
+        """Whether a view takes this method at this path. One that none takes changes nothing, so
+        the router answers it (404, or 405 naming the methods it allows) as on any server; the
+        read-only refusal is for the writes a view would make."""
+        if not self.routes:
+            return True
+        return any(route.matches(scope)[0] == Match.FULL for route in self.routes)
 
     async def _fail(self, scope: Scope, receive: Receive, send: Send, status: int, message: str, fix: str) -> None:
         scope.setdefault("pa.csrf", "")
@@ -501,6 +511,7 @@ def create_app(
                 max_url=max_url,
                 allowed_hosts=allowed_hosts,
                 owner_signin=owner_signin,
+                routes=routes,
             ),
         ],
         exception_handlers=handlers,
