@@ -343,5 +343,9 @@ def test_programme_events_on_both(url: str) -> None:
             assert lib.get("7HVADbW8fh").extra["room"] == "Hall A"
             assert lib.programme.agenda("me", recommended=0).to_dict()["sessions"][0]["papers"] == ["7HVADbW8fh"]
             assert [c["kind"] for c in lib.programme.changes("me")] == ["moved"]
+            hits = lib.search("", room="Hall A")  # the search filters read the events on both backends
+            assert [h.paper.id for h in hits] == ["7HVADbW8fh"] and hits[0].events[0]["room"] == "Hall A"
+            events, last_change = lib.programme.version()
+            assert events == 3 and last_change >= 1
     finally:
         srv.stop()
