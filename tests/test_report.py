@@ -257,7 +257,8 @@ def test_statistics_against_textbook_values() -> None:
 def test_parse_years() -> None:
     assert parse_years("2019-2021,2024") == [2019, 2020, 2021, 2024]
     assert parse_years(None) == [] and parse_years([2024, 2023]) == [2023, 2024]
-    for bad in ("20x4", "2025-2021", "1900"):
+    assert parse_years("2025-2023") == [2023, 2024, 2025]  # a range either way round means the same years
+    for bad in ("20x4", "2025-2201", "1900"):
         with pytest.raises(PaperatlasError):
             parse_years(bad)
 

@@ -1,7 +1,6 @@
-"""The standing attack: schemathesis (no 5xx) against a live `paperatlas serve`, every operation, as a
-signed-in reader (bearer token), on a normal and a read-only server. `--checks all` is run by hand
-(docs/security.md gives the figures); it is not yet clean on the read-only server and on the
-programme's operations.
+"""The standing attack: schemathesis `--checks all` (no 5xx, every answer as the API document
+declares it, valid requests accepted, invalid ones refused) against a live `paperatlas serve`, every
+operation, as a signed-in reader (bearer token), on a normal and a read-only server.
 
 The default suite runs a bounded number of examples per operation; `PAPERATLAS_ST_EXAMPLES=200`
 runs the long attack (the figures in docs/security.md)."""
@@ -63,7 +62,7 @@ def test_no_operation_answers_5xx(library: Path, mode: str, tmp_path: Path) -> N
                 "run",
                 f"http://127.0.0.1:{port}/openapi.json",
                 "--checks",
-                "not_a_server_error",
+                "all",
                 "-n",
                 str(EXAMPLES),
                 "--seed",

@@ -43,8 +43,8 @@ def parse_years(text: str | Sequence[int] | None) -> list[int]:
                 gettext("bad years {years!r}", years=text),
                 gettext("give a year, a range or a list, e.g. 2024, 2019-2025 or 2021,2023"),
             )
-        a, b = int(lo), int(hi) if sep else int(lo)
-        if not (1950 <= a <= b <= 2100) or b - a > 100:
+        a, b = sorted((int(lo), int(hi) if sep else int(lo)))  # 2025-2019 is 2019-2025
+        if not (1950 <= a <= b <= 2100):
             raise PaperatlasError(
                 gettext("bad years {years!r}", years=text),
                 gettext("give years between 1950 and 2100, the smaller first, e.g. 2019-2025"),

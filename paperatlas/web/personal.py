@@ -560,8 +560,10 @@ def search_feed(request: Request) -> Response:
     return Response(L.recommend.saved_search_feed(owner, sid, a["limit"], link=str(request.url)), media_type=ATOM)
 
 
+# holds a character that is not white space (what str.strip() removes): a query of blanks is no query
+VISIBLE = "[^\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
 SAVE_PARAMS = [
-    Param("q", str, None, "the query", required=True, max_length=1000, where="form"),
+    Param("q", str, None, "the query", required=True, max_length=1000, where="form", pattern=VISIBLE),
     Param("name", str, None, "a name (default: the query and its filters)", max_length=200, where="form"),
     Param(
         "mode", str, "hybrid", "keyword, semantic or hybrid", choices=("keyword", "semantic", "hybrid"), where="form"

@@ -6,6 +6,8 @@ in number order, your likes and recommendations marked, a planned walk with done
 
 from __future__ import annotations
 
+import functools
+
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -22,7 +24,25 @@ NAV = [(N_("Programme"), "/programme")]
 HERE = Path(__file__).resolve().parent
 TYPES = ("oral", "spotlight", "poster")
 
-TZ = Param("tz", str, None, "show times in this IANA timezone (default: the conference's own)", max_length=64)
+
+@functools.cache
+def _zone_names() -> str:
+    """The IANA names this machine knows, as the pattern the API document states (the view checks
+    the name itself, with an error that gives examples, rather than listing ~600 names)."""
+    from zoneinfo import available_timezones
+
+    names = sorted(available_timezones())
+    return "^(?:" + "|".join(n.replace("+", "[+]") for n in names) + ")$"
+
+
+TZ = Param(
+    "tz",
+    str,
+    None,
+    "show times in this IANA timezone (default: the conference's own), e.g. Asia/Shanghai",
+    max_length=64,
+    pattern=_zone_names,
+)
 DAY = Param("day", str, None, "only this local date, YYYY-MM-DD", max_length=10)
 PROGRAMME_PARAMS = [
     Param("feed", str, None, "only this programme, e.g. 'neurips 2025'", max_length=100),

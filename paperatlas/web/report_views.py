@@ -30,6 +30,9 @@ from .common import (
 )
 
 NAV = [(N_("Report"), "/report")]
+_YEAR = "(?:19[5-9][0-9]|20[0-9][0-9]|2100)"
+# what parse_years takes, stated in the API document: years 1950-2100, ranges either way round
+YEARS_PATTERN = f"^ *{_YEAR}(?: *- *{_YEAR})?(?: *, *{_YEAR}(?: *- *{_YEAR})?)* *$"
 
 REPORT_PARAMS = [
     Param("venue", str, None, "the venue (case-insensitive); without it, every venue of the library", max_length=200),
@@ -37,8 +40,9 @@ REPORT_PARAMS = [
         "year",
         str,
         None,
-        "a year, a range or a list: 2023, 2019-2025, 2021,2023 (several years add trends)",
+        "a year, a range or a list: 2023, 2019-2025, 2021,2023 (several years add trends); 1950-2100",
         max_length=100,
+        pattern=YEARS_PATTERN,
     ),
 ]
 EXPORT_PARAMS = [
