@@ -298,6 +298,9 @@ def test_a_group_list_is_for_its_members_and_never_shows_likes(server: str, libr
         assert shown and not shown & alice_likes and not shown & bob_likes
         page = c.get("/group", params={"readers": "alice,bob"}).text
         assert page.count('value="alice"') == 1  # the asked-for member, not a list of all readers
+        # the hint says how to add members here (type their names), not "sign in with a new name"
+        alone = c.get("/group").text
+        assert "lists no other readers" in alone and "signing in with a new name" not in alone
 
 
 @pytest.mark.parametrize(

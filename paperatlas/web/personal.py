@@ -438,6 +438,7 @@ def group(request: Request) -> Response:
         hits=result["papers"] if result else [],
         summary=summary,
         all_readers=_group_choices(request),
+        owner=is_owner_request(request),
         liked=liked,
         disliked=disliked,
     )
