@@ -316,6 +316,7 @@ def test_group_errors(client: TestClient, web_lib: Library) -> None:
     page = BeautifulSoup(client.get("/group").text, "html.parser")  # no members yet: just the form
     assert {i["value"] for i in page.select("input[type=checkbox][name=readers]")} == {"ana", "ben", "cy"}
     assert not page.select("table.members")
+    assert not page.select("fieldset .hint")  # the owner sees every reader: no hint needed
     page = BeautifulSoup(client.get("/group", params={"readers": "ana,nobody"}).text, "html.parser")
     assert "nobody" in page.select_one(".error").get_text()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -289,6 +290,7 @@ def test_a_group_list_is_for_its_members_and_never_shows_likes(server: str, libr
         assert r.status_code == 401, r.text[:300]
         page = anon.get("/group").text
         assert "alice" not in page and "bob" not in page  # no list of who reads this server
+        assert "shown to its members only" in page and "two readers" not in page  # the hint says the rule
     with httpx.Client(base_url=server, timeout=T, headers=VIA_PROXY) as c:
         sign_in(c, db, "bob")
         assert c.get("/group.json", params={"readers": "alice,carol"}).status_code == 403  # not a member
@@ -298,9 +300,11 @@ def test_a_group_list_is_for_its_members_and_never_shows_likes(server: str, libr
         assert shown and not shown & alice_likes and not shown & bob_likes
         page = c.get("/group", params={"readers": "alice,bob"}).text
         assert page.count('value="alice"') == 1  # the asked-for member, not a list of all readers
-        # the hint says how to add members here (type their names), not "sign in with a new name"
-        alone = c.get("/group").text
-        assert "lists no other readers" in alone and "signing in with a new name" not in alone
+        # the hint says how to add members here (type their names), not "sign in with a new name";
+        # bob is offered alone, and ticked: he is a member
+        page = c.get("/group").text
+        assert "lists no other readers" in page and "with a new name" not in page
+        assert re.search(r'value="bob"\s+checked', page), page[:2000]
 
 
 @pytest.mark.parametrize(
