@@ -2,6 +2,11 @@
 declares it, valid requests accepted, invalid ones refused) against a live `paperatlas serve`, every
 operation, as a signed-in reader (bearer token), on a normal and a read-only server.
 
+One rule JSON Schema cannot state: a request body over the server's 64 KiB limit is refused with 413
+whatever its fields hold (every operation that writes declares the 413), so SCHEMATHESIS_CONFIG
+counts 413 as a refusal for both data checks (an oversized body of wrong fields was otherwise a
+finding, depending on the seed and on schemathesis's cache).
+
 The default suite runs a bounded number of examples per operation; `PAPERATLAS_ST_EXAMPLES=200`
 runs the long attack (the figures in docs/security.md)."""
 
@@ -24,6 +29,12 @@ EXAMPLES = int(os.environ.get("PAPERATLAS_ST_EXAMPLES", "6"))
 ST = Path(sys.executable).parent / "schemathesis"
 
 pytestmark = pytest.mark.slow
+SCHEMATHESIS_CONFIG = """
+[checks.negative_data_rejection]
+expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429, "5xx"]
+[checks.positive_data_acceptance]
+expected-statuses = ["2xx", "3xx", 401, 403, 404, 409, 413, 429, "5xx"]
+"""
 
 
 def cli(db: Path, *args: str) -> str:
@@ -52,6 +63,8 @@ def test_no_operation_answers_5xx(library: Path, mode: str, tmp_path: Path) -> N
         pytest.fail(f"schemathesis is not installed in {ST.parent}: pip install -e '.[test]'")
     token = cli(library, "readers", "token", "me").strip()
     args = ("--read-only",) if mode == "read-only" else ()
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(SCHEMATHESIS_CONFIG)
     proc, port = start_server(
         str(library), *args, env={**ENV, "XDG_CACHE_HOME": str(tmp_path)}, cwd=str(ROOT), timeout=90
     )
@@ -59,6 +72,8 @@ def test_no_operation_answers_5xx(library: Path, mode: str, tmp_path: Path) -> N
         r = subprocess.run(
             [
                 str(ST),
+                "--config-file",
+                str(config),
                 "run",
                 f"http://127.0.0.1:{port}/openapi.json",
                 "--checks",
