@@ -54,10 +54,9 @@ class Faq:
     created_at: str
     cached: bool = False
     generated: bool = True
-    note: str = ""  # why the text is not in the language asked for
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+        return {
             "id": self.id,
             "lang": self.lang,
             "items": self.items,
@@ -68,9 +67,6 @@ class Faq:
             "created_at": self.created_at,
             "cached": self.cached,
         }
-        if self.note:
-            d["note"] = self.note
-        return d
 
 
 @dataclass
@@ -88,10 +84,9 @@ class Translation:
     created_at: str = ""
     cached: bool = False
     generated: bool = True
-    note: str = ""  # why the text is not in the language asked for
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+        return {
             "id": self.id,
             "lang": self.lang,
             "title": self.title,
@@ -104,9 +99,6 @@ class Translation:
             "original_title": self.original_title,
             "original_abstract": self.original_abstract,
         }
-        if self.note:
-            d["note"] = self.note
-        return d
 
 
 @dataclass
@@ -128,10 +120,9 @@ class Answer:
     created_at: str = ""
     cached: bool = False
     generated: bool = True
-    note: str = ""  # why the text is not in the language asked for
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+        return {
             "question": self.question,
             "lang": self.lang,
             "answer": self.answer,
@@ -145,9 +136,6 @@ class Answer:
             "created_at": self.created_at,
             "cached": self.cached,
         }
-        if self.note:
-            d["note"] = self.note
-        return d
 
 
 @dataclass
