@@ -240,7 +240,7 @@ def test_report_without_papers_or_topics_says_what_to_do(corl: str, tmp_path: Pa
         lib.ingest(FILES[:1])
     r = CliRunner().invoke(cli, ["--db", db, "report"])
     assert r.exit_code == 1 and "topics build" in r.output
-    r = CliRunner().invoke(cli, ["--db", db, "report", "--year", "2025-2021"])
+    r = CliRunner().invoke(cli, ["--db", db, "report", "--year", "2025-2201"])
     assert r.exit_code == 1 and "2019-2025" in r.output
 
 
