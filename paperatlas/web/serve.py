@@ -270,9 +270,6 @@ def run_serve(
 
     import uvicorn
 
-    if workers <= 1:
-        tune_for_serving()
-        warm(library)
     # One process per core shares the port through SO_REUSEPORT (Linux); elsewhere a port of
     # its own per worker is not balanced, so uvicorn's shared socket is used instead.
     reuse_port = workers > 1 and sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
@@ -289,6 +286,11 @@ def run_serve(
             f"cannot listen on {host}:{port}: {e.strerror}. Fix: {_port_fix(host, port)}"
         ) from None
     real_port = sock.getsockname()[1]
+    # warm only once the port is ours: a busy port then fails at once, and never exits while the
+    # warming threads are still inside native code (which crashed the interpreter on its way out)
+    if workers <= 1:
+        tune_for_serving()
+        warm(library)
     if not read_only:
         # one process owns the build; with --workers, `paperatlas embed --multilingual` does it
         app.state.web.build_multilingual = workers <= 1
