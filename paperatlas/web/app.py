@@ -10,6 +10,7 @@ import functools
 import hashlib
 import importlib
 import inspect
+import re
 import threading
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
@@ -19,7 +20,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -364,6 +365,8 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env.filters["safe_url"] = safe_url  # only http(s) URLs become links
     env.filters["thousands"] = lambda n: f"{int(n):,}" if n is not None else ""
     env.filters["filesize"] = _filesize
+    # a translated hint names commands in `backticks`: escape it, then show those as code
+    env.filters["code"] = _backticks_as_code
     # an event in one line, its type in the request's language (programme.models.event_text)
     env.filters["event_text"] = lambda e: event_text(e, i18n.translate)
     env.globals["version"] = __version__
@@ -371,6 +374,10 @@ def make_env(extra_dirs: Sequence[str | Path] = ()) -> Environment:
     env.globals["_"] = env.globals["gettext"] = _t
     env.globals["ngettext"] = _nt
     return env
+
+
+def _backticks_as_code(text: str) -> Markup:
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
 
 
 def _asset_version() -> str:
