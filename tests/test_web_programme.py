@@ -81,3 +81,10 @@ def test_the_paper_page_says_when_and_where(client: TestClient) -> None:
 def test_the_api_document_lists_the_programme(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/programme.json", "/session/{session_id}.json", "/agenda.json", "/feeds/agenda/{name}.ics"} <= set(paths)
+
+
+def test_a_session_only_search_names_the_session(client: TestClient) -> None:
+    """Searching one session with no words heads the results with the session's name, not its id."""
+    html = client.get(f"/search?session={SID}").text
+    count = html.split('<p class="count">', 1)[1].split("</p>", 1)[0]
+    assert "San Diego Poster Session 6" in count and SID not in count, count
