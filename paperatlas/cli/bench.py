@@ -187,6 +187,118 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
 
 
+@bench.command("quality")
+@click.option("--embedder", default="minilm", show_default=True, help="Registered embedding model under test.")
+@click.option(
+    "--only",
+    default="",
+    metavar="PARTS",
+    help="Comma-separated parts (default all): scifact, paraphrase, acm, zh, speed, latency.",
+)
+@click.option("--quick", is_flag=True, help="Fewer papers for speed (256), 30 queries and 8k only for latency.")
+@click.option(
+    "--data",
+    "data_dir",
+    type=click.Path(file_okay=False),
+    help="The shared evaluation data (scifact/, ml_venue_papers/, acm_cr/); default ../shared/data.",
+)
+@click.option(
+    "--workdir",
+    default=lambda: str(Path.home() / ".cache" / "paperatlas" / "eval" / "bench-quality"),
+    show_default="~/.cache/paperatlas/eval/bench-quality",
+    help="Where the venue library (one per embedder) and the synthetic 100k library are kept.",
+)
+@click.option(
+    "--vector-cache",
+    default=None,
+    show_default="$PAPERATLAS_VECTOR_CACHE, else ~/.cache/paperatlas/eval/vectors.sqlite",
+    help="Vector cache file for every part (off: no cache).",
+)
+@click.option("--fresh", is_flag=True, help="Delete the kept libraries first (the vector cache stays).")
+@click.option("--ready-papers", type=int, default=None, help="speed: ingest this many venue papers (default all).")
+@click.option("--sizes", default="8k,100k", show_default=True, help="latency: library sizes.")
+@click.option("--queries", "n_queries", default=100, show_default=True, help="latency: distinct queries per mode.")
+@click.option(
+    "--paraphrases",
+    type=click.Path(exists=True, dir_okay=False),
+    help="paraphrase: the query file (default benchmarks/data/paraphrase_8k.jsonl).",
+)
+@click.option(
+    "--zh-queries",
+    type=click.Path(exists=True, dir_okay=False),
+    help="zh: the Chinese query file (default tests/data/zh_queries.jsonl).",
+)
+@click.option("--acm-pool", type=int, default=None, help="acm: candidate pool size (default 10,000).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+def bench_quality_cmd(
+    embedder: str,
+    only: str,
+    quick: bool,
+    data_dir: str | None,
+    workdir: str,
+    vector_cache: str | None,
+    fresh: bool,
+    ready_papers: int | None,
+    sizes: str,
+    n_queries: int,
+    paraphrases: str | None,
+    zh_queries: str | None,
+    acm_pool: int | None,
+    as_json: bool,
+) -> None:
+    """Every search-quality figure in one run: SciFact test, the paraphrase set, ACM-CR vs the SVM,
+    Chinese queries at full library size, papers/s and ingest-to-hybrid time, p50 at 8k and 100k.
+
+    Vectors go through the vector cache, so only the first run embeds; each part prints its time.
+
+    Example:
+
+        paperatlas bench quality --embedder minilm --only scifact,paraphrase
+    """
+    from ..bench.quality import (
+        PARAPHRASES,
+        PARTS,
+        ZH_QUERIES,
+        Bench,
+        clean,
+        default_data_root,
+        default_vector_cache,
+        run,
+        table,
+    )
+    from ..embed.base import EMBEDDERS
+
+    if embedder not in EMBEDDERS:
+        raise click.BadParameter(f"use one of: {', '.join(EMBEDDERS.names())}", param_hint="--embedder")
+    parts = [x.strip() for x in only.split(",") if x.strip()] or list(PARTS)
+    bad = [x for x in parts if x not in PARTS]
+    if bad:
+        raise click.BadParameter(f"unknown part {bad[0]!r}: use {', '.join(PARTS)}", param_hint="--only")
+    data = Path(data_dir) if data_dir else default_data_root()
+    if data is None:
+        raise click.ClickException("no evaluation data found: pass --data DIR (the folder holding scifact/ ...)")
+    if vector_cache or not os.environ.get("PAPERATLAS_VECTOR_CACHE"):
+        # every library of the run, child processes included, reads the same cache
+        os.environ["PAPERATLAS_VECTOR_CACHE"] = vector_cache or str(default_vector_cache())
+    if fresh:
+        clean(Path(workdir))
+    b = Bench(
+        data,
+        embedder,
+        Path(workdir),
+        quick=quick,
+        ready_papers=ready_papers,
+        queries=n_queries,
+        sizes=_sizes(sizes),
+        log=lambda m: click.echo(m, err=True),
+        paraphrases=Path(paraphrases) if paraphrases else PARAPHRASES,
+        zh_queries=Path(zh_queries) if zh_queries else ZH_QUERIES,
+        acm_pool=acm_pool,
+    )
+    res = run(b, parts)
+    click.echo(json.dumps(res, indent=2) if as_json else table(res))
+
+
 @bench.command("topics")
 @click.option(
     "--db",

@@ -1,0 +1,184 @@
+"""`paperatlas bench quality` end to end on a tiny copy of each evaluation's data shape: every part
+runs, prints its figure and its time, a second run reads the kept library and the vector cache,
+and a part whose data is missing says so while the others still run."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from paperatlas.cli import cli
+
+VENUE = [
+    ("v1", "Diffusion models as the evidence lower bound", "We show diffusion objectives are weighted ELBOs."),
+    ("v2", "Conformal prediction with decaying step sizes", "Online coverage guarantees for arbitrary sequences."),
+    ("v3", "Graph neural networks for molecules", "Message passing predicts molecular properties."),
+    ("v4", "Watermarking language model outputs", "A hidden signature in generated text, detectable later."),
+    ("v5", "Offline reinforcement learning from logged data", "Policies learned without interaction."),
+    ("v6", "Job shop scheduling with learned heuristics", "A policy improves complete machine schedules."),
+    ("v7", "Controllable user simulators", "Simulated users test dialogue systems with causal control."),
+    ("v8", "Sparse attention for long documents", "Attention restricted to local windows scales linearly."),
+]
+
+
+def _gz(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+def _lines(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bench-quality-data")
+    _gz(
+        root / "ml_venue_papers" / "papers.jsonl.gz",
+        [
+            {"id": f"venue/{i}", "title": t, "abstract": a, "venue": "ICLR", "year": 2024, "authors": ["A. Author"]}
+            for i, t, a in VENUE
+        ],
+    )
+    sf = root / "scifact"
+    _gz(sf / "corpus.jsonl.gz", [{"_id": i, "title": t, "text": a} for i, t, a in VENUE])
+    _lines(sf / "queries.jsonl", [{"_id": "q1", "text": "weighted ELBO objectives of diffusion"}])
+    (sf / "qrels").mkdir()
+    (sf / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tv1\t1\n", encoding="utf-8")
+    acm = root / "acm_cr"
+    _gz(acm / "corpus.jsonl.gz", [{"_id": f"doi/{i}", "title": t, "text": a} for i, t, a in VENUE])
+    _lines(
+        acm / "citations.jsonl",
+        [
+            {"paper_doi": "c1", "title": "x", "cited_in_collection": ["doi/v1", "doi/v2", "doi/v3", "doi/v4"]},
+            {"paper_doi": "c2", "title": "y", "cited_in_collection": ["doi/v5", "doi/v6", "doi/v7", "doi/v8"]},
+        ],
+    )
+    _lines(
+        root / "para.jsonl",
+        [
+            {"query": "hidden signature in generated text", "paper_id": "venue/v4", "split": "test"},
+            {"query": "policies from logged data without interaction", "paper_id": "venue/v5", "split": "train"},
+        ],
+    )
+    _lines(
+        root / "zh.jsonl",
+        [
+            {"q": "用户模拟器", "title": "Controllable user simulators", "kind": "short", "split": "test"},
+            {"q": "分子 图神经网络", "title": "Graph neural networks for molecules", "kind": "short", "split": "train"},
+            {"q": "红烧肉的家常做法", "title": None, "kind": "off-domain", "split": "test"},
+        ],
+    )
+    return root
+
+
+def _run(runner, data: Path, tmp: Path, *extra: str) -> dict:
+    args = [
+        "bench",
+        "quality",
+        "--embedder",
+        "hashing",
+        "--data",
+        str(data),
+        "--workdir",
+        str(tmp / "work"),
+        "--vector-cache",
+        str(tmp / "vectors.sqlite"),
+        "--paraphrases",
+        str(data / "para.jsonl"),
+        "--zh-queries",
+        str(data / "zh.jsonl"),
+        "--acm-pool",
+        "8",
+        "--sizes",
+        "8k,300",
+        "--queries",
+        "5",
+        *extra,
+    ]
+    r = runner.invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    return r
+
+
+def test_every_part_runs_on_tiny_data_and_reports_its_time(runner, data: Path, tmp_path: Path) -> None:
+    r = _run(runner, data, tmp_path, "--json")
+    res = json.loads(r.stdout)
+    parts = res["parts"]
+    assert set(parts) == {"scifact", "paraphrase", "acm", "zh", "speed", "latency"}
+    assert all("skipped" not in p and p["seconds"] >= 0 for p in parts.values()), parts
+    assert res["embedder"] == "hashing"
+    # SciFact shape: the one claim's paper shares its words, so keyword search finds it first
+    assert parts["scifact"]["keyword"]["ndcg@10"] == 1.0 and parts["scifact"]["queries"] == 1
+    for split in ("train", "test"):
+        p = parts["paraphrase"][split]
+        assert p["queries"] == 1 and p["keyword"]["mrr@10"] == 1.0
+    assert parts["paraphrase"]["papers"] == 8 + 29  # the venue papers and the examples
+    acm = parts["acm"]
+    assert acm["pool"] == 8 and set(acm["test"]) == {"default", "svm"}
+    assert acm["ratio_ndcg@10"] == pytest.approx(
+        acm["test"]["default"]["ndcg@10"] / max(1e-9, acm["test"]["svm"]["ndcg@10"]), abs=1e-3
+    )
+    zh = parts["zh"]
+    assert zh["test"]["queries"] == 1 and zh["train"]["queries"] == 1 and 0 <= zh["test"]["mrr@10"] <= 1
+    sp = parts["speed"]
+    assert sp["papers"] == sp["embedded"] == 8 and sp["all_venue_papers"] and sp["first_answer_hits"] > 0
+    assert sp["papers_per_s"] > 0 and sp["ingest_to_hybrid_s"] >= sp["embed_s"]
+    rows = {row["size"]: row for row in parts["latency"]["rows"]}
+    assert rows["8k"]["data"] == "real" and rows["300"]["papers"] == 300 and rows["300"]["data"].startswith("synthetic")
+    assert all(row["hybrid"]["p50_ms"] > 0 and row["rss_mib"] > 0 for row in rows.values())
+
+    # the second run keeps the library: nothing is ingested or embedded again; the table names every part
+    r2 = _run(runner, data, tmp_path, "--only", "paraphrase,speed", "--ready-papers", "3")
+    assert "embedded" not in r2.stderr.replace("embedded 3", "")  # speed embeds, cache off, by design
+    assert "0 new, 0 updated" in r2.stderr
+    assert "paraphrases test (1 queries, 37 papers) MRR@10: hybrid" in r2.stdout
+    assert "the first 3 venue papers only" in r2.stdout
+    assert "[speed," in r2.stdout and " s]" in r2.stdout
+
+
+def test_missing_data_skips_that_part_and_bad_parts_are_refused(runner, data: Path, tmp_path: Path) -> None:
+    part = tmp_path / "data"
+    (part / "ml_venue_papers").mkdir(parents=True)
+    for f in ("ml_venue_papers/papers.jsonl.gz", "para.jsonl", "zh.jsonl"):
+        (part / f).write_bytes((data / f).read_bytes())
+    r = _run(runner, part, tmp_path, "--only", "scifact,speed")
+    assert "[scifact, " in r.stdout and "skipped: missing data: " in r.stdout and "scifact" in r.stdout
+    assert "papers/s" in r.stdout  # the part with its data still ran
+    bad = runner.invoke(cli, ["bench", "quality", "--only", "scifact,nope", "--data", str(data)])
+    assert bad.exit_code == 2 and "unknown part 'nope'" in bad.output
+    bad = runner.invoke(cli, ["bench", "quality", "--embedder", "nope", "--data", str(data)])
+    assert bad.exit_code == 2 and "--embedder" in bad.output
+
+
+def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
+    import hashlib
+
+    from paperatlas.bench.quality import PARAPHRASES, default_data_root
+    from paperatlas.search.bm25 import Analyzer, tokens
+
+    an = Analyzer()
+
+    def terms(text: str) -> set[str]:
+        return {an._term(w) for w in tokens(text) if w not in an.stopwords and len(w) > 1}
+
+    rows = [json.loads(x) for x in PARAPHRASES.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert len(rows) >= 60 and len({r["paper_id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["split"] == ("test" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 2 == 0 else "train")
+    assert sum(r["split"] == "test" for r in rows) >= 30
+    root = default_data_root()
+    if root is None:
+        pytest.skip("the venue papers (../shared/data) are not here")
+    with gzip.open(root / "ml_venue_papers" / "papers.jsonl.gz", "rt", encoding="utf-8") as f:
+        titles = {d["id"]: d["title"] for d in map(json.loads, f)}
+    allowed = {"use", "base", "from", "through"}  # words that name no idea
+    for r in rows:
+        shared = terms(r["query"]) & terms(titles[r["paper_id"]]) - allowed
+        assert not shared, (r["query"], shared)
