@@ -256,6 +256,32 @@ def test_the_glossary_reads_a_chinese_query_in_english(after: Library) -> None:
     assert [h.paper.id for h in after.search("user simulators", "hybrid", limit=10)] == off
 
 
+def test_a_chinese_search_reads_the_glossary_once(after: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One search, one glossary reading: the keyword route, the English reading and the snippet
+    marks share it (they each read the query before), and the answer is the same."""
+    import paperatlas.search.engine as engine
+    import paperatlas.search.glossary as glossary_module
+
+    before = [
+        (h.paper.id, round(h.score, 6), h.snippet) for h in after.search("用户模拟器 强化学习", "hybrid", limit=10)
+    ]
+    calls: list[str] = []
+    real = glossary_module.translate
+
+    def counted(text: str, table: object = None) -> tuple[str, float]:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(engine, "translate", counted)
+    monkeypatch.setattr(glossary_module, "translate", counted)  # english_terms reads through it too
+    after.engine._qcache.clear()
+    got = [(h.paper.id, round(h.score, 6), h.snippet) for h in after.search("用户模拟器 强化学习", "hybrid", limit=10)]
+    assert calls == ["用户模拟器 强化学习"] and got == before
+    calls.clear()
+    after.search("user simulators", "hybrid", limit=10)
+    assert calls == []  # an English query is never read through it
+
+
 def test_glossary_reading_is_longest_term_first() -> None:
     from paperatlas.search.glossary import glossary, latin_words, translate
 

@@ -29,12 +29,13 @@ from ..store.sqlite import SQLiteStore
 from .cjk import has_cjk
 from .floor import Floor, ScoreScale, apply_floor, best_coverage, floor_for, scale_for
 from .fusion import blend, calibrated_convex, convex, rrf
-from .glossary import english_terms, latin_words, translate
+from .glossary import latin_words, translate
 from .keyword import KEYWORD_INDEXES
 from .query import MAX_TERMS, Query, parse, phrase_filter
 from .snippets import highlight
 
 MODES = ("hybrid", "keyword", "semantic")
+_UNREAD: Any = object()  # "the caller has not read the query through the glossary yet"
 
 
 @dataclass
@@ -375,23 +376,35 @@ class SearchEngine:
             return floor_for(emb.id) if emb is not None else None
         return self.floor_override or floor_for(self._embedder().id)
 
-    def english_query(self, q: Query) -> tuple[Query, float] | None:
+    def glossary_reading(self, q: Query) -> tuple[str, float] | None:
+        """The glossary's reading of a query in CJK script: (its English words, the share of its
+        Chinese characters they cover); None for any other query or with the glossary off. One
+        search reads a query once and hands the reading to `keyword_query` and `english_query`."""
+        if not self.settings.glossary or not has_cjk(q.text):
+            return None
+        return translate(q.text)
+
+    def english_query(self, q: Query, reading: Any = _UNREAD) -> tuple[Query, float] | None:
         """(the query read in English through the glossary, the share of its Chinese it read), or
         None when the glossary reads too little of it to stand for the query."""
         s = self.settings
-        if not s.glossary or s.glossary_weight <= 0 or not has_cjk(q.text):
+        if s.glossary_weight <= 0:
             return None
-        english, share = translate(q.text)
+        if reading is _UNREAD:
+            reading = self.glossary_reading(q)
+        if reading is None:
+            return None
+        english, share = reading
         if not english or share < s.glossary_min_share:
             return None
         return parse(f"{latin_words(q.text)} {english}"), share
 
-    def keyword_query(self, q: Query) -> Query:
+    def keyword_query(self, q: Query, reading: Any = _UNREAD) -> Query:
         """What the keyword index is asked: the query, plus the English words of the Chinese terms
         the glossary knows (the papers are in English; a Chinese term's bigrams match none of them)."""
-        if not self.settings.glossary or not has_cjk(q.text):
-            return q
-        english = english_terms(q.text)
+        if reading is _UNREAD:
+            reading = self.glossary_reading(q)
+        english = reading[0] if reading is not None else ""
         if not english:
             return q
         extra = parse(english)
@@ -425,17 +438,21 @@ class SearchEngine:
         exclude: Iterable[str] = (),
         qvec: np.ndarray | None = None,
         floor: bool = False,
+        reading: Any = _UNREAD,
     ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]], bool]:
-        """rank() plus whether the floor emptied a non-empty answer."""
+        """rank() plus whether the floor emptied a non-empty answer. `reading`: the query's glossary
+        reading when the caller already has it (read here otherwise, once for both routes)."""
         if mode not in MODES:
             raise PaperatlasError(f"unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
+        if reading is _UNREAD:
+            reading = self.glossary_reading(q)
         exclude = set(exclude)
         lists: dict[str, list[tuple[str, float]]] = {}
         qv = None
         if mode in ("keyword", "hybrid"):
             kw = self.keyword_index()
             mask = None if allowed is None and not exclude else self._mask(self._kw_pos, len(kw.ids), allowed, exclude)
-            lists["keyword"] = kw.search(self.keyword_query(q), depth, mask)
+            lists["keyword"] = kw.search(self.keyword_query(q, reading), depth, mask)
         ml = self.multilingual_index() if mode != "keyword" and has_cjk(q.text) else None
         vec_pos = self._vec_pos
         if mode in ("semantic", "hybrid") and ml is not None:
@@ -479,7 +496,7 @@ class SearchEngine:
             scale = self._crosslingual_scale()
             if scale is not None:  # semantic mode: the calibrated score, not e5's crowded cosine
                 fused = calibrated_convex([], lists["semantic"], scale, 1.0)
-        english = self.english_query(q) if ml is not None else None
+        english = self.english_query(q, reading) if ml is not None else None
         if english is not None and (mode == "hybrid" or self.vector_index() is not None):
             # the glossary's English reading of the query, searched as an English query would be
             # (keyword + the default model), blended in by how much of the query the glossary read
@@ -514,7 +531,8 @@ class SearchEngine:
         depth = max(self.settings.depth, offset + limit)
         if q.phrases:
             depth = max(depth * 5, 500)  # phrases filter candidates afterwards: fetch more
-        fused, ranks, no_match = self._rank(q, mode, depth, allowed, exclude, floor=True)
+        reading = self.glossary_reading(q)
+        fused, ranks, no_match = self._rank(q, mode, depth, allowed, exclude, floor=True, reading=reading)
         per_list: dict[str, int] = {}
         for r in ranks.values():
             for name in r:
@@ -530,7 +548,7 @@ class SearchEngine:
         page = fused[offset : offset + limit]
         if not papers:
             papers = self.store.get_papers([pid for pid, _ in page])
-        terms = self.keyword_query(q).terms  # a Chinese query's English words are marked too
+        terms = self.keyword_query(q, reading).terms  # a Chinese query's English words are marked too
         return Hits(
             [
                 Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
