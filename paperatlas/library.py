@@ -107,7 +107,7 @@ class Library:
         self.recommend.digest_news = self.programme.digest_news  # moved posters on your agenda come first
         self.topics.places = self.programme.map_places  # the map's point details say where it is presented
         self.recommend.attach_events = self.programme.attach  # and so do recommendations
-        self.report = Report(self)
+        self.report = Report(self, self.llm)
 
     def close(self) -> None:
         self.store.close()

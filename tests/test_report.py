@@ -414,3 +414,94 @@ def test_eval_report_recounts_the_trends_from_the_raw_files(corl: str) -> None:
     assert out["raw_records_not_in_a_theme"] == 0 and out["papers_per_year"] == {str(y): 24 for y in range(2021, 2026)}
     r = CliRunner().invoke(cli, ["eval", "report", "--db", corl, "--areas", "CoRL", "2024"])
     assert r.exit_code != 0 and "primary_area" in r.output  # CoRL records carry no primary area
+
+
+# -- written theme summaries (the LLM layer) -------------------------------------------------------
+def test_parse_theme_summary_keeps_only_citations_of_papers_shown() -> None:
+    from paperatlas.report.summaries import parse
+
+    got = parse("Label: Robot grasping\nSummary: Papers learn grasps from touch [1][3], not [7].", ["a", "b", "c"])
+    assert got == {
+        "label": "Robot grasping",
+        "text": "Papers learn grasps from touch , not .",
+        "cites": ["a", "c"],
+        "dropped_citations": 1,
+    }
+    zh = parse("标签：机器人抓取\n摘要：这些论文研究触觉抓取 [2]。", ["a", "b"])
+    assert zh is not None and zh["label"] == "机器人抓取" and zh["cites"] == ["b"]
+    assert parse("   ", ["a"]) is None
+    # an answer out of format: its first line is the label, the rest the sentence
+    assert parse("Grasping\nwith touch [1]", ["a"]) == {
+        "label": "Grasping",
+        "text": "with touch",
+        "cites": ["a"],
+        "dropped_citations": 0,
+    }
+
+
+def _copy_db(db: str, to: Path) -> str:
+    """A copy of the module's library (its WAL included), for a test that writes to it."""
+    import sqlite3
+
+    src, dst = sqlite3.connect(db), sqlite3.connect(to)
+    with dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    return str(to)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    __import__("os").environ.get("PAPERATLAS_REQUIRE_LLM") != "1",
+    reason="2 model requests per theme: runs where the LLM layer is required (CI, PAPERATLAS_REQUIRE_LLM=1)",
+)
+def test_theme_summaries_from_the_model_server_are_grounded_cached_and_optional(
+    corl: str, llm_proxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real llama.cpp server (the Gemma 270M fixture: the protocol is checked, not its prose)."""
+    for k in ("PAPERATLAS_LLM_URL", "PAPERATLAS_LLM_MODEL", "PAPERATLAS_LLM_API_KEY"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("PAPERATLAS_LLM_MAX_TOKENS", "16")
+    db = _copy_db(corl, tmp_path / "llm.db")
+    args = ["--db", db, "report", "--venue", "CoRL", "--year", "2025"]
+    # no endpoint: complete, nothing sent, and it says so
+    bare = json.loads(run(*args, "--json"))
+    assert all("summary" not in t for t in bare["themes"]) and bare["themes"]
+    assert any("no language-model endpoint" in n and "c-TF-IDF" in n for n in bare["notes"])
+    monkeypatch.setenv("PAPERATLAS_LLM_URL", llm_proxy.url)
+    rep = json.loads(run(*args, "--json"))
+    sent = llm_proxy.chat_requests()
+    assert len(sent) == 2 * len(rep["themes"])  # one per theme and language
+    prompts = [json.loads(s["body"])["messages"][-1]["content"] for s in sent]
+    with Library(db) as lib:
+        for t, (en, zh) in zip(rep["themes"], zip(prompts[::2], prompts[1::2])):
+            shown = t["central"][:5]
+            assert "in English" in en and "Simplified Chinese" in zh
+            for pid in shown:  # grounded: the prompt carries the theme's central papers
+                assert lib.get(pid).title in en
+            for lang, s in (t.get("summary") or {}).items():
+                assert lang in ("en", "zh") and s["label"] and s["model"]
+                assert set(s["cites"]) <= set(shown)
+    written = [t for t in rep["themes"] if t.get("summary")]
+    assert written, "the fixture model wrote nothing for any theme"
+    assert not any("no language-model endpoint" in n for n in rep["notes"])
+    # a second report sends nothing; the web page shows the cached texts without sending either
+    again = json.loads(run(*args, "--json"))
+    assert len(llm_proxy.chat_requests()) == len(sent) and again["themes"] == rep["themes"]
+    t = written[0]
+    lang = next(iter(t["summary"]))
+    md = run(*args, "--lang", lang)
+    assert t["summary"][lang]["label"] in md and ("written by" in md or "撰写" in md)
+    monkeypatch.delenv("PAPERATLAS_LLM_URL")
+    cached = json.loads(run(*args, "--summaries", "cached", "--json"))
+    assert [x.get("summary") for x in cached["themes"]] == [x.get("summary") for x in rep["themes"]]
+    assert all("summary" not in x for x in json.loads(run(*args, "--summaries", "off", "--json"))["themes"])
+    # an endpoint that refuses: the report is still complete, and names what failed
+    fresh = _copy_db(corl, tmp_path / "fresh.db")
+    monkeypatch.setenv("PAPERATLAS_LLM_URL", llm_proxy.url)
+    llm_proxy.faults = ["401"]
+    failed = json.loads(run("--db", fresh, "report", "--venue", "CoRL", "--year", "2025", "--json"))
+    assert [x["papers"] for x in failed["themes"]] == [x["papers"] for x in bare["themes"]]
+    assert any("language model failed" in n for n in failed["notes"])
+    assert len(llm_proxy.chat_requests()) == len(sent) + 1  # it stops asking after the failure

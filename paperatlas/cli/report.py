@@ -10,6 +10,7 @@ from .common import echo_json, get_library, handle_errors, write_output
 from ..i18n import LANGUAGES, language
 from ..ingest.fields import PRESENTATIONS
 from ..report import parse_years
+from ..report.summaries import MODES as SUMMARY_MODES
 
 FORMATS = ("markdown", "html", "json")
 
@@ -64,10 +65,25 @@ def facet_options(f: Any) -> Any:
     help="The language of the headings and notes (the papers stay as written).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "--summaries",
+    type=click.Choice(SUMMARY_MODES),
+    default="auto",
+    show_default=True,
+    help="Each theme's written label and sentence (en and zh) from the language model: auto asks the "
+    "configured endpoint (docs/llm.md) for those not cached yet, cached sends nothing, off leaves them out.",
+)
 @click.pass_context
 @handle_errors
 def report_cmd(
-    ctx: click.Context, venue: str | None, years: str | None, fmt: str, output: str | None, lang: str, as_json: bool
+    ctx: click.Context,
+    venue: str | None,
+    years: str | None,
+    fmt: str,
+    output: str | None,
+    lang: str,
+    as_json: bool,
+    summaries: str,
 ) -> None:
     """A conference at a glance: its themes, what rose and faded, who is there, how it was judged.
 
@@ -81,9 +97,10 @@ def report_cmd(
         paperatlas report --venue NeurIPS --year 2023 --json
         paperatlas report --venue CoRL --years 2021-2025 --format html -o corl.html
         paperatlas report --venue ICLR --year 2024 --lang zh
+        PAPERATLAS_LLM_URL=http://127.0.0.1:8080/v1 paperatlas report --venue CoRL  # written theme summaries
     """
     lib = get_library(ctx)
-    rep = lib.report.build(venue, parse_years(years))
+    rep = lib.report.build(venue, parse_years(years), summaries=summaries)
     fmt = "json" if as_json else fmt
     if fmt == "json":
         if output:

@@ -25,6 +25,7 @@ from .figures import ConferenceReport, ThemeInput, build_report, extractive_desc
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
+    from ..llm import Llm
 
 __all__ = ["ConferenceReport", "FacetIndex", "Report", "parse_years"]
 
@@ -56,8 +57,9 @@ def parse_years(text: str | Sequence[int] | None) -> list[int]:
 class Report:
     """The report capability of a library: its figures, and the institution / country / type filters."""
 
-    def __init__(self, lib: LibraryCore) -> None:
+    def __init__(self, lib: LibraryCore, llm: Llm | None = None) -> None:
         self.lib = lib
+        self.llm = llm  # written theme summaries, when an endpoint is configured
         self._lock = threading.Lock()
         self._facets: tuple[Any, FacetIndex] | None = None
 
@@ -94,9 +96,17 @@ class Report:
         ]
 
     def build(
-        self, venue: str | None = None, years: Sequence[int] | str | None = None, describe: bool = True
+        self,
+        venue: str | None = None,
+        years: Sequence[int] | str | None = None,
+        describe: bool = True,
+        summaries: str = "cached",
     ) -> ConferenceReport:
         """The report of one venue (any venue when None) over `years` (all years when empty).
+
+        `summaries`: each theme's written label and sentence (en and zh) from the language model:
+        "auto" asks the configured endpoint for those not cached yet, "cached" shows stored ones only
+        (sends nothing: the web page and MCP tool), "off" leaves them out (report.summaries).
 
         Raises PaperatlasError (with the fix) when nothing is in scope or the topics were never built.
         """
@@ -146,5 +156,9 @@ class Report:
         rep.scope["topics_built_at"] = meta.get("built_at", "")
         if meta.get("data_version") != list(store.data_version()):
             rep.notes.append("papers changed since the topics were built: `paperatlas topics build` refreshes them")
+        if self.llm is not None and summaries != "off":
+            from .summaries import summarise_themes
+
+            rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries)
         rep.titles = {p.id: p.title for p in papers}
         return rep

@@ -200,7 +200,14 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     out.append("")
     for t in r["themes"]:
         d = t.get("description")
-        if d:
+        written = (t.get("summary") or {}).get(lang)
+        if written:
+            cites = "; ".join(f"{r['titles'].get(i, i)}, `{i}`" for i in written["cites"])
+            line = f"- **{written['label']}** ({t['label']})"
+            if written["text"]:
+                line += f": {written['text']}" + (f" ({cites})" if cites else "")
+            out += [line + " — " + gettext("written by {model} from these papers", model=written["model"])]
+        elif d:
             title = r["titles"].get(d["id"], d["id"])
             out += [f"- **{t['label']}**: {d['text']} ({title}, `{d['id']}`)"]
     out.append("")
