@@ -78,7 +78,7 @@ def parse(text: str, shown: Sequence[str]) -> dict[str, Any] | None:
 
     label = _CITE.sub("", label).strip(" \"'“”*#")[:80]
     summary = " ".join(_CITE.sub(sub, summary).split()).strip()
-    if not label:
+    if not re.search(r"[^\W\d_]", label):  # punctuation or numbers only ("[", ":"): not a name
         return None
     return {"label": label, "text": summary, "cites": cited, "dropped_citations": dropped}
 
@@ -104,7 +104,7 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
     cfg = llm.config
     generate = mode == "auto" and cfg is not None
     notes: list[str] = []
-    missing = 0
+    missing = unusable = 0
     for t in themes:
         shown = list(t.get("central") or t["ids"])[:PAPERS_SHOWN]
         papers = lib.get_many(shown)
@@ -130,18 +130,27 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
                     )
                     generate = False
                 else:
-                    if parse(answer.text, shown) is not None:
-                        model = client.model()
-                        if lib.read_only:
-                            row = {"text": answer.text, "model": model}
-                        else:
-                            row = store.llm.put_generated(subject, TASK, lang, model, VERSION, h, answer.text)
+                    # stored even when it does not parse: the same model on the same prompt would be
+                    # asked again at every report for an answer it already gave
+                    model = client.model()
+                    if lib.read_only:
+                        row = {"text": answer.text, "model": model}
+                    else:
+                        row = store.llm.put_generated(subject, TASK, lang, model, VERSION, h, answer.text)
             got = parse(row["text"], shown) if row else None
             if got is None:
-                missing += 1
+                if row:
+                    unusable += 1
+                else:
+                    missing += 1
                 continue
             got["model"] = row["model"]  # type: ignore[index]
             t.setdefault("summary", {})[lang] = got
+    if unusable:
+        notes.append(
+            f"{unusable} theme texts the language model wrote have no usable label: those themes keep the "
+            "topic model's key phrases"
+        )
     if cfg is None and missing:
         notes.append(
             "no language-model endpoint is configured: the theme labels are the topic model's key phrases "
