@@ -538,3 +538,17 @@ def test_theme_summaries_are_rendered_with_their_model_and_cited_papers(corl: st
     line = next(ln for ln in md.splitlines() if "Robots that grasp" in ln)
     assert f"({t['label']})" in line and "They grasp." in line and f"`{pid}`" in line and "written by m-1" in line
     assert "Robots that grasp" in page and "written by m-1" in page and title in page
+
+
+@pytest.mark.slow
+def test_bench_report_runs_on_the_recorded_years_and_counts_what_it_built(tmp_path: Path) -> None:
+    """`paperatlas bench report` end to end on the 120 recorded papers (one repeat): the figures it
+    prints are of the library it built (the timings themselves are the bench's, not checked here)."""
+    r = CliRunner().invoke(
+        cli, ["bench", "report", *map(str, FILES), "--workdir", str(tmp_path), "--repeats", "1", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output[r.output.index("{") :])
+    assert out["papers"] == len(RAW) and out["years"] == list(range(2021, 2026))
+    assert out["largest_group"]["papers"] == 24 and out["largest_group"]["venue"] == "CoRL"
+    assert out["themes"] >= 2 and out["html_bytes"] > 0 and {"ingest_s", "embed_s", "topics_s"} <= set(out["setup"])

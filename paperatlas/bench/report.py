@@ -42,7 +42,6 @@ def bench_report(
 ) -> dict[str, Any]:
     from ..library import Library
     from ..report.render import render_html, render_markdown
-    from ..topics.build import build_topics
 
     say = log or (lambda m: None)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -61,7 +60,7 @@ def bench_report(
         meta = lib.store.topics.topics_meta() or {}
         if meta.get("data_version") != list(lib.store.data_version()):
             t = time.perf_counter()
-            build_topics(lib, seed=0)
+            lib.topics.build(seed=0)
             setup["topics_s"] = round(time.perf_counter() - t, 1)
             say(f"topics build: {setup['topics_s']} s")
         n = lib.count()
