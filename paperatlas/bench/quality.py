@@ -123,7 +123,9 @@ class Bench:
             t = time.perf_counter()
             n = lib.embed()
             if n:
-                self.log(f"embedded {n} papers with {lib.embedder.id} in {time.perf_counter() - t:.0f} s")
+                self.log(
+                    f"vectors for {n} papers ({lib.embedder.id}, vector cache hits included) in {time.perf_counter() - t:.0f} s"
+                )
             self._venue_lib = lib
         if multilingual:
             t = time.perf_counter()
