@@ -114,7 +114,8 @@ class Bench:
         from ..library import Library
 
         if self._venue_lib is None:
-            path = self.workdir / f"venue-{self.embedder.replace('/', '_')}.db"
+            name = self.embedder.replace("/", "_") + ("" if self.examples else "-no-examples")
+            path = self.workdir / f"venue-{name}.db"
             lib = Library(path, embedder=self.embedder)
             files = [self.venue_file, *(sorted(self.examples.glob("*.txt")) if self.examples else [])]
             t = time.perf_counter()

@@ -229,6 +229,9 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
     help="zh: the Chinese query file (default tests/data/zh_queries.jsonl).",
 )
 @click.option("--acm-pool", type=int, default=None, help="acm: candidate pool size (default 10,000).")
+@click.option(
+    "--examples/--no-examples", default=True, show_default=True, help="Add the 29 example papers to the venue library."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 def bench_quality_cmd(
     embedder: str,
@@ -244,6 +247,7 @@ def bench_quality_cmd(
     paraphrases: str | None,
     zh_queries: str | None,
     acm_pool: int | None,
+    examples: bool,
     as_json: bool,
 ) -> None:
     """Every search-quality figure in one run: SciFact test, the paraphrase set, ACM-CR vs the SVM,
@@ -256,6 +260,7 @@ def bench_quality_cmd(
         paperatlas bench quality --embedder minilm --only scifact,paraphrase
     """
     from ..bench.quality import (
+        EXAMPLES,
         PARAPHRASES,
         PARTS,
         ZH_QUERIES,
@@ -294,6 +299,7 @@ def bench_quality_cmd(
         paraphrases=Path(paraphrases) if paraphrases else PARAPHRASES,
         zh_queries=Path(zh_queries) if zh_queries else ZH_QUERIES,
         acm_pool=acm_pool,
+        examples=EXAMPLES if examples else None,
     )
     res = run(b, parts)
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
