@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, PaperatlasError
 from ..models import Paper
-from ..search.cjk import has_cjk
+from ..search.cjk import cjk_share, has_cjk
 from ..store.vector_cache import text_hash
 from . import prompts
 from .client import LlmClient, LlmConfig, LlmError, no_endpoint
@@ -34,6 +34,18 @@ DEFAULT_SECONDS = {"translate_title": 1.5, "translate_abstract": 25.0}
 _CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _PREFIX = re.compile(r"^\s*(?:tl;?dr|summary|translation|译文|翻译|answer)\s*[:：]\s*", re.IGNORECASE)
 _TIMING_KEY = "llm_timing"
+# below this share of CJK among the letters a "Chinese" text is not Chinese: a real translation keeps
+# acronyms and model names in Latin letters, but its words are characters
+MIN_CJK_SHARE = 0.3
+NOT_CHINESE_NOTE = (
+    "the model answered in English twice when asked for Chinese: shown as English, not stored as the "
+    "Chinese text (a larger model writes Chinese)"
+)
+
+
+def is_chinese(text: str) -> bool:
+    """True when `text` reads as Chinese: enough of its letters are CJK characters."""
+    return cjk_share(text) >= MIN_CJK_SHARE
 
 
 def _tidy(text: str) -> str:
@@ -131,6 +143,20 @@ class Llm:
         client = self.client()
         c = client.chat(messages, prompts.MAX_TOKENS[task], on_text=on_text)
         text = post(c.text)
+        seconds = c.seconds
+        wrong_lang = False
+        if lang == "zh" and text and not is_chinese(text):
+            # small models often answer a Chinese request in English: ask once more, firmly, showing the
+            # reply that was not Chinese
+            firmer = [
+                *messages,
+                {"role": "assistant", "content": c.text},
+                {"role": "user", "content": prompts.FIRMER_ZH},
+            ]
+            c = client.chat(firmer, prompts.MAX_TOKENS[task], on_text=on_text)
+            seconds += c.seconds
+            text = post(c.text) or text
+            wrong_lang = not is_chinese(text)
         if not text:
             raise LlmError(
                 f"language-model endpoint {client.endpoint}: the model {client.model()!r} wrote nothing "
@@ -140,12 +166,15 @@ class Llm:
             )
         model = client.model()  # the name requests use (a server may answer with a file path instead)
         version = prompts.VERSIONS[task]
-        self._record_time(model, task, c.seconds)
-        if self.lib.read_only:
+        self._record_time(model, task, seconds)
+        if self.lib.read_only or wrong_lang:
+            # an English text is never stored as the Chinese one: it is returned marked English, and the
+            # next request asks again (perhaps of a better model)
             return {
                 "subject": subject,
                 "task": task,
-                "lang": lang,
+                "lang": "en" if wrong_lang else lang,
+                "note": NOT_CHINESE_NOTE if wrong_lang else "",
                 "model": model,
                 "prompt_version": version,
                 "text_hash": h,
@@ -212,13 +241,14 @@ class Llm:
                 return Generated(
                     p.id,
                     "tldr",
-                    lang,
+                    row.get("lang") or lang,
                     row["text"],
                     row["model"],
                     True,
                     row["prompt_version"],
                     row["created_at"],
                     cached,
+                    note=row.get("note") or "",
                 )
         text = extractive_tldr(p.abstract) or p.title
         note = ""
@@ -266,13 +296,14 @@ class Llm:
             row, cached = self._generate(p.id, "faq", lang, h, prompts.faq(p.title, clean(p.abstract), lang))
         return Faq(
             p.id,
-            lang,
+            row.get("lang") or lang,
             parse_faq(row["text"]),
             row["text"],
             row["model"],
             row["prompt_version"],
             row["created_at"],
             cached,
+            note=row.get("note") or "",
         )
 
     # -- translation -----------------------------------------------------------------------
@@ -310,9 +341,10 @@ class Llm:
         c2 = True
         if not title_only and p.abstract.strip():
             abstract, c2 = one("translate_abstract", p.abstract, "abstract")
+        notes = [r.get("note") for r in (title, abstract) if r.get("note")]
         return Translation(
             p.id,
-            lang,
+            "en" if notes else lang,
             _one_line(title["text"]),
             abstract["text"],
             title["model"],
@@ -321,6 +353,7 @@ class Llm:
             prompts.VERSIONS["translate_abstract" if abstract["text"] else "translate_title"],
             max(title["created_at"], abstract["created_at"]),
             c1 and c2,
+            note=notes[0] if notes else "",
         )
 
     def stored_titles(self, paper_ids: Sequence[str], lang: str = "zh") -> dict[str, Generated]:
@@ -505,7 +538,7 @@ class Llm:
             answer = prompts.NOT_FOUND[lang]
         return Answer(
             question,
-            lang,
+            row.get("lang") or lang,
             answer,
             cited,
             retrieved,
@@ -515,6 +548,7 @@ class Llm:
             row["prompt_version"],
             row["created_at"],
             cached,
+            note=row.get("note") or "",
         )
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:

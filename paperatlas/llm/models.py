@@ -54,9 +54,10 @@ class Faq:
     created_at: str
     cached: bool = False
     generated: bool = True
+    note: str = ""  # why the text is not in the language asked for
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "id": self.id,
             "lang": self.lang,
             "items": self.items,
@@ -67,6 +68,9 @@ class Faq:
             "created_at": self.created_at,
             "cached": self.cached,
         }
+        if self.note:
+            d["note"] = self.note
+        return d
 
 
 @dataclass
@@ -84,9 +88,10 @@ class Translation:
     created_at: str = ""
     cached: bool = False
     generated: bool = True
+    note: str = ""  # why the text is not in the language asked for
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "id": self.id,
             "lang": self.lang,
             "title": self.title,
@@ -99,6 +104,9 @@ class Translation:
             "original_title": self.original_title,
             "original_abstract": self.original_abstract,
         }
+        if self.note:
+            d["note"] = self.note
+        return d
 
 
 @dataclass
@@ -120,9 +128,10 @@ class Answer:
     created_at: str = ""
     cached: bool = False
     generated: bool = True
+    note: str = ""  # why the text is not in the language asked for
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "question": self.question,
             "lang": self.lang,
             "answer": self.answer,
@@ -136,6 +145,9 @@ class Answer:
             "created_at": self.created_at,
             "cached": self.cached,
         }
+        if self.note:
+            d["note"] = self.note
+        return d
 
 
 @dataclass

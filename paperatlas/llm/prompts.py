@@ -71,6 +71,12 @@ def translate(text: str, kind: str, lang: str) -> list[dict[str, str]]:
     ]
 
 
+# the second turn when a Chinese request came back in another language
+FIRMER_ZH = (
+    "That reply is not in Chinese. Write it again in Simplified Chinese (简体中文) only, keeping technical terms, "
+    "acronyms and model names as they are. 请只用简体中文回答。"
+)
+
 NOT_FOUND = {"en": "Not in these papers.", "zh": "这些论文中没有答案。"}
 
 

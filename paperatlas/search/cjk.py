@@ -21,6 +21,17 @@ def has_cjk(text: str) -> bool:
     return bool(text) and _CJK_CHAR.search(text) is not None
 
 
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+
+def cjk_share(text: str) -> float:
+    """CJK characters among the letters of `text` (Latin letters and CJK characters; digits,
+    spaces and punctuation do not count): 0.0 for none or an empty text."""
+    cjk = len(_CJK_CHAR.findall(text or ""))
+    latin = len(_LATIN.findall(text or ""))
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
 def bigrams(run: str) -> list[str]:
     """Overlapping character bigrams of one CJK run; a single character stays itself."""
     if len(run) < 2:
