@@ -14,7 +14,7 @@ import pytest
 from paperatlas import Library
 from paperatlas.llm import prompts
 from paperatlas.llm.capability import NOT_CHINESE_NOTE, is_chinese
-from paperatlas.search.cjk import cjk_share
+from paperatlas.search.cjk import letter_counts
 
 PAPER = {
     "id": "p-lora",
@@ -71,11 +71,13 @@ def _script(lib: Library, monkeypatch: pytest.MonkeyPatch, *replies: str) -> Scr
     return fake
 
 
-def test_cjk_share_counts_letters_not_digits_or_punctuation() -> None:
-    assert cjk_share("") == 0.0 and cjk_share("0.1%, 2024!") == 0.0
-    assert cjk_share(EN) == 0.0 and cjk_share("低秩") == 1.0
+def test_letters_are_counted_and_short_texts_are_not_judged() -> None:
+    assert letter_counts("") == (0, 0) and letter_counts("0.1%, 2024!") == (0, 0)
+    assert letter_counts("LoRA：低秩") == (2, 4)
     assert is_chinese(ZH) and is_chinese("LoRA：大型语言模型的低秩适应")  # Latin acronyms inside are fine
+    assert is_chinese("BERT：深度双向Transformer的预训练")  # 8 characters beside 15 Latin letters
     assert not is_chinese(EN) and not is_chinese("We propose LoRA (低秩适配) for GLUE fine-tuning.")
+    assert is_chinese("GPT-4") and is_chinese("Mixtral")  # a name alone: too few letters to tell
 
 
 def test_chinese_first_time_is_stored_with_one_request(lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,3 +134,10 @@ def test_real_server_zh_tldr_is_chinese_or_labelled(tmp_path: Path, lib: Library
         assert json.loads(sent[1]["body"])["messages"][-1]["content"] == prompts.FIRMER_ZH
     else:
         assert len(sent) == 1 and g.lang == "zh"
+
+
+def test_a_batch_counts_what_it_did_not_keep_and_leaves_it_to_do(lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    _script(lib, monkeypatch, EN, EN + " Again.")
+    st = lib.llm.translate_batch(["p-lora"], "zh", title_only=True)
+    assert (st.done, st.not_kept, st.not_kept_ids, st.failed) == (0, 1, ["p-lora"], 0)
+    assert st.to_dict()["not_kept"] == 1 and lib.llm.estimate(["p-lora"], "zh", title_only=True)["todo"] == 1

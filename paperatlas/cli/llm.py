@@ -131,6 +131,8 @@ def faq(
             out.print(f"[bold]{item['q']}[/bold]")
         out.print(item["a"])
     out.print(_marked(f.model, True, f.created_at))
+    if f.note:
+        click.echo(f"note: {f.note}", err=True)
 
 
 def _paper_ids(lib: Any, ids: tuple[str, ...], saved: bool, all_: bool, reader: str | None) -> list[str]:
@@ -203,6 +205,8 @@ def translate(
         else:
             click.echo()
         out.print(_marked(t.model, True, t.created_at))
+        if t.note:
+            click.echo(f"note: {t.note}", err=True)
         return
     est = lib.llm.estimate(papers, lang, titles_only)
     if estimate:
@@ -233,7 +237,15 @@ def translate(
     else:
         click.echo(
             f"translated {st.done - st.cached} papers, {st.cached} were done already, {st.failed} failed"
+            + (f", {st.not_kept} not kept" if st.not_kept else "")
             + (f" ({st.seconds_per_paper} s per paper)" if st.seconds_per_paper else "")
+        )
+    if st.not_kept:
+        click.echo(
+            f"note: the model wrote {st.not_kept} translations in English when asked for {lang}; they were not "
+            f"kept ({', '.join(st.not_kept_ids[:5])}{' …' if st.not_kept > 5 else ''}): a larger model "
+            "(--llm-model) translates them",
+            err=True,
         )
     if st.failed:
         raise Fail(
@@ -283,6 +295,8 @@ def ask(
     out.print(a.answer)
     if a.generated:
         out.print(_marked(a.model, True, a.created_at))
+    if a.note:
+        click.echo(f"note: {a.note}", err=True)
     for r in a.retrieved:
         mark = "*" if r["id"] in a.cited else " "
         out.print(f" {mark} [dim]{r['id']}[/dim]  {r['title']}")

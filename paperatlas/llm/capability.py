@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, PaperatlasError
 from ..models import Paper
-from ..search.cjk import cjk_share, has_cjk
+from ..search.cjk import has_cjk, letter_counts
 from ..store.vector_cache import text_hash
 from . import prompts
 from .client import LlmClient, LlmConfig, LlmError, no_endpoint
@@ -35,8 +35,11 @@ _CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _PREFIX = re.compile(r"^\s*(?:tl;?dr|summary|translation|译文|翻译|answer)\s*[:：]\s*", re.IGNORECASE)
 _TIMING_KEY = "llm_timing"
 # below this share of CJK among the letters a "Chinese" text is not Chinese: a real translation keeps
-# acronyms and model names in Latin letters, but its words are characters
-MIN_CJK_SHARE = 0.3
+# acronyms and model names in Latin letters ("BERT：深度双向Transformer的预训练" is 0.35), but an English
+# sentence with a Chinese gloss in brackets stays well under it
+MIN_CJK_SHARE = 0.2
+# a text with fewer letters is not judged: a title that is a name ("GPT-4", "Mixtral") stays itself
+MIN_LETTERS_TO_JUDGE = 8
 NOT_CHINESE_NOTE = (
     "the model answered in English twice when asked for Chinese: shown as English, not stored as the "
     "Chinese text (a larger model writes Chinese)"
@@ -44,8 +47,10 @@ NOT_CHINESE_NOTE = (
 
 
 def is_chinese(text: str) -> bool:
-    """True when `text` reads as Chinese: enough of its letters are CJK characters."""
-    return cjk_share(text) >= MIN_CJK_SHARE
+    """True when `text` reads as Chinese (enough of its letters are CJK characters), or is too short
+    to tell (a name, an acronym, a formula)."""
+    cjk, latin = letter_counts(text)
+    return cjk + latin < MIN_LETTERS_TO_JUDGE or cjk / (cjk + latin) >= MIN_CJK_SHARE
 
 
 def _tidy(text: str) -> str:
@@ -429,7 +434,8 @@ class Llm:
     ) -> BatchStatus:
         """Translate every paper not yet translated; each is stored as soon as it is done, so a run that
         is killed resumes where it stopped. Stops at the first unreachable-endpoint error (the others
-        are counted as failed and listed in `error`)."""
+        are counted as failed and listed in `error`). A paper the model translated into another
+        language than `lang` is counted in `not_kept` and stays to do."""
         lang = self._lang(lang)
         self.client()  # NoEndpoint before anything starts
         ids = list(dict.fromkeys(paper_ids))
@@ -448,7 +454,7 @@ class Llm:
             if self._stop.is_set():
                 return
             try:
-                self.translate(pid, lang, title_only)
+                t = self.translate(pid, lang, title_only)
             except LlmError as e:
                 with lock:
                     st.failed += 1
@@ -457,11 +463,15 @@ class Llm:
                     self._stop.set()
                 return
             with lock:
-                st.done += 1
-                made = st.done - st.cached
+                if t.note:  # written in another language: shown, never stored, so the paper is still to do
+                    st.not_kept += 1
+                    st.not_kept_ids.append(pid)
+                else:
+                    st.done += 1
+                made = st.done + st.not_kept - st.cached
                 rate = (time.monotonic() - started) / made
                 st.seconds_per_paper = round(rate, 2)
-                st.eta_s = round(rate * (st.total - st.done - st.failed))
+                st.eta_s = round(rate * (st.total - st.done - st.failed - st.not_kept))
             if progress:
                 progress(st)
 

@@ -183,6 +183,8 @@ class BatchStatus:
     done: int = 0
     cached: int = 0
     failed: int = 0
+    not_kept: int = 0  # written in another language than asked: not stored, still to do
+    not_kept_ids: list[str] = field(default_factory=list)
     running: bool = False
     seconds_per_paper: float | None = None
     eta_s: float | None = None
@@ -195,6 +197,8 @@ class BatchStatus:
             "done": self.done,
             "cached": self.cached,
             "failed": self.failed,
+            "not_kept": self.not_kept,
+            "not_kept_ids": self.not_kept_ids[:50],
             "running": self.running,
             "seconds_per_paper": self.seconds_per_paper,
             "eta_s": self.eta_s,

@@ -39,6 +39,7 @@ class TranslationResult(BaseModel):
     cached: bool = False
     original_title: str = ""
     original_abstract: str = ""
+    note: str = Field("", description="set when the text is not in the language asked for (then lang says which)")
 
 
 class AnswerResult(BaseModel):
@@ -54,6 +55,7 @@ class AnswerResult(BaseModel):
     prompt_version: str = ""
     created_at: str = ""
     cached: bool = False
+    note: str = Field("", description="set when the answer is not in the question's language (then lang says which)")
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:

@@ -24,12 +24,9 @@ def has_cjk(text: str) -> bool:
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
 
-def cjk_share(text: str) -> float:
-    """CJK characters among the letters of `text` (Latin letters and CJK characters; digits,
-    spaces and punctuation do not count): 0.0 for none or an empty text."""
-    cjk = len(_CJK_CHAR.findall(text or ""))
-    latin = len(_LATIN.findall(text or ""))
-    return cjk / (cjk + latin) if cjk + latin else 0.0
+def letter_counts(text: str) -> tuple[int, int]:
+    """(CJK characters, Latin letters) of `text`; digits, spaces and punctuation count as neither."""
+    return len(_CJK_CHAR.findall(text or "")), len(_LATIN.findall(text or ""))
 
 
 def bigrams(run: str) -> list[str]:
