@@ -3,6 +3,7 @@ nothing) and POST /generate (a TL;DR, FAQ or translation from the configured end
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -10,7 +11,7 @@ from starlette.responses import Response
 
 from ..errors import NotFound, PaperatlasError
 from ..i18n import N_, gettext
-from ..llm.client import LlmError, NoEndpoint
+from ..llm.client import LlmError, NoEndpoint, no_endpoint
 from ..models import Paper
 from .common import Endpoint, HTTPError, Param, check_write, done, json_response, lib, query, render, wants_json
 
@@ -50,6 +51,7 @@ def paper_context(request: Request, p: Paper) -> dict[str, Any]:
         "abstract": None,
         "can_generate": L.llm.configured and not L.read_only,
         "lang": lang,
+        "not_kept": request.query_params.get("llm") == "not-kept",
     }
     if tl is None:
         ctx["extractive"] = L.llm.tldr(p.id, "en", mode="extractive")
@@ -115,7 +117,61 @@ GENERATE_PARAMS = [
     Param("id", str, None, "the paper id", required=True, where="form", max_length=1000),
     Param("task", str, "tldr", "what to generate", choices=("tldr", "faq", "translate"), where="form"),
     Param("lang", str, "", "en or zh (default: the page language)", choices=LANG_CHOICES, where="form"),
+    Param(
+        "stream",
+        bool,
+        False,
+        "true: answer as server-sent events, the text as it comes, then a `done` event with the result "
+        "(or an `error` event)",
+        where="form",
+    ),
 ]
+
+
+def stream_events(work: Callable[[Callable[[str], None]], dict[str, Any]]) -> Response:
+    """Run `work(on_text)` in a thread and answer as server-sent events: `data: {"text": piece}` for each
+    piece as the model writes it, then one `event: done` with the whole result (the text as it is kept,
+    which replaces the pieces: a retry in a firmer language streams too) or one `event: error` with the
+    message and its fix. The stream always ends with one of the two."""
+    import asyncio
+    import json
+    import threading
+
+    from starlette.responses import StreamingResponse
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    def put(item: tuple[str, Any]) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    def run() -> None:
+        try:
+            put(("done", work(lambda piece: put(("text", piece)))))
+        except PaperatlasError as e:
+            err = e if isinstance(e, HTTPError) else _llm_error(e)
+            put(("error", {"status": err.status, "error": err.message, "fix": err.fix}))
+        except Exception as e:  # noqa: BLE001 - the stream must end with an event, whatever failed
+            put(("error", {"status": 500, "error": f"generation failed: {type(e).__name__}: {e}", "fix": ""}))
+
+    threading.Thread(target=run, name="llm-stream", daemon=True).start()
+
+    def sse(data: Any, event: str = "") -> str:
+        body = json.dumps(data, ensure_ascii=False, default=str)
+        return (f"event: {event}\n" if event else "") + f"data: {body}\n\n"
+
+    async def events() -> Any:
+        while True:
+            kind, data = await queue.get()
+            if kind == "text":
+                yield sse({"text": data})
+                continue
+            yield sse(data, kind)
+            return
+
+    return StreamingResponse(
+        events(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
+    )
 
 
 async def generate(request: Request) -> Response:
@@ -126,27 +182,50 @@ async def generate(request: Request) -> Response:
     lang = _lang(request, a["lang"])
     from starlette.concurrency import run_in_threadpool
 
-    def work() -> dict[str, Any]:
+    def work(on_text: Callable[[str], None] | None = None) -> dict[str, Any]:
         if a["task"] == "tldr":
-            return L.llm.tldr(a["id"], lang, mode="generate").to_dict()
+            return L.llm.tldr(a["id"], lang, mode="generate", on_text=on_text).to_dict()
         if a["task"] == "faq":
             f = L.llm.faq(a["id"], lang)
             return f.to_dict() if f else {}
-        return L.llm.translate(a["id"], "zh" if lang == "en" else lang).to_dict()
+        return L.llm.translate(a["id"], "zh" if lang == "en" else lang, on_text=on_text).to_dict()
 
+    if a["stream"]:
+        if not L.llm.configured:  # refused at once, as JSON, before any stream starts
+            raise _llm_error(no_endpoint())
+        return stream_events(work)
     try:
         result = await run_in_threadpool(work)
     except PaperatlasError as e:
         raise _llm_error(e) from None
     from .common import paper_url
 
+    if result.get("note") and not wants_json(request):
+        # written in another language than asked, so nothing was kept: the page it goes back to says so
+        # rather than showing nothing
+        return not_kept_redirect(request, paper_url(a["id"]))
     return done(request, result, paper_url(a["id"]))
+
+
+def not_kept_redirect(request: Request, fallback: str) -> Response:
+    from starlette.responses import RedirectResponse
+
+    from .common import same_site_path
+
+    target = same_site_path(request, request.headers.get("referer", "")) or fallback
+    return RedirectResponse(target + ("&" if "?" in target else "?") + "llm=not-kept", status_code=303)
 
 
 # -- /ask -----------------------------------------------------------------------------------------------------
 ASK_PARAMS = [
     Param("q", str, "", "the question (English or Chinese)", max_length=1000),
     Param("limit", int, 5, "abstracts the answer may use", minimum=1, maximum=10),
+    Param(
+        "stream",
+        bool,
+        False,
+        "true: answer as server-sent events (the text as it comes, then `done` with the answer, or `error`)",
+    ),
 ]
 
 
@@ -155,6 +234,12 @@ async def ask(request: Request) -> Response:
     L = lib(request)
     answer = None
     error = None
+    if a["stream"]:
+        if not a["q"].strip():
+            raise HTTPError(400, gettext("missing parameter {name!r}", name="q"), gettext("add q=... to the request"))
+        if not L.llm.configured:
+            raise _llm_error(no_endpoint())
+        return stream_events(lambda on_text: L.llm.ask(a["q"], a["limit"], on_text=on_text).to_dict())
     if a["q"].strip() and (L.llm.configured or wants_json(request)):  # the page says how to configure one
         from starlette.concurrency import run_in_threadpool
 
