@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 # `.venv/bin/paperatlas search ...` in this folder finds the demo papers. Override: make demo DB=x.db PORT=8001
 DB ?= paperatlas.db
 PORT ?= 8000
+TEST_WORKERS ?= 2
 
 .PHONY: demo test install install-test lint bench bench-llm clean
 
@@ -44,8 +45,10 @@ lint: install-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
 
 ## make test: install with test extras and run the default test suite
+## TEST_WORKERS=1 runs it in one process. A file's tests share one worker (--dist loadfile), so a module's
+## real servers and libraries are built once
 test: install-test
-	$(BIN)/python -m pytest -q --durations=15; rc=$$?; \
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing loudly"; exit 1; fi; exit $$rc
 
 # the library file is kept: after the demo it may hold your own papers and likes (delete it yourself)
