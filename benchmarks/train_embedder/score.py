@@ -1,7 +1,7 @@
 """Score embedders side by side on the train/test splits (run with the product venv):
 
     PAPERATLAS_VECTOR_CACHE=... .venv/bin/python benchmarks/train_embedder/score.py \
-        --embedders minilm,minilm-acm --paraphrases PARAPHRASES.jsonl --workdir DIR
+        --embedders minilm,NAME --paraphrases benchmarks/data/paraphrase_8k.jsonl --workdir DIR
 
 SciFact train and test nDCG@10 (keyword / semantic / hybrid) through `paperatlas eval beir`'s
 own code, and the paraphrase set's MRR@10 per split over the venue library (venue papers +
@@ -22,7 +22,7 @@ DATA = Path("/work/shared/data")
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--embedders", default="minilm,minilm-acm")
+    ap.add_argument("--embedders", default="minilm", help="registered embedder names, comma-separated")
     ap.add_argument("--paraphrases", default="")
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--parts", default="scifact,paraphrase")
