@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..llm.capability import is_chinese
 from ..llm.client import LlmError
 from ..llm.prompts import LANG_NAMES
 from ..store.vector_cache import text_hash
@@ -104,7 +105,7 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
     cfg = llm.config
     generate = mode == "auto" and cfg is not None
     notes: list[str] = []
-    missing = unusable = 0
+    missing = unusable = not_chinese = 0
     for t in themes:
         shown = list(t.get("central") or t["ids"])[:PAPERS_SHOWN]
         papers = lib.get_many(shown)
@@ -144,6 +145,10 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
                 else:
                     missing += 1
                 continue
+            if lang == "zh" and not is_chinese(f"{got['label']} {got['text']}"):
+                # a Chinese summary written in English is not shown as Chinese (the English one stands)
+                not_chinese += 1
+                continue
             got["model"] = row["model"]  # type: ignore[index]
             t.setdefault("summary", {})[lang] = got
     if unusable:
@@ -151,6 +156,8 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
             f"{unusable} theme texts the language model wrote have no usable label: those themes keep the "
             "topic model's key phrases"
         )
+    if not_chinese:
+        notes.append(f"{not_chinese} Chinese theme texts came back in English: those themes show no Chinese summary")
     if cfg is None and missing:
         notes.append(
             "no language-model endpoint is configured: the theme labels are the topic model's key phrases "
