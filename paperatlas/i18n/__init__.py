@@ -112,12 +112,35 @@ def ngettext(singular: str, plural: str, count: int, lang: str | None = None, **
     return translate_plural(singular, plural, count, lang).format(**params)
 
 
+class Note(str):
+    """A message for the reader made where the language is not known yet: as a string it is the English
+    text (JSON and logs stay English), and `translated()` gives it in the current language."""
+
+    msgid: str
+    params: dict[str, Any]
+
+    def __new__(cls, msgid: str, **params: Any) -> "Note":
+        note = super().__new__(cls, msgid.format(**params) if params else msgid)
+        note.msgid, note.params = msgid, params
+        return note
+
+    def translated(self, lang: str | None = None) -> str:
+        return gettext(self.msgid, lang, **self.params)
+
+
+def in_language(text: str, lang: str | None = None) -> str:
+    """A Note in the current language; any other string as it is."""
+    return text.translated(lang) if isinstance(text, Note) else text
+
+
 def N_(message: str) -> str:
     """Mark a string for the catalogue where it is defined; translate it with gettext() where shown."""
     return message
 
 
 __all__ = [
+    "Note",
+    "in_language",
     "COOKIE",
     "DEFAULT",
     "LANGUAGES",

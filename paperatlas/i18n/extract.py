@@ -24,7 +24,7 @@ from .catalogue import HERE, load, quote
 
 PACKAGE = HERE.parent
 TEMPLATE_DIRS = [PACKAGE / "web" / "templates", PACKAGE / "topics" / "static", PACKAGE / "report" / "templates"]
-FUNCS = ("_", "gettext", "ngettext", "N_")
+FUNCS = ("_", "gettext", "ngettext", "N_", "Note")
 
 
 def _where(f: Path, line: int) -> str:

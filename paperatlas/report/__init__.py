@@ -10,6 +10,8 @@ built over the whole library, so one theme means the same thing in every year). 
 
 from __future__ import annotations
 
+from ..i18n import Note
+
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -155,7 +157,9 @@ class Report:
         meta = store.topics.topics_meta() or {}
         rep.scope["topics_built_at"] = meta.get("built_at", "")
         if meta.get("data_version") != list(store.data_version()):
-            rep.notes.append("papers changed since the topics were built: `paperatlas topics build` refreshes them")
+            rep.notes.append(
+                Note("papers changed since the topics were built: `paperatlas topics build` refreshes them")
+            )
         if self.llm is not None and summaries != "off":
             from .summaries import summarise_themes
 

@@ -8,6 +8,8 @@ the report (`placed`, `with_affiliations`, `with_reviews`) so nothing is hidden.
 
 from __future__ import annotations
 
+from ..i18n import Note
+
 import math
 import re
 from collections import Counter
@@ -265,8 +267,12 @@ def build_report(
     notes: list[str] = []
     if placed < len(papers):
         notes.append(
-            f"{len(papers) - placed} of {len(papers)} papers are in no theme (embedded or added after "
-            "the last topic build): `paperatlas embed` then `paperatlas topics build` places them"
+            Note(
+                "{n} of {total} papers are in no theme (embedded or added after the last topic build): "
+                "`paperatlas embed` then `paperatlas topics build` places them",
+                n=len(papers) - placed,
+                total=len(papers),
+            )
         )
     theme_list = []
     for th in themes:

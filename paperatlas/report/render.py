@@ -49,6 +49,7 @@ def heading(rep: ConferenceReport) -> str:
 def _env() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True)
     env.globals["_"] = lambda message, **params: Markup.escape(i18n.translate(message)).format(**params)
+    env.globals["in_language"] = i18n.in_language
     return env
 
 
@@ -183,7 +184,7 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     out.append(gettext("{n} papers", n=r["papers"]) + (f" · {types}" if types else ""))
     out.append("")
     for note in r["notes"]:
-        out += [f"> {note}", ""]
+        out += [f"> {i18n.in_language(note)}", ""]
     header = (
         f"| # | {gettext('theme')} | {gettext('papers')} | {gettext('share')} "
         f"| {gettext('orals and spotlights')} | {gettext('mean rating')} |"

@@ -11,6 +11,8 @@ extractive descriptions (and says so).
 
 from __future__ import annotations
 
+from ..i18n import Note
+
 import hashlib
 import re
 from collections.abc import Sequence
@@ -126,8 +128,11 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
                     answer = client.chat(msgs, MAX_TOKENS)
                 except LlmError as e:
                     notes.append(
-                        f"the language model failed ({e}): the themes keep their key-phrase labels and "
-                        "extractive descriptions"
+                        Note(
+                            "the language model failed ({error}): the themes keep their key-phrase labels "
+                            "and extractive descriptions",
+                            error=str(e),
+                        )
                     )
                     generate = False
                 else:
@@ -153,16 +158,25 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
             t.setdefault("summary", {})[lang] = got
     if unusable:
         notes.append(
-            f"{unusable} theme texts the language model wrote have no usable label: those themes keep the "
-            "topic model's key phrases"
+            Note(
+                "{n} theme texts the language model wrote have no usable label: those themes keep the "
+                "topic model's key phrases",
+                n=unusable,
+            )
         )
     if not_chinese:
-        notes.append(f"{not_chinese} Chinese theme texts came back in English: those themes show no Chinese summary")
+        notes.append(
+            Note("{n} Chinese theme texts came back in English: those themes show no Chinese summary", n=not_chinese)
+        )
     if cfg is None and missing:
         notes.append(
-            "no language-model endpoint is configured: the theme labels are the topic model's key phrases "
-            "(c-TF-IDF) and the descriptions are extractive (docs/llm.md configures one for written summaries)"
+            Note(
+                "no language-model endpoint is configured: the theme labels are the topic model's key phrases "
+                "(c-TF-IDF) and the descriptions are extractive (docs/llm.md configures one for written summaries)"
+            )
         )
     elif missing and not notes and mode == "cached":
-        notes.append(f"{missing} theme summaries are not written yet: `paperatlas report` with an endpoint writes them")
+        notes.append(
+            Note("{n} theme summaries are not written yet: `paperatlas report` with an endpoint writes them", n=missing)
+        )
     return notes
