@@ -169,3 +169,37 @@
     }
   });
 })();
+
+// Ask: where a model is configured, show the answer as the model writes it (server-sent events from
+// /ask?stream=1), then load the answer's page, whose citations and sources the server renders. Without
+// scripts, or if the stream cannot start, the form is a plain GET and the page comes when it is done.
+(function () {
+  const form = document.querySelector("form.ask-form[data-stream]");
+  if (!form || !window.EventSource) return;
+  form.addEventListener("submit", function (ev) {
+    const input = form.querySelector("input[name=q]");
+    const q = input ? input.value.trim() : "";
+    if (!q) return;
+    ev.preventDefault();
+    const page = "/ask?q=" + encodeURIComponent(q);
+    let live = document.querySelector(".answer-live");
+    if (!live) {
+      live = document.createElement("p");
+      live.className = "answer-live";
+      live.setAttribute("aria-live", "polite");
+      form.after(live);
+    }
+    live.textContent = "";
+    const es = new EventSource(page + "&stream=1");
+    es.onmessage = function (m) { live.textContent += JSON.parse(m.data).text; };
+    es.addEventListener("done", function () { es.close(); location.assign(page); });
+    // the server's own `error` event carries data; a failed connection does not: then the plain page says why
+    es.addEventListener("error", function (m) {
+      es.close();
+      if (!m.data) { location.assign(page); return; }
+      const e = JSON.parse(m.data);
+      live.className = "error";
+      live.textContent = e.error + (e.fix ? " " + e.fix : "");
+    });
+  });
+})();
