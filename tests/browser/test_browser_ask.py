@@ -1,5 +1,5 @@
-"""Ask in a real browser against a real model server: the answer shows as the model writes it (server-sent
-events), then the answer's page with its sources; on a phone too."""
+"""Ask and a paper's TL;DR in a real browser against a real model server: the text shows as the model
+writes it (server-sent events), then the page with what was kept; on a phone too."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 # Kept across the page load that follows the stream: the longest text the live answer held.
 WATCH_LIVE = """
 new MutationObserver(() => {
-  const live = document.querySelector(".answer-live");
+  const live = document.querySelector(".answer-live, .generate-live");
   const n = live ? live.textContent.length : 0;
   if (n > Number(sessionStorage.getItem("liveMax") || 0)) sessionStorage.setItem("liveMax", String(n));
 }).observe(document, {subtree: true, childList: true, characterData: true});
@@ -51,6 +51,15 @@ def test_ask_streams_the_answer_then_shows_its_page(tmp_path: Path, llm_proxy, m
             page.set_viewport_size({"width": 390, "height": 844})
             shot(page, "ask-streamed-phone", full_page=True)
             assert page.evaluate("document.documentElement.scrollWidth") <= 390 + 1  # nothing wider than the phone
+            # the paper page's TL;DR button streams too, then the page shows the kept TL;DR
+            page.evaluate("sessionStorage.removeItem('liveMax')")
+            page.set_viewport_size({"width": 1200, "height": 900})
+            page.goto(page.locator(".answer .sources li a").first.get_attribute("href"))
+            page.click(".llm-actions form:has(input[name=task][value=tldr]) button")
+            page.wait_for_selector(".tldr.generated")
+            assert int(page.evaluate("sessionStorage.getItem('liveMax') || 0")) > 0, "the TL;DR was not shown live"
+            assert len(llm_proxy.chat_requests()) == 2
+            shot(page, "generate-streamed-desktop")
             assert not errors, errors
             ctx.close()
             b.close()

@@ -203,3 +203,63 @@
     });
   });
 })();
+
+// The paper page's TL;DR / FAQ / translate buttons: show the text as the model writes it (POST
+// /generate with stream=1 answers server-sent events), then reload the page, which shows the kept text.
+// Without scripts, or where fetch streams are missing, the forms post as they are.
+(function () {
+  const forms = document.querySelectorAll(".llm-actions form[action='/generate']");
+  if (!forms.length || !window.fetch || !window.TextDecoder) return;
+  forms.forEach(function (form) {
+    form.addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      const live = document.createElement("p");
+      live.className = "generate-live";
+      live.setAttribute("aria-live", "polite");
+      form.closest(".llm-actions").after(live);
+      form.closest(".llm-actions").querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+      const body = new URLSearchParams(new FormData(form));
+      body.set("stream", "1");
+      let result = null;
+      let failure = null;
+      try {
+        const r = await fetch("/generate", { method: "POST", body: body, headers: { accept: "text/event-stream" } });
+        if (!r.ok || !r.body) throw new Error("HTTP " + r.status);
+        const reader = r.body.getReader();
+        const dec = new TextDecoder();
+        let buf = "";
+        for (;;) {
+          const chunk = await reader.read();
+          if (chunk.done) break;
+          buf += dec.decode(chunk.value, { stream: true });
+          let cut;
+          while ((cut = buf.indexOf("\n\n")) >= 0) {
+            const block = buf.slice(0, cut);
+            buf = buf.slice(cut + 2);
+            let kind = "message";
+            let data = "";
+            block.split("\n").forEach(function (line) {
+              if (line.startsWith("event: ")) kind = line.slice(7);
+              else if (line.startsWith("data: ")) data += line.slice(6);
+            });
+            const d = data ? JSON.parse(data) : {};
+            if (kind === "message") live.textContent += d.text || "";
+            else if (kind === "done") result = d;
+            else if (kind === "error") failure = d;
+          }
+        }
+      } catch (e) {
+        form.submit();  // the plain form: the page the server answers says what happened
+        return;
+      }
+      if (failure) {
+        live.className = "error";
+        live.textContent = failure.error + (failure.fix ? " " + failure.fix : "");
+        return;
+      }
+      const u = new URL(location.href);
+      if (result && result.note) u.searchParams.set("llm", "not-kept");
+      location.assign(u.toString());
+    });
+  });
+})();
