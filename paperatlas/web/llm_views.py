@@ -212,8 +212,12 @@ def not_kept_redirect(request: Request, fallback: str) -> Response:
 
     from .common import same_site_path
 
-    target = same_site_path(request, request.headers.get("referer", "")) or fallback
-    return RedirectResponse(target + ("&" if "?" in target else "?") + "llm=not-kept", status_code=303)
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    target = urlsplit(same_site_path(request, request.headers.get("referer", "")) or fallback)
+    # the page's own query stays; an earlier attempt's mark is not repeated
+    params = [(k, v) for k, v in parse_qsl(target.query, keep_blank_values=True) if k != "llm"]
+    return RedirectResponse(f"{target.path}?{urlencode([*params, ('llm', 'not-kept')])}", status_code=303)
 
 
 # -- /ask -----------------------------------------------------------------------------------------------------

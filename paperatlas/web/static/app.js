@@ -258,7 +258,9 @@
         return;
       }
       const u = new URL(location.href);
+      // as the plain form's answer does: the note of an earlier attempt goes, a new one comes
       if (result && result.note) u.searchParams.set("llm", "not-kept");
+      else u.searchParams.delete("llm");
       location.assign(u.toString());
     });
   });
