@@ -141,3 +141,25 @@ def test_a_batch_counts_what_it_did_not_keep_and_leaves_it_to_do(lib: Library, m
     st = lib.llm.translate_batch(["p-lora"], "zh", title_only=True)
     assert (st.done, st.not_kept, st.not_kept_ids, st.failed) == (0, 1, ["p-lora"], 0)
     assert st.to_dict()["not_kept"] == 1 and lib.llm.estimate(["p-lora"], "zh", title_only=True)["todo"] == 1
+
+
+def test_the_page_after_generate_carries_one_current_not_kept_mark() -> None:
+    """Back to the referring page with its own query; `llm=not-kept` only when nothing was kept, never twice."""
+    from starlette.requests import Request
+
+    from paperatlas.web.llm_views import back_to_page
+
+    def referred(url: str) -> Request:
+        headers = [(b"host", b"127.0.0.1:8000"), (b"referer", url.encode())]
+        return Request({"type": "http", "method": "POST", "path": "/generate", "headers": headers, "query_string": b""})
+
+    page = "http://127.0.0.1:8000/paper/p-1?lang=zh&llm=not-kept"
+    assert (
+        back_to_page(referred(page), "/paper/p-1", not_kept=True).headers["location"]
+        == "/paper/p-1?lang=zh&llm=not-kept"
+    )
+    assert back_to_page(referred(page), "/paper/p-1", not_kept=False).headers["location"] == "/paper/p-1?lang=zh"
+    assert (
+        back_to_page(referred("http://evil.example/x"), "/paper/p-1", not_kept=False).headers["location"]
+        == "/paper/p-1"
+    )

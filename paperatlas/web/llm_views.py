@@ -200,24 +200,25 @@ async def generate(request: Request) -> Response:
         raise _llm_error(e) from None
     from .common import paper_url
 
-    if result.get("note") and not wants_json(request):
-        # written in another language than asked, so nothing was kept: the page it goes back to says so
-        # rather than showing nothing
-        return not_kept_redirect(request, paper_url(a["id"]))
-    return done(request, result, paper_url(a["id"]))
+    if wants_json(request):
+        return done(request, result, paper_url(a["id"]))
+    # back to the page it came from; written in another language than asked, nothing was kept, and the
+    # page says so rather than showing nothing (an earlier attempt's mark goes either way)
+    return back_to_page(request, paper_url(a["id"]), not_kept=bool(result.get("note")))
 
 
-def not_kept_redirect(request: Request, fallback: str) -> Response:
+def back_to_page(request: Request, fallback: str, not_kept: bool) -> Response:
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
     from starlette.responses import RedirectResponse
 
     from .common import same_site_path
 
-    from urllib.parse import parse_qsl, urlencode, urlsplit
-
     target = urlsplit(same_site_path(request, request.headers.get("referer", "")) or fallback)
-    # the page's own query stays; an earlier attempt's mark is not repeated
     params = [(k, v) for k, v in parse_qsl(target.query, keep_blank_values=True) if k != "llm"]
-    return RedirectResponse(f"{target.path}?{urlencode([*params, ('llm', 'not-kept')])}", status_code=303)
+    if not_kept:
+        params.append(("llm", "not-kept"))
+    return RedirectResponse(target.path + (f"?{urlencode(params)}" if params else ""), status_code=303)
 
 
 # -- /ask -----------------------------------------------------------------------------------------------------
