@@ -472,3 +472,30 @@ def test_read_only_answers_a_method_no_view_takes_as_any_server_does(web_lib: Li
         assert normal == ro, (method, url, normal, ro)
     assert answers[("DELETE", "/search.json")][1] == (405, {"GET", "HEAD"})
     assert answers[("POST", "/no/such/page")][1][0] == 404
+
+
+def test_serve_get_reads_a_streamed_response_to_its_end() -> None:
+    """`serve --get` on a server-sent-events answer: every event, then it returns (it used to spin forever)."""
+    import asyncio
+
+    from starlette.applications import Starlette
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    from paperatlas.web.app import request_once
+
+    async def events():  # type: ignore[no-untyped-def]
+        for i in range(3):
+            await asyncio.sleep(0.01)
+            yield f"data: {i}\n\n"
+
+    app = Starlette(routes=[Route("/s", lambda r: StreamingResponse(events(), media_type="text/event-stream"))])
+    import threading
+
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(request_once(app, "/s")), daemon=True)
+    t.start()
+    t.join(30)  # a hang fails the test instead of stalling the suite
+    assert got, "request_once never returned on a streamed response"
+    status, _, body = got[0]
+    assert status == 200 and body == b"data: 0\n\ndata: 1\n\ndata: 2\n\n"

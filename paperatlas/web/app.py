@@ -585,8 +585,17 @@ def request_once(
     }
     out: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
 
+    state: dict[str, Any] = {"asked": False}
+
     async def receive() -> Message:
-        return {"type": "http.request", "body": body, "more_body": False}
+        # the body once; then the client "disconnects" only when the response is complete. A streamed
+        # response listens for that disconnect beside its stream: answering the request again at once
+        # would spin that listener forever and the stream would never run
+        if not state["asked"]:
+            state["asked"] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await state["complete"].wait()
+        return {"type": "http.disconnect"}
 
     async def send(msg: Message) -> None:
         if msg["type"] == "http.response.start":
@@ -594,8 +603,11 @@ def request_once(
             out["headers"] = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in msg.get("headers", [])]
         elif msg["type"] == "http.response.body":
             out["body"] += msg.get("body", b"")
+            if not msg.get("more_body", False):
+                state["complete"].set()
 
     async def main() -> None:
+        state["complete"] = anyio.Event()
         await app(scope, receive, send)
 
     anyio.run(main)
