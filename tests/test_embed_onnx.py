@@ -160,3 +160,22 @@ def test_missing_package_names_the_pip_fix() -> None:
     with pytest.raises(EmbeddingModelMissing) as info:
         e.embed(["x"])
     assert "pip install paperatlas-no-such-model==9.9" in str(info.value)
+
+
+def test_int8_documents_one_model_for_both(emb: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`minilm-int8`: documents too go through the dynamic-int8 copy, and never depend on their batch."""
+    from paperatlas.embed.base import EMBEDDERS
+
+    monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(tmp_path))
+    e = EMBEDDERS.create("minilm-int8", threads=1)
+    assert e.id == "minilm-l6-int8-onnx@256+dynamic-int8" and e.query_id == e.id
+    docs = e.embed(TEXTS)
+    np.testing.assert_array_equal(docs[2], e.embed(TEXTS[2:3])[0])  # batch-mates change nothing
+    np.testing.assert_array_equal(e.embed_query(TEXTS[1]), docs[1])  # a query embeds like a document
+    cos = (docs * emb.embed(TEXTS)).sum(1)
+    assert cos.min() > 0.97 and not np.allclose(docs, emb.embed(TEXTS), atol=1e-4)  # close to fp32, yet int8
+    # no fp32 stand-in: vectors named for the int8 model must come from it
+    monkeypatch.setattr(OnnxEmbedder, "_quantizes_queries", lambda self: False)
+    fresh = EMBEDDERS.create("minilm-int8", threads=1)
+    with pytest.raises(EmbeddingModelMissing, match="int8 copy"):
+        fresh.embed(TEXTS[:1])

@@ -42,6 +42,14 @@ def _minilm_128(**options: Any) -> Embedder:
     return OnnxEmbedder("minilm", max_length=128, **options)
 
 
+@EMBEDDERS.register("minilm-int8")
+def _minilm_int8(**options: Any) -> Embedder:
+    """MiniLM with documents, not only queries, through the dynamic-int8 copy: ~2x the papers/s."""
+    from .onnx import OnnxEmbedder
+
+    return OnnxEmbedder("minilm", int8_documents=True, **options)
+
+
 @EMBEDDERS.register("hashing")
 def _hashing(**options: Any) -> Embedder:
     from .hashing import HashingEmbedder

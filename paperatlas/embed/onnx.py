@@ -146,6 +146,7 @@ class OnnxEmbedder:
         model_file: str | os.PathLike[str] | None = None,
         verify: bool = True,
         quantized_queries: bool | None = None,
+        int8_documents: bool = False,
     ) -> None:
         if isinstance(spec, str):
             if spec not in SPECS:
@@ -156,7 +157,11 @@ class OnnxEmbedder:
         if not 8 <= self.max_length <= spec.max_positions:
             raise ValueError(f"max_length must be in 8..{spec.max_positions}, got {self.max_length}")
         self.dimensions = spec.dimensions
-        self.id = f"{spec.model_id}@{self.max_length}"
+        # int8_documents: documents too run the dynamic-int8 copy (the query model), one at a time, so
+        # a vector never depends on its batch-mates (dynamic quantisation scales activations per run);
+        # twice the papers/s of the fp32 products, and queries and documents come from one model
+        self.int8_documents = bool(int8_documents)
+        self.id = f"{spec.model_id}@{self.max_length}" + ("+dynamic-int8" if self.int8_documents else "")
         # PAPERATLAS_EMBED_THREADS: `serve` sets 1, since many small concurrent queries beat one wide one
         self.threads = int(threads or os.environ.get("PAPERATLAS_EMBED_THREADS") or os.cpu_count() or 1)
         self._model_file = Path(model_file) if model_file else None
@@ -166,6 +171,8 @@ class OnnxEmbedder:
         # PAPERATLAS_QUERY_INT8=0 embeds queries with the fp32 document model instead
         if quantized_queries is None:
             quantized_queries = os.environ.get("PAPERATLAS_QUERY_INT8", "1") != "0"
+        if self.int8_documents:  # documents and queries must come from the same model
+            quantized_queries = True
         self._quantized_queries = bool(quantized_queries)
         self._model_bytes: bytes | None = None
         self._tokenizer: Any = None
@@ -176,6 +183,8 @@ class OnnxEmbedder:
     @property
     def query_id(self) -> str:
         """Names how queries are embedded (a cache key for query vectors)."""
+        if self.int8_documents:
+            return self.id
         return self.id + ("+dynamic-int8" if self._quantizes_queries() else "")
 
     def _quantizes_queries(self) -> bool:
@@ -249,7 +258,10 @@ class OnnxEmbedder:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of strings; use embed_query() for one text")
         prefix = self.spec.document_prefix
-        return self._encode([prefix + t for t in texts] if prefix else list(texts), batch_size)
+        texts = [prefix + t for t in texts] if prefix else list(texts)
+        if self.int8_documents:
+            return self._encode(texts, 1, query=True)
+        return self._encode(texts, batch_size)
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one search query (with the model's query prefix, if any): 1-D float32.
@@ -259,6 +271,11 @@ class OnnxEmbedder:
     def _query_model(self) -> Any:
         """The query session: the dynamic-int8 copy, made on first use; the fp32 one without it."""
         if self._query_session is None and not self._quantizes_queries():
+            if self.int8_documents:  # its vectors are named for the int8 model: never make them with another
+                raise EmbeddingModelMissing(
+                    f"embedding model {self.id!r} needs the `onnx` package to derive its int8 copy",
+                    fix="pip install onnx, or use the embedder 'minilm'",
+                )
             return self._session
         if self._query_session is None:
             with self._lock:
@@ -281,6 +298,11 @@ class OnnxEmbedder:
                 break
             except Exception as e:  # noqa: BLE001 - a faster query model is optional; fp32 always works
                 error = e
+        if path is None and self.int8_documents:  # pragma: no cover - as above: no fp32 stand-in
+            raise EmbeddingModelMissing(
+                f"embedding model {self.id!r}: its int8 copy could not be made ({error})",
+                fix="free space in ~/.cache/paperatlas (or set PAPERATLAS_CACHE_DIR), or use the embedder 'minilm'",
+            )
         if path is None:  # pragma: no cover - no writable folder, or a broken `onnx` install
             import sys
 

@@ -64,7 +64,9 @@ def serve_examples(tmp: Path, extra: list[Path], *setup: list[str]) -> Iterator[
     Yields the server's URL. No --host: start_server accepts only a 127.0.0.1 URL, so this also
     checks that the default is loopback."""
     db = tmp / "lib.db"
-    env = {**os.environ, "PAPERATLAS_VECTOR_CACHE": str(tmp / "vectors.sqlite")}
+    # the test session's vector cache (tests/conftest.py): the first browser module embeds the examples,
+    # the others on this worker find their vectors there (each module used to embed them again, 10-20 s)
+    env = {**os.environ}
     env.pop("PAPERATLAS_DB", None)
     cmd = [sys.executable, "-m", "paperatlas", "--db", str(db)]
     examples = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))
