@@ -314,10 +314,23 @@ class Library:
         if self._embedder is None:
             arg = self._embedder_arg
             if arg is None:
-                arg = self.store.get_meta("embedder") or os.environ.get("PAPERATLAS_EMBEDDER") or DEFAULT_EMBEDDER
+                arg = self.store.get_meta("embedder") or os.environ.get("PAPERATLAS_EMBEDDER") or self._made_by()
             self._embedder_name = arg if isinstance(arg, str) else getattr(arg, "id", "custom")
             self._embedder = EMBEDDERS.create(arg) if isinstance(arg, str) else arg
         return self._embedder
+
+    def _made_by(self) -> str:
+        """The default embedder, unless this library already holds vectors of another registered one
+        (a library from before the default changed, with no embedder name recorded)."""
+        from .embed.base import name_for_id
+
+        for model_id in self.store.vector_models():
+            if model_id == self.multilingual.embedder.id:  # the second index, not the library's model
+                continue
+            name = name_for_id(model_id)
+            if name is not None:
+                return name
+        return DEFAULT_EMBEDDER
 
     def _check_model(self) -> None:
         """Refuse to mix vectors of two models in one library."""

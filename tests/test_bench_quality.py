@@ -183,3 +183,19 @@ def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
     for r in rows:
         shared = terms(r["query"]) & terms(titles[r["paper_id"]]) - allowed
         assert not shared, (r["query"], shared)
+
+
+def test_baseline_runs_both_embedders_in_one_run_and_prints_ratios(runner, data: Path, tmp_path: Path) -> None:
+    base = _run(runner, data, tmp_path, "--only", "paraphrase,speed", "--baseline", "minilm-int8", "--json")
+    pair = json.loads(base.stdout)
+    assert pair["baseline"]["embedder"] == "minilm-int8" and pair["candidate"]["embedder"] == "hashing"
+    for side in pair.values():
+        assert set(side["parts"]) == {"paraphrase", "speed"} and side["parts"]["speed"]["embedded"] == 8
+    # part by part: the baseline's paraphrase, the candidate's, then both speeds (same load for each pair)
+    log = base.stderr
+    assert log.index("== minilm-int8") < log.index("== hashing") < log.rindex("== minilm-int8") < log.rindex("-- speed")
+    r = _run(runner, data, tmp_path, "--only", "paraphrase,speed", "--baseline", "minilm-int8")
+    assert "candidate hashing vs baseline minilm-int8 (same run):" in r.stdout
+    lines = {ln.split(":")[0].strip(): ln for ln in r.stdout.splitlines() if ln.startswith("  ")}
+    assert {"papers/s", "paraphrases test MRR@10 hybrid", "ingest -> first hybrid answer s"} <= set(lines)
+    assert all(ln.rstrip().endswith("x)") for ln in lines.values()), lines

@@ -179,3 +179,29 @@ def test_int8_documents_one_model_for_both(emb: OnnxEmbedder, tmp_path: Path, mo
     fresh = EMBEDDERS.create("minilm-int8", threads=1)
     with pytest.raises(EmbeddingModelMissing, match="int8 copy"):
         fresh.embed(TEXTS[:1])
+
+
+def test_new_libraries_default_to_int8_and_old_ones_keep_their_model(tmp_path: Path) -> None:
+    """The default changed from 'minilm' to 'minilm-int8': a library that holds vectors keeps the model
+    that made them, even when it never recorded that model's name."""
+    import sqlite3
+
+    from paperatlas import Library
+    from paperatlas.embed.base import DEFAULT_EMBEDDER, name_for_id
+    from paperatlas.store.vector_cache import VectorCache
+
+    assert DEFAULT_EMBEDDER == "minilm-int8" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
+    papers = tmp_path / "p.jsonl"
+    papers.write_text('{"id": "a", "title": "Sparse attention", "abstract": "Local windows scale."}\n')
+    new = Library(tmp_path / "new.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
+    assert new.embedder_name == "minilm-int8" and new.embedder.id.endswith("+dynamic-int8")
+    new.close()
+    old = Library(tmp_path / "old.db", embedder="hashing", vector_cache=VectorCache(tmp_path / "v.sqlite"))
+    old.ingest([papers])
+    assert old.embed() == 1
+    old.close()
+    with sqlite3.connect(tmp_path / "old.db") as c:  # as written before the name was recorded
+        c.execute("DELETE FROM meta WHERE key = 'embedder'")
+    again = Library(tmp_path / "old.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
+    assert again.embedder_name == "hashing" and again.search("sparse attention", mode="semantic")
+    again.close()

@@ -323,6 +323,60 @@ def run(bench: Bench, parts: Sequence[str] = PARTS) -> dict[str, Any]:
     return out
 
 
+def run_pair(baseline: Bench, candidate: Bench, parts: Sequence[str] = PARTS) -> dict[str, Any]:
+    """Both embedders through the same parts in one run, part by part (baseline first), so the
+    two see the same machine and load; `compare` prints the candidate's figures against the baseline's."""
+    runs = []
+    for part in parts:
+        for b in (baseline, candidate):
+            b.log(f"== {b.embedder}")
+            runs.append((b.embedder, run(b, [part])))
+    merged: dict[str, dict[str, Any]] = {}
+    for name, res in runs:
+        m = merged.setdefault(name, {**res, "parts": {}})
+        m["parts"].update(res["parts"])
+        m["load_avg_at_end"] = res["load_avg_at_end"]
+    return {"baseline": merged[baseline.embedder], "candidate": merged[candidate.embedder]}
+
+
+def _figures(res: dict[str, Any]) -> dict[str, tuple[float, bool]]:
+    """name -> (value, higher is better) of the headline figures a run has."""
+    p, out = res["parts"], {}
+    if "scifact" in p and "skipped" not in p["scifact"]:
+        for m in ("hybrid", "semantic", "keyword"):
+            out[f"SciFact test nDCG@10 {m}"] = (p["scifact"][m]["ndcg@10"], True)
+    if "paraphrase" in p and "skipped" not in p["paraphrase"]:
+        for split in ("test", "train"):
+            for m in ("hybrid", "semantic", "keyword"):
+                out[f"paraphrases {split} MRR@10 {m}"] = (p["paraphrase"][split][m]["mrr@10"], True)
+    if "acm" in p and "skipped" not in p["acm"]:
+        out["ACM-CR test nDCG@10 default"] = (p["acm"]["test"]["default"]["ndcg@10"], True)
+        out["ACM-CR default / svm"] = (p["acm"]["ratio_ndcg@10"], True)
+    if "zh" in p and "skipped" not in p["zh"]:
+        for split in ("test", "train"):
+            out[f"Chinese {split} MRR@10"] = (p["zh"][split]["mrr@10"], True)
+    if "speed" in p and "skipped" not in p["speed"]:
+        out["papers/s"] = (p["speed"]["papers_per_s"], True)
+        out["ingest -> first hybrid answer s"] = (p["speed"]["ingest_to_hybrid_s"], False)
+    if "latency" in p and "skipped" not in p["latency"]:
+        for row in p["latency"]["rows"]:
+            out[f"hybrid p50 ms {row['size']}"] = (row["hybrid"]["p50_ms"], False)
+            out[f"RSS MiB {row['size']}"] = (row["rss_mib"], False)
+    return out
+
+
+def compare(pair: dict[str, Any]) -> str:
+    """Each headline figure of the candidate beside the baseline's, with their ratio."""
+    a, b = _figures(pair["baseline"]), _figures(pair["candidate"])
+    lines = [f"candidate {pair['candidate']['embedder']} vs baseline {pair['baseline']['embedder']} (same run):"]
+    for name, (va, _) in a.items():
+        if name in b:
+            vb = b[name][0]
+            ratio = f"{vb / va:.2f}x" if va else "-"
+            lines.append(f"  {name}: {_f(va, 4)} -> {_f(vb, 4)} ({ratio})")
+    return "\n".join(lines)
+
+
 def _f(x: Any, nd: int = 3) -> str:
     return f"{x:.{nd}f}" if isinstance(x, int | float) else str(x)
 

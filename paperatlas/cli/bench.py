@@ -190,6 +190,12 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 @bench.command("quality")
 @click.option("--embedder", default="minilm", show_default=True, help="Registered embedding model under test.")
 @click.option(
+    "--baseline",
+    default=None,
+    help="Also run this embedder through the same parts, part by part in the same run, and print the "
+    "candidate's figures against it (ratios).",
+)
+@click.option(
     "--only",
     default="",
     metavar="PARTS",
@@ -235,6 +241,7 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 def bench_quality_cmd(
     embedder: str,
+    baseline: str | None,
     only: str,
     quick: bool,
     data_dir: str | None,
@@ -266,15 +273,18 @@ def bench_quality_cmd(
         ZH_QUERIES,
         Bench,
         clean,
+        compare,
         default_data_root,
         default_vector_cache,
         run,
+        run_pair,
         table,
     )
     from ..embed.base import EMBEDDERS
 
-    if embedder not in EMBEDDERS:
-        raise click.BadParameter(f"use one of: {', '.join(EMBEDDERS.names())}", param_hint="--embedder")
+    for name, hint in ((embedder, "--embedder"), (baseline, "--baseline")):
+        if name is not None and name not in EMBEDDERS:
+            raise click.BadParameter(f"use one of: {', '.join(EMBEDDERS.names())}", param_hint=hint)
     parts = [x.strip() for x in only.split(",") if x.strip()] or list(PARTS)
     bad = [x for x in parts if x not in PARTS]
     if bad:
@@ -287,21 +297,31 @@ def bench_quality_cmd(
         os.environ["PAPERATLAS_VECTOR_CACHE"] = vector_cache or str(default_vector_cache())
     if fresh:
         clean(Path(workdir))
-    b = Bench(
-        data,
-        embedder,
-        Path(workdir),
-        quick=quick,
-        ready_papers=ready_papers,
-        queries=n_queries,
-        sizes=_sizes(sizes),
-        log=lambda m: click.echo(m, err=True),
-        paraphrases=Path(paraphrases) if paraphrases else PARAPHRASES,
-        zh_queries=Path(zh_queries) if zh_queries else ZH_QUERIES,
-        acm_pool=acm_pool,
-        examples=EXAMPLES if examples else None,
-    )
-    res = run(b, parts)
+
+    def bench_for(name: str) -> Bench:
+        return Bench(
+            data,
+            name,
+            Path(workdir),
+            quick=quick,
+            ready_papers=ready_papers,
+            queries=n_queries,
+            sizes=_sizes(sizes),
+            log=lambda m: click.echo(m, err=True),
+            paraphrases=Path(paraphrases) if paraphrases else PARAPHRASES,
+            zh_queries=Path(zh_queries) if zh_queries else ZH_QUERIES,
+            acm_pool=acm_pool,
+            examples=EXAMPLES if examples else None,
+        )
+
+    if baseline and baseline != embedder:
+        pair = run_pair(bench_for(baseline), bench_for(embedder), parts)
+        if as_json:
+            click.echo(json.dumps(pair, indent=2))
+        else:
+            click.echo("\n\n".join([table(pair["baseline"]), table(pair["candidate"]), compare(pair)]))
+        return
+    res = run(bench_for(embedder), parts)
     click.echo(json.dumps(res, indent=2) if as_json else table(res))
 
 
