@@ -131,13 +131,10 @@ def main() -> None:
     print(f"checkpoint in {ckpt}: export it with benchmarks/train_embedder/export.py {ckpt} OUT.onnx")
 
 
-def _embed(model, batch):  # mean pooling over the attention mask, L2-normalised (as the product does)
-    import torch
+def _embed(model, batch):  # train.py's pooling: mean over the attention mask, L2-normalised
+    from train import mean_pool  # this folder is on sys.path when the script runs
 
-    h = model(**batch).last_hidden_state
-    m = batch["attention_mask"].unsqueeze(-1).to(h.dtype)
-    v = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
-    return torch.nn.functional.normalize(v, dim=-1)
+    return mean_pool(model(**batch).last_hidden_state, batch["attention_mask"])
 
 
 def train(model, tok, args, ckpt: Path) -> None:

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import click
+from ..embed.base import DEFAULT_EMBEDDER
 
 DEFAULT_VENUE = "../shared/data/ml_venue_papers/papers.jsonl.gz"
 
@@ -188,7 +189,7 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 
 
 @bench.command("quality")
-@click.option("--embedder", default="minilm", show_default=True, help="Registered embedding model under test.")
+@click.option("--embedder", default=DEFAULT_EMBEDDER, show_default=True, help="Registered embedding model under test.")
 @click.option(
     "--baseline",
     default=None,
