@@ -372,7 +372,8 @@ def compare(pair: dict[str, Any]) -> str:
     for name, (va, _) in a.items():
         if name in b:
             vb = b[name][0]
-            ratio = f"{vb / va:.2f}x" if va else "-"
+            # a ratio over a zero baseline says nothing: name why there is none instead
+            ratio = f"{vb / va:.2f}x" if va else "no ratio: baseline 0"
             lines.append(f"  {name}: {_f(va, 4)} -> {_f(vb, 4)} ({ratio})")
     return "\n".join(lines)
 
