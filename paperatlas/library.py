@@ -91,7 +91,12 @@ class Library:
         self._embedder_name = ""
         self.vector_cache = vector_cache or VectorCache()
         self.engine = SearchEngine(
-            self.store, lambda: self.embedder, search_settings, multilingual=lambda: self.multilingual.embedder
+            self.store,
+            lambda: self.embedder,
+            search_settings,
+            multilingual=lambda: self.multilingual.embedder,
+            # a Chinese query is also searched in the English a configured model renders it as
+            translator=lambda text: self.llm.query_english(text),
         )
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
         self.on_wait = on_wait

@@ -179,15 +179,22 @@ class Hits(list):  # type: ignore[type-arg]
 
     `total`: hits that passed the relevance floor and filters in all pages; `more`: a candidate
     list was cut at the search depth, so there may be more than `total`; `no_good_match`: the query
-    had candidates but none was a real match (the floor emptied the answer)."""
+    had candidates but none was a real match (the floor emptied the answer); `read_as`: the English a
+    language model rendered a query in CJK script as, which was searched too ("" when none was)."""
 
     def __init__(
-        self, hits: Any = (), total: int | None = None, more: bool = False, no_good_match: bool = False
+        self,
+        hits: Any = (),
+        total: int | None = None,
+        more: bool = False,
+        no_good_match: bool = False,
+        read_as: str = "",
     ) -> None:
         super().__init__(hits)
         self.total = len(self) if total is None else total
         self.more = more
         self.no_good_match = no_good_match
+        self.read_as = read_as
 
 
 @dataclass

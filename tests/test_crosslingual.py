@@ -316,3 +316,53 @@ def test_eval_zh_floor_command(built: Path, runner) -> None:  # type: ignore[no-
     assert after["no_answer_emptied"] >= 0.9 and after["false_empty"] <= 0.05
     assert after["mrr@10"] >= before["mrr@10"] - 0.02 and after["top_score_no_answer_median"] == 0.0
     assert res["tuned"]["floor"]["gate_cosine"] > 0.7
+
+
+def test_a_model_rendering_of_a_chinese_query_is_searched_in_english(after: Library) -> None:
+    """With a language model configured, a Chinese query is also searched in the English the model
+    renders it as (a double stands in for the model here: tests/test_llm.py talks to a real one).
+    市场上两家公司的较量 ("a contest between two companies in a market") finds nothing through the
+    multilingual model and the glossary; its rendering finds the paper on two competing providers."""
+    asked: list[str] = []
+
+    def render(reply: str | None):  # type: ignore[no-untyped-def]
+        def translator(text: str) -> str | None:
+            asked.append(text)
+            return reply
+
+        return translator
+
+    q = "市场上两家公司的较量"
+    plain = after.search(q, "hybrid", limit=10)
+    assert not plain and plain.read_as == ""
+    after.engine._translator = render("competition between two providers in a market")
+    hits = after.search(q, "hybrid", limit=10)
+    assert asked == [q]  # once per search, for every route
+    assert hits.read_as == "competition between two providers in a market"
+    assert hits and hits[0].paper.title.startswith("A stylized game between two providers")
+    assert "<mark>providers</mark>" in hits[0].snippet  # the English words are marked in the abstract
+    # a reply still in Chinese (it would route back to the multilingual index) or none changes nothing
+    for reply in ("两家公司的竞争", None, "  "):
+        after.engine._translator = render(reply)
+        again = after.search(q, "hybrid", limit=10)
+        assert again.read_as == "" and not again
+    # English queries never ask the model
+    asked.clear()
+    after.search("user simulators", "hybrid", limit=10)
+    assert asked == []
+
+
+def test_the_web_shows_what_a_chinese_query_was_also_searched_as(after: Library) -> None:
+    from starlette.testclient import TestClient
+
+    from paperatlas.web import create_app
+
+    after.engine._translator = lambda text: "competition between two providers in a market"
+    with TestClient(create_app(after), base_url="http://127.0.0.1") as c:
+        js = c.get("/search.json", params={"q": "市场上两家公司的较量"}).json()
+        assert js["read_as"] == "competition between two providers in a market" and js["hits"]
+        html = c.get("/search", params={"q": "市场上两家公司的较量"}).text
+        assert 'Also searched in English as <q lang="en">competition between two providers in a market</q>' in html
+        html = c.get("/search", params={"q": "市场上两家公司的较量", "lang": "zh"}).text
+        assert '同时以英文检索：<q lang="en">competition between two providers in a market</q>' in html
+        assert "read_as" not in c.get("/search.json", params={"q": "user simulators"}).json()

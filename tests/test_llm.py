@@ -307,6 +307,27 @@ def test_ask_cites_only_retrieved_papers_and_answers_from_cache(lib: Library, ll
     assert any("search query" in p for p in prompts_sent) and any("Simplified Chinese" in p for p in prompts_sent)
 
 
+def test_a_chinese_search_asks_the_model_once_and_goes_on_when_it_fails(
+    lib: Library, llm_proxy, caplog: pytest.LogCaptureFixture
+) -> None:
+    lib.llm.configure(llm_proxy.url)
+    hits = lib.search("怎样让微调更便宜", limit=3)
+    asked = [json.loads(s["body"])["messages"][-1]["content"] for s in llm_proxy.chat_requests()]
+    assert len(asked) == 1 and "search query" in asked[0] and "怎样让微调更便宜" in asked[0]
+    # the rendering is kept: the same query (spaces aside) does not ask again
+    again = lib.search(" 怎样让微调更便宜 ", limit=3)
+    assert len(llm_proxy.chat_requests()) == 1 and again.read_as == hits.read_as
+    assert not any("\u4e00" <= c <= "\u9fff" for c in hits.read_as)  # English, or "" when the model wrote Chinese
+    # an English query never asks
+    lib.search("cheap fine-tuning", limit=3)
+    assert len(llm_proxy.chat_requests()) == 1
+    # a failing endpoint: the search still answers, without the rendering, and the log says why
+    llm_proxy.faults = ["500", "500", "500"]
+    with caplog.at_level("WARNING", logger="paperatlas.llm.capability"):
+        failed = lib.search("强化学习的奖励模型", limit=3)
+    assert failed.read_as == "" and "without its English rendering" in caplog.text and llm_proxy.url in caplog.text
+
+
 def test_a_failing_endpoint_mid_request_exits_1_naming_it(lib: Library, llm_proxy, runner, tmp_path) -> None:
     llm_proxy.faults = ["500", "500", "500"]
     r = _run(runner, tmp_path / "lib.db", "tldr", "p-rl", "--json", env={"PAPERATLAS_LLM_URL": llm_proxy.url})

@@ -88,8 +88,12 @@ class Bench:
         zh_queries: Path = ZH_QUERIES,
         examples: Path | None = EXAMPLES,
         acm_pool: int | None = None,
+        llm_url: str | None = None,
+        llm_model: str | None = None,
     ) -> None:
         self.data = data
+        # zh: with an endpoint, the Chinese queries run again with the model's English rendering
+        self.llm_url, self.llm_model = llm_url, llm_model
         self.embedder = embedder
         self.workdir = workdir or Path(tempfile.gettempdir()) / "paperatlas-bench-quality"
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -204,29 +208,45 @@ class Bench:
         }
 
     def zh(self) -> dict[str, Any]:
+        """Chinese queries at full library size: by default (no language model, whatever the environment
+        says), then, with an endpoint (--llm-url or $PAPERATLAS_LLM_URL), with each query also searched in
+        the English the model renders it as; the train split at a few blend weights beside the shipped one."""
         from ..eval.zh_floor import load
-        from ..search.query import parse
 
         lib = self.venue_library(multilingual=True)
         queries, absent = load(self.zh_queries, lib)
         out: dict[str, Any] = {"papers": lib.count(), "absent": absent}
-        for split in ("train", "test"):
-            real = [z for z in queries if z.split == split and z.paper_id]
-            rr, hits, empty = 0.0, 0, 0
-            for z in real:
-                fused, _ = lib.engine.rank(parse(z.q), "hybrid", 100, floor=True)
-                ids = [d for d, _ in fused]
-                empty += not ids
-                if z.paper_id in ids[:10]:
-                    rr += 1 / (ids.index(z.paper_id) + 1)
-                    hits += 1
-            n = max(1, len(real))
-            out[split] = {
-                "queries": len(real),
-                "mrr@10": round(rr / n, 3),
-                "hit@10": round(hits / n, 3),
-                "empty": empty,
-            }
+        settings = lib.engine.settings
+        shipped = settings.translation_weight
+        try:
+            settings.translation_weight = 0.0  # the default figures: no model
+            out.update(_zh_scores(lib, queries))
+            lib.llm.configure(self.llm_url, self.llm_model)
+            if lib.llm.configured:
+                t = time.perf_counter()
+                asked = [z.q for z in queries if z.paper_id]
+                for q in asked:  # rendered once each (stored in the library), timed apart from ranking
+                    lib.llm.query_english(q)
+                cfg = lib.llm.config
+                assert cfg is not None
+                with_llm: dict[str, Any] = {
+                    "endpoint": cfg.url,
+                    "model": lib.llm.client().model(),
+                    "weight": shipped,
+                    "translate_s_per_query": round((time.perf_counter() - t) / max(1, len(asked)), 2),
+                }
+                sweep = {}
+                for w in sorted({0.3, 0.5, 0.7, 0.9, shipped}):
+                    settings.translation_weight = w
+                    sweep[str(w)] = _zh_scores(lib, queries, splits=("train",))["train"]["mrr@10"]
+                settings.translation_weight = shipped
+                with_llm.update(_zh_scores(lib, queries))
+                with_llm["train_mrr@10_by_weight"] = sweep
+                with_llm["examples"] = {z.q: lib.llm.query_english(z.q) for z in queries[:5] if z.paper_id}
+                out["with_endpoint"] = with_llm
+        finally:
+            settings.translation_weight = shipped
+            lib.llm.configure(None, None)
         return out
 
     def speed(self) -> dict[str, Any]:
@@ -292,6 +312,26 @@ class Bench:
         return {"queries": len(queries), "rows": rows}
 
 
+def _zh_scores(lib: Any, queries: Sequence[Any], splits: Sequence[str] = ("train", "test")) -> dict[str, Any]:
+    """Hybrid MRR@10, hit@10 and answers the floor emptied, per split, of the Chinese queries."""
+    from ..search.query import parse
+
+    out: dict[str, Any] = {}
+    for split in splits:
+        real = [z for z in queries if z.split == split and z.paper_id]
+        rr, hits, empty = 0.0, 0, 0
+        for z in real:
+            fused, _ = lib.engine.rank(parse(z.q), "hybrid", 100, floor=True)
+            ids = [d for d, _ in fused]
+            empty += not ids
+            if z.paper_id in ids[:10]:
+                rr += 1 / (ids.index(z.paper_id) + 1)
+                hits += 1
+        n = max(1, len(real))
+        out[split] = {"queries": len(real), "mrr@10": round(rr / n, 3), "hit@10": round(hits / n, 3), "empty": empty}
+    return out
+
+
 def run(bench: Bench, parts: Sequence[str] = PARTS) -> dict[str, Any]:
     """Run the parts in order; each result carries the seconds it took. A part that cannot run
     (its data is missing) says why instead of stopping the others."""
@@ -355,6 +395,9 @@ def _figures(res: dict[str, Any]) -> dict[str, tuple[float, bool]]:
     if "zh" in p and "skipped" not in p["zh"]:
         for split in ("test", "train"):
             out[f"Chinese {split} MRR@10"] = (p["zh"][split]["mrr@10"], True)
+        if "with_endpoint" in p["zh"]:
+            for split in ("test", "train"):
+                out[f"Chinese {split} MRR@10 with endpoint"] = (p["zh"]["with_endpoint"][split]["mrr@10"], True)
     if "speed" in p and "skipped" not in p["speed"]:
         out["papers/s"] = (p["speed"]["papers_per_s"], True)
         out["ingest -> first hybrid answer s"] = (p["speed"]["ingest_to_hybrid_s"], False)
@@ -427,6 +470,19 @@ def table(res: dict[str, Any]) -> str:
             lines.append(
                 f"{head('zh')} Chinese {split} ({s['queries']} queries, {r['papers']} papers) hybrid MRR@10 "
                 f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}"
+            )
+        e = r.get("with_endpoint")
+        if e:
+            for split in ("test", "train"):
+                s = e[split]
+                lines.append(
+                    f"{head('zh')} Chinese {split} with endpoint ({e['model']}, weight {e['weight']}) hybrid MRR@10 "
+                    f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}"
+                )
+            sweep = ", ".join(f"{w}: {_f(v)}" for w, v in e["train_mrr@10_by_weight"].items())
+            lines.append(
+                f"{head('zh')} with endpoint: train MRR@10 by weight {sweep}; "
+                f"{e['translate_s_per_query']} s per query rendered"
             )
     if "speed" in p and "skipped" not in p["speed"]:
         r = p["speed"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 from ..embed.base import DEFAULT_EMBEDDER
+from .llm import llm_options
 
 DEFAULT_VENUE = "../shared/data/ml_venue_papers/papers.jsonl.gz"
 
@@ -239,6 +240,7 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 @click.option(
     "--examples/--no-examples", default=True, show_default=True, help="Add the 29 example papers to the venue library."
 )
+@llm_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 def bench_quality_cmd(
     embedder: str,
@@ -256,12 +258,16 @@ def bench_quality_cmd(
     zh_queries: str | None,
     acm_pool: int | None,
     examples: bool,
+    llm_url: str | None,
+    llm_model: str | None,
     as_json: bool,
 ) -> None:
     """Every search-quality figure in one run: SciFact test, the paraphrase set, ACM-CR vs the SVM,
     Chinese queries at full library size, papers/s and ingest-to-hybrid time, p50 at 8k and 100k.
 
     Vectors go through the vector cache, so only the first run embeds; each part prints its time.
+    With an endpoint (--llm-url or $PAPERATLAS_LLM_URL) the Chinese queries also run with the model's
+    English rendering of each (stored in the venue library, so only the first run asks).
 
     Example:
 
@@ -313,6 +319,8 @@ def bench_quality_cmd(
             zh_queries=Path(zh_queries) if zh_queries else ZH_QUERIES,
             acm_pool=acm_pool,
             examples=EXAMPLES if examples else None,
+            llm_url=llm_url,
+            llm_model=llm_model,
         )
 
     if baseline and baseline != embedder:

@@ -647,6 +647,9 @@ def search(
             f" (by an author matching {author!r})" if author else ""
         )
         hint = "try other words, or --mode keyword to list papers that share any word with it"
+    if hits.read_as and not as_json:
+        # the model's reading is part of why these hits came: show it, so a wrong one can be seen
+        click.echo(f"also searched in English as: {hits.read_as}", err=True)
     show_hits(ctx, hits, as_json, what, hint, **filters)
     if hits and not as_json:
         click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)

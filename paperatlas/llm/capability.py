@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import threading
 import time
@@ -38,6 +39,7 @@ _TIMING_KEY = "llm_timing"
 # acronyms and model names in Latin letters ("BERT：深度双向Transformer的预训练" is 0.35), but an English
 # sentence with a Chinese gloss in brackets stays well under it
 MIN_CJK_SHARE = 0.2
+log = logging.getLogger(__name__)
 # a text with fewer letters is not judged: a title that is a name ("GPT-4", "Mixtral") stays itself
 MIN_LETTERS_TO_JUDGE = 8
 NOT_CHINESE_NOTE = (
@@ -562,31 +564,31 @@ class Llm:
         )
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
-        hits = list(self.lib.search(question, limit=limit, venue=venue, year=year))
-        if lang == "zh" and self.configured:
-            # an English rendering of the question finds what the English abstracts say (about a second)
-            subject = "q:" + hashlib.sha1(question.encode()).hexdigest()[:20]
+        # a question in Chinese is searched in English too: search asks query_english itself
+        return [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
+
+    def query_english(self, text: str) -> str | None:
+        """A search query in CJK script rendered in English by the configured model, stored so each
+        query is asked once (about a second on a local CPU model). None without an endpoint, for a query
+        with no CJK, or when the endpoint fails: search then goes on without it (the failure is logged,
+        and the next search asks again)."""
+        q = " ".join(text.split())
+        if not q or not has_cjk(q) or not self.configured:
+            return None
+        subject = "q:" + hashlib.sha1(q.encode()).hexdigest()[:20]
+        try:
             row, _ = self._generate(
                 subject,
                 "translate_query",
                 "en",
-                text_hash(question),
-                prompts.translate(question, "query", "en"),
+                text_hash(q),
+                prompts.translate(q, "query", "en"),
                 post=lambda t: _one_line(_tidy(t)),
             )
-            english = list(self.lib.search(row["text"], limit=limit, venue=venue, year=year))
-            merged: list[Any] = []
-            for pair in zip(english, hits):  # interleave: each list's best first
-                merged.extend(pair)
-            merged.extend(english[len(hits) :] + hits[len(english) :])
-            hits = merged
-        out: list[Paper] = []
-        seen: set[str] = set()
-        for h in hits:
-            if h.paper.id not in seen:
-                seen.add(h.paper.id)
-                out.append(h.paper)
-        return out[:limit]
+        except PaperatlasError as e:
+            log.warning("searching %r without its English rendering: %s", q, e)
+            return None
+        return str(row["text"]) or None
 
     # -- the poster cheat-sheet --------------------------------------------------------------
     def cheatsheet(

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from .. import __version__
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
-from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Paper
+from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Hits, Paper
 from ..programme.models import event_text
 
 MAX_LIMIT = 100
@@ -69,6 +69,10 @@ class SearchResult(BaseModel):
     mode: str
     hits: list[PaperHit]
     note: str = Field("", description="something the caller should know, e.g. papers not yet searchable by meaning")
+    read_as: str = Field(
+        "",
+        description="a query in Chinese (CJK): the English the configured language model rendered it as, searched too",
+    )
 
 
 def _paper_fields() -> dict[str, Any]:
@@ -338,26 +342,26 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
 
-        def run() -> list[Hit]:
+        def run() -> Hits:
             # the same author / institution / country / type filters as `search` and the web
-            return list(
-                library.search(
-                    query,
-                    mode,
-                    limit,
-                    venue=venue,
-                    year=year,
-                    author=author or None,
-                    institution=institution,
-                    country=country,
-                    type=type,
-                    session=session,
-                    day=day,
-                    room=room,
-                )
+            return library.search(
+                query,
+                mode,
+                limit,
+                venue=venue,
+                year=year,
+                author=author or None,
+                institution=institution,
+                country=country,
+                type=type,
+                session=session,
+                day=day,
+                room=room,
             )
 
-        hits = [hit_model(h) for h in call(run)]
+        found = call(run)
+        hits = [hit_model(h) for h in found]
+        read_as = found.read_as
         note = call(lambda: waiting_note(mode))
         if not hits:
             filters = ", ".join(
@@ -380,7 +384,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
                 if filters
                 else "nothing matched: try other or fewer words, or mode=hybrid"
             )
-        result = SearchResult(query=query, mode=mode, hits=hits, note=note)
+        result = SearchResult(query=query, mode=mode, hits=hits, note=note, read_as=read_as)
         text = _hits_text(hits) or "No papers matched."
         return answer(result, text + (f"\nNote: {note}" if note else ""))
 

@@ -72,6 +72,11 @@ class SearchSettings:
     # English reading is searched as an English query and blended in with weight glossary_weight * share
     glossary_weight: float = 0.5
     glossary_min_share: float = 0.5
+    # where a language model is configured, a query in CJK script is also rendered in English by it
+    # (lib.llm.query_english, stored per query) and that English searched as an English query, blended
+    # in with this weight; it stands in for the glossary's reading. Tuned on the train half of
+    # tests/data/zh_queries.jsonl at 8,117 papers (docs/crosslingual.md has the sweep)
+    translation_weight: float = 0.5
     complete_scores: bool = True  # hybrid: score every candidate in both lists, not "missing = worst"
     depth: int = 100  # candidates taken from each list before fusing
     rrf_k: int = 60
@@ -99,8 +104,11 @@ class SearchEngine:
         embedder: Callable[[], Embedder],
         settings: SearchSettings | None = None,
         multilingual: Callable[[], Embedder] | None = None,
+        translator: Callable[[str], str | None] | None = None,
     ) -> None:
         self.store = store
+        # a CJK query -> its English rendering by a language model, or None (no endpoint, or it failed)
+        self._translator = translator
         self._embedder = embedder
         # the second index: queries in CJK script go there (English-only MiniLM cannot read them)
         self._multilingual = multilingual
@@ -399,6 +407,16 @@ class SearchEngine:
             return None
         return parse(f"{latin_words(q.text)} {english}"), share
 
+    def translation(self, q: Query) -> str | None:
+        """A language model's English rendering of a query in CJK script, when one is configured and
+        answered with English (a reply still in CJK script would route back to the multilingual index)."""
+        if self._translator is None or self.settings.translation_weight <= 0 or not has_cjk(q.text):
+            return None
+        english = self._translator(q.text)
+        if not english or has_cjk(english) or parse(english).empty:
+            return None
+        return english
+
     def keyword_query(self, q: Query, reading: Any = _UNREAD) -> Query:
         """What the keyword index is asked: the query, plus the English words of the Chinese terms
         the glossary knows (the papers are in English; a Chinese term's bigrams match none of them)."""
@@ -439,9 +457,11 @@ class SearchEngine:
         qvec: np.ndarray | None = None,
         floor: bool = False,
         reading: Any = _UNREAD,
+        translated: Any = _UNREAD,
     ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]], bool]:
         """rank() plus whether the floor emptied a non-empty answer. `reading`: the query's glossary
-        reading when the caller already has it (read here otherwise, once for both routes)."""
+        reading, `translated`: its language-model English, when the caller already has them (read here
+        otherwise, once for all routes)."""
         if mode not in MODES:
             raise PaperatlasError(f"unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
         if reading is _UNREAD:
@@ -496,13 +516,16 @@ class SearchEngine:
             scale = self._crosslingual_scale()
             if scale is not None:  # semantic mode: the calibrated score, not e5's crowded cosine
                 fused = calibrated_convex([], lists["semantic"], scale, 1.0)
-        english = self.english_query(q, reading) if ml is not None else None
+        if translated is _UNREAD:
+            translated = self.translation(q)
+        # the glossary's English reading (when no model rendered the query), as far as it reaches,
+        # searched as an English query would be (keyword + the default model) and blended in before
+        # the floor, which then reads the query's words in English
+        english = self.english_query(q, reading) if ml is not None and not translated else None
         if english is not None and (mode == "hybrid" or self.vector_index() is not None):
-            # the glossary's English reading of the query, searched as an English query would be
-            # (keyword + the default model), blended in by how much of the query the glossary read
-            eq, share = english
-            en, _, _ = self._rank(eq, mode, depth, allowed, exclude)
-            fused = blend(fused, en, s.glossary_weight * share)
+            en, _, _ = self._rank(english[0], mode, depth, allowed, exclude)
+            fused = blend(fused, en, s.glossary_weight * english[1])
+        emptied = False
         fl = self.active_floor(ml is not None) if floor and qv is not None and fused else None
         if fl is not None:
             best = max((c for _, c in lists["semantic"]), default=-1.0)
@@ -510,9 +533,16 @@ class SearchEngine:
             words_from = lists.get("keyword") or lists.get("semantic", ())
             cq = english[0] if english is not None else q  # a Chinese query's words, read in English
             cov = self.keyword_coverage(cq, words_from) if best < fl.gate_cosine else 0.0
-            kept = apply_floor(fused, lists, fl, cov)
-            return kept, ranks, not kept
-        return fused, ranks, False
+            fused = apply_floor(fused, lists, fl, cov)
+            emptied = not fused
+        if translated:
+            # a model's rendering is a whole English query: it is searched as one, past its own floor,
+            # and blended with what the Chinese query kept (either may have found what the other missed)
+            eq = parse(f"{latin_words(q.text)} {translated}")
+            en, _, en_emptied = self._rank(eq, mode, depth, allowed, exclude, floor=floor)
+            fused = blend(fused, en, s.translation_weight) if fused else en
+            emptied = not fused and (emptied or en_emptied)
+        return fused, ranks, emptied
 
     def search(
         self,
@@ -532,7 +562,10 @@ class SearchEngine:
         if q.phrases:
             depth = max(depth * 5, 500)  # phrases filter candidates afterwards: fetch more
         reading = self.glossary_reading(q)
-        fused, ranks, no_match = self._rank(q, mode, depth, allowed, exclude, floor=True, reading=reading)
+        translated = self.translation(q)
+        fused, ranks, no_match = self._rank(
+            q, mode, depth, allowed, exclude, floor=True, reading=reading, translated=translated
+        )
         per_list: dict[str, int] = {}
         for r in ranks.values():
             for name in r:
@@ -549,6 +582,8 @@ class SearchEngine:
         if not papers:
             papers = self.store.get_papers([pid for pid, _ in page])
         terms = self.keyword_query(q, reading).terms  # a Chinese query's English words are marked too
+        if translated:
+            terms = list(dict.fromkeys(terms + parse(translated).terms))
         return Hits(
             [
                 Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
@@ -558,6 +593,7 @@ class SearchEngine:
             total=len(fused),
             more=any(n >= depth for n in per_list.values()),
             no_good_match=no_match,
+            read_as=translated or "",
         )
 
     def similar(self, paper_id: str, limit: int = 10, allowed: set[str] | None = None) -> list[tuple[str, float]]:

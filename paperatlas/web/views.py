@@ -175,7 +175,7 @@ def search(request: Request) -> Response:
             error = e
     has_more = len(hits) > per_page
     total, more, no_good = hits.total, hits.more, hits.no_good_match
-    hits = Hits(hits[:per_page], total=total, more=more, no_good_match=no_good)
+    hits = Hits(hits[:per_page], total=total, more=more, no_good_match=no_good, read_as=hits.read_as)
     crosslingual = _crosslingual(request, q, a["mode"])
     if wants_json(request):
         return json_response(
@@ -185,6 +185,8 @@ def search(request: Request) -> Response:
                 "total": total,
                 "total_is_lower_bound": more,
                 "no_good_match": no_good,
+                # a query in Chinese searched in English too: the English the language model wrote
+                **({"read_as": hits.read_as} if hits.read_as else {}),
                 # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
                 **({"crosslingual": crosslingual} if crosslingual else {}),
                 "filters": {
@@ -863,6 +865,11 @@ ENDPOINTS = [
                     "type": "boolean",
                     "description": "semantic / hybrid: nothing was a real match, "
                     "so no hits (random letters, off-domain questions)",
+                },
+                "read_as": {
+                    "type": "string",
+                    "description": "a query in Chinese (CJK): the English the configured language model "
+                    "rendered it as, which was searched too (absent when none was)",
                 },
                 "page": {"type": "integer"},
                 "per_page": {"type": "integer"},
