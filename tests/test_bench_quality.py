@@ -201,3 +201,24 @@ def test_baseline_runs_both_embedders_in_one_run_and_prints_ratios(runner, data:
     for ln in lines.values():
         base_value = float(ln.split(":")[1].split("->")[0])
         assert ln.rstrip().endswith("x)" if base_value else "(no ratio: baseline 0)"), ln
+
+
+def test_zh_with_an_endpoint_runs_the_chinese_queries_again_with_the_models_english(
+    runner, data: Path, tmp_path: Path, llm_proxy
+) -> None:
+    """The real model server (the Gemma fixture, through the counting proxy): each Chinese query is
+    rendered once, the default figures stay the no-model ones, the train split is swept."""
+    r = _run(runner, data, tmp_path, "--only", "zh", "--llm-url", llm_proxy.url, "--json")
+    zh = json.loads(r.stdout)["parts"]["zh"]
+    e = zh["with_endpoint"]
+    assert e["endpoint"] == llm_proxy.url and e["model"] and e["translate_s_per_query"] > 0
+    assert set(e["train_mrr@10_by_weight"]) >= {"0.3", "0.5", "0.7", "0.9"}
+    for split in ("train", "test"):
+        assert e[split]["queries"] == zh[split]["queries"] == 1 and 0 <= e[split]["mrr@10"] <= 1
+    assert "no_answer_emptied" in e["test"] and "no_answer_emptied" in zh["test"]
+    asked = [json.loads(s["body"])["messages"][-1]["content"] for s in llm_proxy.chat_requests()]
+    assert len(asked) == 3 and all("search query" in a for a in asked)  # once per query, then kept
+    # the table says which model and weight, and a second run asks nothing (the renderings are kept)
+    r = _run(runner, data, tmp_path, "--only", "zh", "--llm-url", llm_proxy.url)
+    assert "with endpoint (" in r.stdout and "train MRR@10 by weight" in r.stdout
+    assert len(llm_proxy.chat_requests()) == 3

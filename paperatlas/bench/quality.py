@@ -224,7 +224,7 @@ class Bench:
             lib.llm.configure(self.llm_url, self.llm_model)
             if lib.llm.configured:
                 t = time.perf_counter()
-                asked = [z.q for z in queries if z.paper_id]
+                asked = [z.q for z in queries]
                 for q in asked:  # rendered once each (stored in the library), timed apart from ranking
                     lib.llm.query_english(q)
                 cfg = lib.llm.config
@@ -329,6 +329,11 @@ def _zh_scores(lib: Any, queries: Sequence[Any], splits: Sequence[str] = ("train
                 hits += 1
         n = max(1, len(real))
         out[split] = {"queries": len(real), "mrr@10": round(rr / n, 3), "hit@10": round(hits / n, 3), "empty": empty}
+        # queries with no answer in the library: the floor should empty them
+        none = [z for z in queries if z.split == split and not z.paper_id]
+        if none:
+            gone = sum(not lib.engine.rank(parse(z.q), "hybrid", 100, floor=True)[0] for z in none)
+            out[split]["no_answer_emptied"] = round(gone / len(none), 3)
     return out
 
 
@@ -421,6 +426,11 @@ def compare(pair: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _no_answer(split: dict[str, Any]) -> str:
+    share = split.get("no_answer_emptied")
+    return "" if share is None else f"; no-answer queries emptied {_f(share, 2)}"
+
+
 def _f(x: Any, nd: int = 3) -> str:
     return f"{x:.{nd}f}" if isinstance(x, int | float) else str(x)
 
@@ -469,7 +479,7 @@ def table(res: dict[str, Any]) -> str:
             s = r[split]
             lines.append(
                 f"{head('zh')} Chinese {split} ({s['queries']} queries, {r['papers']} papers) hybrid MRR@10 "
-                f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}"
+                f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}{_no_answer(s)}"
             )
         e = r.get("with_endpoint")
         if e:
@@ -477,7 +487,7 @@ def table(res: dict[str, Any]) -> str:
                 s = e[split]
                 lines.append(
                     f"{head('zh')} Chinese {split} with endpoint ({e['model']}, weight {e['weight']}) hybrid MRR@10 "
-                    f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}"
+                    f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}{_no_answer(s)}"
                 )
             sweep = ", ".join(f"{w}: {_f(v)}" for w, v in e["train_mrr@10_by_weight"].items())
             lines.append(
