@@ -567,3 +567,19 @@ def test_cheatsheet_page_uses_stored_tldrs_and_the_saved_page_links_it(web, lib:
     assert "摘自摘要原句" in graph.select_one(".machine").text
     saved = BeautifulSoup(web.get("/saved").text, "html.parser")
     assert saved.select_one('a[href="/cheatsheet"]') is not None
+
+
+@pytest.mark.parametrize(
+    "reply, query",
+    [
+        ('Search query in English: "Home loan interest rate"', "Home loan interest rate"),
+        ("User simulator", "User simulator"),
+        ("“Adoption of stray dogs”", "Adoption of stray dogs"),
+        ("Translation: reward models\n\nNote: a literal rendering.", "reward models"),
+        ("English: diffusion models", "diffusion models"),
+    ],
+)
+def test_a_rendered_query_loses_the_label_and_quotes_a_small_model_adds(reply: str, query: str) -> None:
+    from paperatlas.llm.capability import _query_text
+
+    assert _query_text(reply) == query

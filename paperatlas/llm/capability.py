@@ -63,6 +63,22 @@ def _tidy(text: str) -> str:
     return text.strip()
 
 
+# a small model often labels a rendered query ('Search query in English: "home loan rates"')
+_QUERY_LABEL = re.compile(
+    r"^\s*(?:the\s+)?(?:english\s+)?(?:search\s+)?(?:query|translation|english)(?:\s+in\s+english)?\s*[:：]\s*",
+    re.IGNORECASE,
+)
+
+
+def _query_text(text: str) -> str:
+    """A rendered query as one line, without a label or the quotes around it."""
+    line = _one_line(_tidy(text))
+    line = _QUERY_LABEL.sub("", line)
+    if len(line) > 1 and line[0] in "\"'“" and line[-1] in "\"'”":
+        line = line[1:-1]
+    return line.strip()
+
+
 def _first_paragraph(text: str) -> str:
     return next((p.strip() for p in text.split("\n\n") if p.strip()), "")
 
@@ -148,7 +164,8 @@ class Llm:
         if row is not None:
             return row, True
         client = self.client()
-        c = client.chat(messages, prompts.MAX_TOKENS[task], on_text=on_text)
+        temperature = prompts.TEMPERATURE.get(task, 0.2)
+        c = client.chat(messages, prompts.MAX_TOKENS[task], temperature, on_text=on_text)
         text = post(c.text)
         seconds = c.seconds
         wrong_lang = False
@@ -160,7 +177,7 @@ class Llm:
                 {"role": "assistant", "content": c.text},
                 {"role": "user", "content": prompts.FIRMER_ZH},
             ]
-            c = client.chat(firmer, prompts.MAX_TOKENS[task], on_text=on_text)
+            c = client.chat(firmer, prompts.MAX_TOKENS[task], temperature, on_text=on_text)
             seconds += c.seconds
             text = post(c.text) or text
             wrong_lang = not is_chinese(text)
@@ -583,7 +600,7 @@ class Llm:
                 "en",
                 text_hash(q),
                 prompts.translate(q, "query", "en"),
-                post=lambda t: _one_line(_tidy(t)),
+                post=_query_text,
             )
         except PaperatlasError as e:
             log.warning("searching %r without its English rendering: %s", q, e)
