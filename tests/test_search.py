@@ -290,3 +290,26 @@ def test_search_snippets_are_safe_html(lib: Library) -> None:
     hits = lib.search("markup ampersands graph", mode="keyword", limit=5)
     h = next(h for h in hits if h.paper.id == "p4")
     assert "&lt;b&gt;" in h.snippet and "<b>" not in h.snippet and "<mark>" in h.snippet
+
+
+@pytest.mark.parametrize("index", ["bm25", "bm25s", "fts5"])
+def test_a_papers_keywords_are_keyword_searchable(tmp_path: Path, index: str) -> None:
+    """Authors' keywords name what a paper is about in words its abstract may not use."""
+    src = tmp_path / "k.jsonl"
+    rows = [
+        {
+            "id": "a",
+            "title": "Stable training of deep nets",
+            "abstract": "We rescale gradients per layer.",
+            "keywords": ["optimisation", "normalisation"],
+        },
+        {"id": "b", "title": "Counting birds from audio", "abstract": "Recordings of forest birdsong are tagged."},
+    ]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with Library(tmp_path / "k.db", embedder="hashing", search_settings=SearchSettings(keyword_index=index)) as lib:
+        lib.ingest([src])
+        assert [h.paper.id for h in lib.search("normalisation", "keyword")] == ["a"]
+        if index != "fts5":  # fts5 reads the store's own full-text table, which always holds keywords
+            lib.engine.settings.index_keywords = False
+            lib.engine._kw = None
+            assert not lib.search("normalisation", "keyword")

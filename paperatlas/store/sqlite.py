@@ -519,6 +519,12 @@ class SQLiteStore:
         while rows := cur.fetchmany(batch):
             yield [(i, t, bool(d), a) for i, t, d, a in rows]
 
+    def iter_keyword_texts(self, batch: int = 20_000) -> Iterator[list[tuple[str, str, bool, str, list[str]]]]:
+        """iter_texts() with each paper's keywords: what the keyword index reads."""
+        cur = self.conn.execute("SELECT id, title, title_derived, abstract, keywords FROM papers ORDER BY rowid")
+        while rows := cur.fetchmany(batch):
+            yield [(i, t, bool(d), a, json.loads(k) if k else []) for i, t, d, a, k in rows]
+
     def vector_ids(self, model: str) -> list[str]:
         """Paper ids that have a vector of `model`, in the order of load_vectors / iter_vectors."""
         return [
