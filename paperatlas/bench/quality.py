@@ -492,7 +492,7 @@ def table(res: dict[str, Any]) -> str:
             sweep = ", ".join(f"{w}: {_f(v)}" for w, v in e["train_mrr@10_by_weight"].items())
             lines.append(
                 f"{head('zh')} with endpoint: train MRR@10 by weight {sweep}; "
-                f"{e['translate_s_per_query']} s per query rendered"
+                f"{e['translate_s_per_query']} s per query rendered (about 0 when an earlier run stored them)"
             )
     if "speed" in p and "skipped" not in p["speed"]:
         r = p["speed"]

@@ -437,7 +437,7 @@ def bench_store_cmd(file: str, pg_url: str, papers: int) -> None:
 @click.option("--query", default="diffusion models for protein design", show_default=True)
 @click.option("--limit", type=int, default=None, help="Only the first N records (a quick run).")
 @click.option("--raw-sample", default=512, show_default=True, help="Texts the raw-model baseline embeds.")
-@click.option("--embedder", default="minilm", show_default=True, help="Embedding model.")
+@click.option("--embedder", default=DEFAULT_EMBEDDER, show_default=True, help="Embedding model.")
 def bench_first_search_cmd(file: str, query: str, limit: int | None, raw_sample: int, embedder: str) -> None:
     """Seconds from starting an ingest (empty library and vector cache) to the first keyword answer
     and to the first hybrid answer over every paper; embedding papers/s against the raw model.

@@ -190,7 +190,7 @@ def _rate(mask: np.ndarray) -> dict[str, Any]:
     show_default=True,
     help="The gate may empty at most this share of the tuning split's real queries.",
 )
-@click.option("--embedder", help="Embedding model (default: minilm).")
+@click.option("--embedder", help="Embedding model (default: the shipped default, minilm-int8).")
 def floor_cmd(
     folder: str, split: str, report_split: str, nonsense_file: str | None, max_false_empty: float, embedder: str | None
 ) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embed.base import DEFAULT_EMBEDDER
 from ..recommend import RECOMMENDERS, Corpus, Signals
 from ..recommend.base import rank
 from ..recommend.svm import SvmRecommender
@@ -602,7 +603,7 @@ def _recommend_cmd() -> Any:
     @click.argument("data_path", type=click.Path(exists=True))
     @click.option(
         "--embedder",
-        default="minilm",
+        default=DEFAULT_EMBEDDER,
         show_default=True,
         help="Embedding model (vectors come from $PAPERATLAS_VECTOR_CACHE when already computed).",
     )
