@@ -9,6 +9,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from .llm import llm_options
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_WARNINGS,
@@ -540,6 +541,7 @@ def copy_(src: str, dst: str) -> None:
 )
 @facet_options
 @event_filter_options
+@llm_options
 @json_option
 @click.pass_context
 @handle_errors
@@ -560,10 +562,13 @@ def search(
     session: str | None,
     day: str | None,
     room: str | None,
+    llm_url: str | None,
+    llm_model: str | None,
     as_json: bool,
 ) -> None:
     """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match;
-    author:"Name" keeps one author's papers.
+    author:"Name" keeps one author's papers. With a language model (--llm-url), a query in Chinese
+    is also searched in the English the model renders it as.
 
     Example:
 
@@ -574,8 +579,11 @@ def search(
         paperatlas search "robot learning" --institution Tsinghua --type oral
 
         paperatlas search "diffusion" --session "Poster Session 6" --day 2025-12-05
+
+        paperatlas search "用户模拟器" --llm-url http://127.0.0.1:8080/v1
     """
     lib = get_library(ctx)
+    lib.llm.configure(llm_url, llm_model)
     facets = {
         "institution": institution,
         "country": country,
