@@ -44,7 +44,9 @@ class ScriptedClient:
         self.replies = list(replies)
         self.sent: list[list[dict[str, str]]] = []
 
-    def chat(self, messages: list[dict[str, str]], max_tokens: int, on_text: Any = None) -> _Chat:
+    def chat(
+        self, messages: list[dict[str, str]], max_tokens: int, temperature: float = 0.2, on_text: Any = None
+    ) -> _Chat:
         self.sent.append(messages)
         return _Chat(self.replies.pop(0))
 

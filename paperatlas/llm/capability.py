@@ -165,7 +165,7 @@ class Llm:
             return row, True
         client = self.client()
         temperature = prompts.TEMPERATURE.get(task, 0.2)
-        c = client.chat(messages, prompts.MAX_TOKENS[task], temperature, on_text=on_text)
+        c = client.chat(messages, prompts.MAX_TOKENS[task], temperature=temperature, on_text=on_text)
         text = post(c.text)
         seconds = c.seconds
         wrong_lang = False
@@ -177,7 +177,7 @@ class Llm:
                 {"role": "assistant", "content": c.text},
                 {"role": "user", "content": prompts.FIRMER_ZH},
             ]
-            c = client.chat(firmer, prompts.MAX_TOKENS[task], temperature, on_text=on_text)
+            c = client.chat(firmer, prompts.MAX_TOKENS[task], temperature=temperature, on_text=on_text)
             seconds += c.seconds
             text = post(c.text) or text
             wrong_lang = not is_chinese(text)
