@@ -30,6 +30,7 @@ os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache/paper
 
 from paperatlas import Library  # noqa: E402
 from paperatlas.bench.quality import PARAPHRASES, default_data_root  # noqa: E402
+from paperatlas.embed.base import DEFAULT_EMBEDDER  # noqa: E402
 from paperatlas.eval.beir import canonical_qrels, evaluate, load_beir, query_vectors  # noqa: E402
 from paperatlas.search.bm25 import Analyzer, tokens  # noqa: E402
 from paperatlas.search.engine import SearchSettings  # noqa: E402
@@ -128,7 +129,7 @@ def scifact(data: Path, split: str) -> tuple[Library, dict[str, str], np.ndarray
 
 
 def paraphrases(split: str) -> tuple[Library, dict[str, str], np.ndarray, dict]:
-    db = Path.home() / ".cache/paperatlas/eval/bench-quality/venue-minilm.db"
+    db = Path.home() / f".cache/paperatlas/eval/bench-quality/venue-{DEFAULT_EMBEDDER}.db"  # the shipped model's
     lib = Library(db, search_settings=SearchSettings(floor=False))
     rows = [json.loads(x) for x in PARAPHRASES.read_text(encoding="utf-8").splitlines() if x.strip()]
     rows = [r for r in rows if r["split"] == split]
