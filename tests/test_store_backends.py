@@ -349,3 +349,11 @@ def test_programme_events_on_both(url: str) -> None:
             assert events == 3 and last_change >= 1
     finally:
         srv.stop()
+
+
+def test_keywords_reach_the_keyword_index_on_both(url: str, tmp_path: Path) -> None:
+    """The built-in BM25 index reads each paper's keywords from either store."""
+    rows = [dict(PAPERS[0], id="p-kw", keywords=["biomolecular generation", "equivariance"])]
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([_jsonl(tmp_path, rows)])
+        assert [h.paper.id for h in lib.search("equivariance", "keyword")] == ["p-kw"]
