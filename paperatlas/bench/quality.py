@@ -314,26 +314,22 @@ class Bench:
 
 def _zh_scores(lib: Any, queries: Sequence[Any], splits: Sequence[str] = ("train", "test")) -> dict[str, Any]:
     """Hybrid MRR@10, hit@10 and answers the floor emptied, per split, of the Chinese queries."""
-    from ..search.query import parse
+    from ..eval.zh_floor import outcomes
 
     out: dict[str, Any] = {}
     for split in splits:
-        real = [z for z in queries if z.split == split and z.paper_id]
-        rr, hits, empty = 0.0, 0, 0
-        for z in real:
-            fused, _ = lib.engine.rank(parse(z.q), "hybrid", 100, floor=True)
-            ids = [d for d, _ in fused]
-            empty += not ids
-            if z.paper_id in ids[:10]:
-                rr += 1 / (ids.index(z.paper_id) + 1)
-                hits += 1
+        real = outcomes(lib.engine, [z for z in queries if z.split == split and z.paper_id], "hybrid")
         n = max(1, len(real))
-        out[split] = {"queries": len(real), "mrr@10": round(rr / n, 3), "hit@10": round(hits / n, 3), "empty": empty}
+        out[split] = {
+            "queries": len(real),
+            "mrr@10": round(sum(1 / o.rank for o in real if o.rank) / n, 3),
+            "hit@10": round(sum(1 for o in real if o.rank) / n, 3),
+            "empty": sum(o.empty for o in real),
+        }
         # queries with no answer in the library: the floor should empty them
-        none = [z for z in queries if z.split == split and not z.paper_id]
+        none = outcomes(lib.engine, [z for z in queries if z.split == split and not z.paper_id], "hybrid")
         if none:
-            gone = sum(not lib.engine.rank(parse(z.q), "hybrid", 100, floor=True)[0] for z in none)
-            out[split]["no_answer_emptied"] = round(gone / len(none), 3)
+            out[split]["no_answer_emptied"] = round(sum(o.empty for o in none) / len(none), 3)
     return out
 
 

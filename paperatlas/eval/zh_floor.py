@@ -78,6 +78,28 @@ def load(path: str | Path, lib: Any) -> tuple[list[ZhQuery], int]:
     return out, absent
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How search answered one query: the right paper's rank within the top k (0: not there, or the
+    query has none), whether the answer was empty, and the top hit's score."""
+
+    query: ZhQuery
+    rank: int
+    empty: bool
+    top: float
+
+
+def outcomes(eng: Any, queries: Sequence[ZhQuery], mode: str, k: int = 10, floor: bool = True) -> list[Outcome]:
+    """Each query searched as `mode` asks (`eng.rank`, depth 100), floor on or off."""
+    out = []
+    for z in queries:
+        fused, _ = eng.rank(parse(z.q), mode, 100, floor=floor)
+        ids = [d for d, _ in fused[:k]]
+        r = ids.index(z.paper_id) + 1 if z.paper_id and z.paper_id in ids else 0
+        out.append(Outcome(z, r, not fused, fused[0][1] if fused else 0.0))
+    return out
+
+
 def _evidence(lib: Any, queries: Sequence[ZhQuery]) -> list[dict[str, float]]:
     """Per query: the best multilingual cosine in the library and the right answer's cosine."""
     eng = lib.engine
@@ -144,19 +166,15 @@ def measure(
         out: dict[str, Any] = {}
         for mode in MODES:
             rr, hits, empty_real, empty_none, top_real, top_none = [], [], [], [], [], []
-            for z in queries:
-                fused, _ = eng.rank(parse(z.q), mode, 100, floor=floor is not None)
-                ids = [d for d, _ in fused[:k]]
-                top = fused[0][1] if fused else 0.0
-                if z.paper_id:
-                    r = ids.index(z.paper_id) + 1 if z.paper_id in ids else 0
-                    rr.append(1 / r if r else 0.0)
-                    hits.append(1.0 if r else 0.0)
-                    empty_real.append(1.0 if not fused else 0.0)
-                    top_real.append(top)
+            for o in outcomes(eng, queries, mode, k, floor=floor is not None):
+                if o.query.paper_id:
+                    rr.append(1 / o.rank if o.rank else 0.0)
+                    hits.append(1.0 if o.rank else 0.0)
+                    empty_real.append(1.0 if o.empty else 0.0)
+                    top_real.append(o.top)
                 else:
-                    empty_none.append(1.0 if not fused else 0.0)
-                    top_none.append(top)
+                    empty_none.append(1.0 if o.empty else 0.0)
+                    top_none.append(o.top)
             out[mode] = {
                 f"mrr@{k}": round(float(np.mean(rr)), 4) if rr else None,
                 f"hit@{k}": round(float(np.mean(hits)), 4) if hits else None,

@@ -79,8 +79,8 @@ class SearchSettings:
     # where a language model is configured, a query in CJK script is also rendered in English by it
     # (lib.llm.query_english, stored per query) and that English searched as an English query, blended
     # in with this weight; it stands in for the glossary's reading. Tuned on the train half of
-    # tests/data/zh_queries.jsonl at 8,117 papers with Qwen2.5-1.5B: MRR@10 0.815 / 0.873 / 0.876 / 0.845
-    # at 0.3 / 0.5 / 0.7 / 0.9 (docs/crosslingual.md has the test figures)
+    # tests/data/zh_queries.jsonl at 8,117 papers with Qwen2.5-Coder-1.5B, greedy renderings: MRR@10
+    # 0.831 / 0.889 / 0.892 / 0.841 at 0.3 / 0.5 / 0.7 / 0.9 (docs/crosslingual.md has the test figures)
     translation_weight: float = 0.7
     complete_scores: bool = True  # hybrid: score every candidate in both lists, not "missing = worst"
     depth: int = 100  # candidates taken from each list before fusing
