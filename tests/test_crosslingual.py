@@ -352,6 +352,22 @@ def test_a_model_rendering_of_a_chinese_query_is_searched_in_english(after: Libr
     assert asked == []
 
 
+def test_a_rendering_passes_the_floor_on_its_meaning_not_on_the_models_words(after: Library) -> None:
+    """An everyday phrase rendered in English shares a word or two with some abstract: typed in English
+    by a reader that is evidence (the floor's word tiers let it through), but the rendering's words are
+    the model's choice, so its route must pass the cosine gate; the reader's own Latin words still count."""
+    q = "比赛门票价格"  # "ticket prices for the match"
+    after.engine._translator = lambda text: "ticket prices for the game"
+    hits = after.search(q, "hybrid", limit=10)
+    assert hits.read_as == "ticket prices for the game"
+    assert not hits and hits.no_good_match, [(h.paper.title, h.score) for h in hits]
+    assert after.search("ticket prices for the game", "hybrid", limit=10)  # the same words, typed
+    # a word the reader typed in Latin script is the reader's evidence, as in an English query
+    after.engine._translator = lambda text: "Lean theorem lookup"
+    typed = after.search("Lean Finder 怎么用", "hybrid", limit=10)
+    assert typed and any("Lean Finder" in h.paper.abstract for h in typed[:3])
+
+
 def test_the_web_shows_what_a_chinese_query_was_also_searched_as(after: Library) -> None:
     from starlette.testclient import TestClient
 

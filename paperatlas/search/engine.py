@@ -472,10 +472,12 @@ class SearchEngine:
         floor: bool = False,
         reading: Any = _UNREAD,
         translated: Any = _UNREAD,
+        words: Query | None = None,
     ) -> tuple[list[tuple[str, float]], dict[str, dict[str, int]], bool]:
         """rank() plus whether the floor emptied a non-empty answer. `reading`: the query's glossary
         reading, `translated`: its language-model English, when the caller already has them (read here
-        otherwise, once for all routes)."""
+        otherwise, once for all routes). `words`: the query whose words the floor's coverage counts
+        (default `q`)."""
         if mode not in MODES:
             raise PaperatlasError(f"unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
         if reading is _UNREAD:
@@ -545,15 +547,20 @@ class SearchEngine:
             best = max((c for _, c in lists["semantic"]), default=-1.0)
             # the words of the top hits: keyword hits in hybrid, the nearest papers in semantic mode
             words_from = lists.get("keyword") or lists.get("semantic", ())
-            cq = english[0] if english is not None else q  # a Chinese query's words, read in English
-            cov = self.keyword_coverage(cq, words_from) if best < fl.gate_cosine else 0.0
+            cq = english[0] if english is not None else (q if words is None else words)  # read in English
+            cov = self.keyword_coverage(cq, words_from) if best < fl.gate_cosine and cq.text.strip() else 0.0
             fused = apply_floor(fused, lists, fl, cov)
             emptied = not fused
         if translated:
             # a model's rendering is a whole English query: it is searched as one, past its own floor,
             # and blended with what the Chinese query kept (either may have found what the other missed)
-            eq = parse(f"{latin_words(q.text)} {translated}")
-            en, _, en_emptied = self._rank(eq, mode, depth, allowed, exclude, floor=floor)
+            # Past the gate, its floor counts only the words the reader typed in Latin script ("LoRA"):
+            # the rendering's own words are the model's choice, and a short everyday phrase in English
+            # ("ticket for a concert") shares them with some abstract (train split: no answerable
+            # rendering needs them, every one passes the cosine gate)
+            own = latin_words(q.text)
+            eq = parse(f"{own} {translated}")
+            en, _, en_emptied = self._rank(eq, mode, depth, allowed, exclude, floor=floor, words=parse(own))
             fused = blend(fused, en, s.translation_weight) if fused else en
             emptied = not fused and (emptied or en_emptied)
         return fused, ranks, emptied
