@@ -152,3 +152,23 @@ def test_eval_floor_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run
     assert picked["coverage"] > out["distributions"]["nonsense coverage"]["p100"]
     assert rep["nonsense answered"]["count"] == 0
     assert set(rep["test hybrid ndcg@10"]) == {"no floor", "floor", "delta", "empty answers"}
+
+
+def test_eval_floor_tunes_on_the_listed_queries_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner) -> None:  # type: ignore[no-untyped-def]
+    """--tune-ids: a fine-tuned model's floor comes from the split's queries it never trained on; an id
+    that is not a query of the split is an error that names it, before anything is embedded."""
+    monkeypatch.setenv("PAPERATLAS_VECTOR_CACHE", str(tmp_path / "v.sqlite"))
+    folder = _beir(tmp_path / "b")
+    (folder / "qrels" / "train.tsv").write_text("query-id\tcorpus-id\tscore\nq3\td3\t1\nq2\td2\t1\n")
+    ids = tmp_path / "dev.txt"
+    ids.write_text("# held out of training\nq3\n")
+    args = ["eval", "floor", str(folder), "--embedder", "hashing", "--nonsense", str(folder / "nonsense.txt")]
+    whole = json.loads(runner.invoke(cli, args).stdout)
+    r = runner.invoke(cli, [*args, "--tune-ids", str(ids)])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert whole["tune_queries"] == 2 and out["tune_queries"] == 1
+    assert out["picked on test"]["train false-empty"]["of"] == 1
+    ids.write_text("q3\nq9\n")
+    r = runner.invoke(cli, [*args, "--tune-ids", str(ids)])
+    assert r.exit_code != 0 and "1 of the --tune-ids are not queries of the 'train' split (first: q9)" in r.output

@@ -310,6 +310,12 @@ def main() -> None:
         triples += sci * a.scifact_epochs
     rng.shuffle(triples)
     dev, venue_dev = dev_sets(dev, a.data, a.seed)
+    a.out.mkdir(parents=True, exist_ok=True)
+    # the claims `eval floor --tune-ids` calibrates this model's floor on (scifact_dev_claims.txt)
+    (a.out / "scifact_dev_claims.txt").write_text(
+        f"# SciFact train claims held out of fine-tuning (finetune.py dev_claim_ids, seed {a.seed}, {a.dev_claims})\n"
+        + "".join(f"{q}\n" for q in dev["queries"])
+    )
     print(f"{len(triples)} training examples ready in {time.time() - t_data:.0f} s", flush=True)
 
     tok = AutoTokenizer.from_pretrained(a.base)
