@@ -181,13 +181,15 @@ def scifact(data: Path, dev_claims: int, seed: int) -> tuple[list[Triple], dict]
     return list(zip(queries, positives, negatives)), dev
 
 
-def venue_and_acm(data: Path, n: int, seed: int, mine: bool) -> tuple[list[Triple], list[dict[str, str]]]:
+def venue_and_acm(
+    data: Path, n: int, seed: int, mine: bool, venue_share: float = 0.5
+) -> tuple[list[Triple], list[dict[str, str]]]:
     rng = random.Random(seed)
     venue, acm = papers(data)
     rng.shuffle(venue)
     rng.shuffle(acm)
-    # half ML venue papers (the domain of a conference list), half ACM-CR (wider computing)
-    n_venue = min(len(venue), n // 2)
+    # ML venue papers (the domain of a conference list) and ACM-CR (wider computing), half and half by default
+    n_venue = min(len(venue), int(n * venue_share))
     chosen = venue[:n_venue] + acm[: n - n_venue]
     pairs = [make_pair(p, rng) for p in chosen]
     if not mine:
@@ -278,6 +280,7 @@ def main() -> None:
     ap.add_argument("--pairs", type=Path, help="run1: the pairs file make_pairs.py wrote")
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--papers", type=int, default=6000, help="run2/run3: venue + ACM-CR pairs (one per paper)")
+    ap.add_argument("--venue-share", type=float, default=0.5, help="run2/run3: share of --papers from the venue papers")
     ap.add_argument("--scifact-epochs", type=int, default=2, help="run3: passes over the SciFact train pairs")
     ap.add_argument("--dev-claims", type=int, default=150)
     ap.add_argument("--batch", type=int, default=32)
@@ -305,7 +308,7 @@ def main() -> None:
     if a.recipe == "run1":
         triples = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
     else:
-        triples, _ = venue_and_acm(a.data, a.papers, a.seed, mine=a.recipe == "run3")
+        triples, _ = venue_and_acm(a.data, a.papers, a.seed, mine=a.recipe == "run3", venue_share=a.venue_share)
     if a.recipe == "run3":
         triples += sci * a.scifact_epochs
     rng.shuffle(triples)
