@@ -71,6 +71,11 @@ def excluded(data: Path) -> tuple[set[str], set[str], set[str]]:
     return ids, titles, dois
 
 
+def _keywords(r: dict) -> str:
+    kw = r.get("keywords") or ""
+    return ", ".join(kw) if isinstance(kw, list) else str(kw)
+
+
 def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     ids, titles, dois = excluded(data)
     venue: list[dict[str, str]] = []
@@ -82,18 +87,15 @@ def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
             if r["id"] in ids or _norm_title(r["title"]) in titles:
                 dropped += 1
             elif r.get("abstract") and r.get("title"):
-                kw = r.get("keywords") or ""
-                kw = ", ".join(kw) if isinstance(kw, list) else str(kw)
-                venue.append({"title": r["title"], "abstract": r["abstract"], "keywords": kw})
+                venue.append({"title": r["title"], "abstract": r["abstract"], "keywords": _keywords(r)})
     with gzip.open(data / "acm_cr" / "corpus.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             if str(r["_id"]).lower() in dois:
                 dropped += 1
             elif len(r.get("text") or "") > 200 and r.get("title"):
-                kw = r.get("keywords") or ""
-                kw = ", ".join(kw) if isinstance(kw, list) else str(kw)
-                acm.append({"title": r["title"], "abstract": re.sub(r"<[^>]+>", " ", r["text"]), "keywords": kw})
+                text = re.sub(r"<[^>]+>", " ", r["text"])
+                acm.append({"title": r["title"], "abstract": text, "keywords": _keywords(r)})
     print(f"training papers: {len(venue)} venue + {len(acm)} ACM-CR; {dropped} held out as evaluation targets")
     return venue, acm
 
@@ -113,20 +115,13 @@ def make_pair(p: dict[str, str], rng: random.Random) -> tuple[str, str]:
     return sents[i], f"{p['title']}. {rest}"
 
 
-def _bm25(docs: list[str]):
-    import bm25s
-
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(docs, stopwords="en", show_progress=False), show_progress=False)
-    return retriever
-
-
 def hard_negatives(queries: list[str], docs: list[str], banned: list[set[int]], rng: random.Random) -> list[str]:
     """One BM25-mined negative per query: drawn from ranks 3-30, skipping the query's own
     positives (ranks 1-2 are skipped too: unlabeled near-duplicates of the positive live there)."""
     import bm25s
 
-    retriever = _bm25(docs)
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(docs, stopwords="en", show_progress=False), show_progress=False)
     found, _ = retriever.retrieve(
         bm25s.tokenize(queries, stopwords="en", show_progress=False), k=30, show_progress=False
     )
@@ -181,9 +176,7 @@ def scifact(data: Path, dev_claims: int, seed: int) -> tuple[list[Triple], dict]
     return list(zip(queries, positives, negatives)), dev
 
 
-def venue_and_acm(
-    data: Path, n: int, seed: int, mine: bool, venue_share: float = 0.5
-) -> tuple[list[Triple], list[dict[str, str]]]:
+def venue_and_acm(data: Path, n: int, seed: int, mine: bool, venue_share: float = 0.5) -> list[Triple]:
     rng = random.Random(seed)
     venue, acm = papers(data)
     rng.shuffle(venue)
@@ -193,12 +186,12 @@ def venue_and_acm(
     chosen = venue[:n_venue] + acm[: n - n_venue]
     pairs = [make_pair(p, rng) for p in chosen]
     if not mine:
-        return [(q, d, "") for q, d in pairs], venue
+        return [(q, d, "") for q, d in pairs]
     # negatives are mined from a larger pool than the pairs (more papers, harder neighbours)
     pool = chosen + acm[n - n_venue : n - n_venue + 20_000]
     docs = [f"{p['title']}. {p['abstract']}" for p in pool]
     negatives = hard_negatives([q for q, _ in pairs], docs, [{i} for i in range(len(pairs))], rng)
-    return [(q, d, neg) for (q, d), neg in zip(pairs, negatives)], venue
+    return [(q, d, neg) for (q, d), neg in zip(pairs, negatives)]
 
 
 def mean_pool(out, mask):  # noqa: ANN001, ANN201
@@ -308,7 +301,7 @@ def main() -> None:
     if a.recipe == "run1":
         triples = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
     else:
-        triples, _ = venue_and_acm(a.data, a.papers, a.seed, mine=a.recipe == "run3", venue_share=a.venue_share)
+        triples = venue_and_acm(a.data, a.papers, a.seed, mine=a.recipe == "run3", venue_share=a.venue_share)
     if a.recipe == "run3":
         triples += sci * a.scifact_epochs
     rng.shuffle(triples)

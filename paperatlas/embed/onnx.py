@@ -23,7 +23,7 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,19 +90,15 @@ MINILM_L6_INT8 = OnnxModelSpec(
 
 #: all-MiniLM-L6-v2 fine-tuned by us (benchmarks/train_embedder/, run 3: SciFact train claims, ML
 #: venue papers and ACM-CR records, BM25-mined hard negatives), shipped inside paperatlas in the
-#: same int8-weight layout as the file above; model card in benchmarks/train_embedder/README.md.
-MINILM_L6_TUNED = OnnxModelSpec(
+#: same int8-weight layout as the file above (same tokenizer, shape and pooling: only the weights
+#: differ); model card in benchmarks/train_embedder/README.md.
+MINILM_L6_TUNED = replace(
+    MINILM_L6_INT8,
     name="minilm-tuned",
     model_id="minilm-l6-paperatlas-r3-onnx",
     package="paperatlas.embed",
     requirement="paperatlas",  # the file ships in its wheel: a reinstall restores it
     model_file="assets/minilm-l6-paperatlas-r3.int8.onnx",
-    tokenizer_file="all-minilm-l6-v2.tokenizer.json",
-    dimensions=384,
-    max_positions=512,
-    default_max_length=256,
-    pooling="mean",
-    output="last_hidden_state",
     sha256="8783e7926d2a346725367166523d811f2b3caa312e6656fa804f36deced206b8",
     license="Apache-2.0 (base model: sentence-transformers/all-MiniLM-L6-v2; fine-tuned weights: paperatlas)",
 )
