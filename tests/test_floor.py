@@ -169,6 +169,9 @@ def test_eval_floor_tunes_on_the_listed_queries_only(tmp_path: Path, monkeypatch
     out = json.loads(r.stdout)
     assert whole["tune_queries"] == 2 and out["tune_queries"] == 1
     assert out["picked on test"]["train false-empty"]["of"] == 1
+    ids.write_text("# only a comment\n")
+    r = runner.invoke(cli, [*args, "--tune-ids", str(ids)])
+    assert r.exit_code != 0 and "the --tune-ids list holds no query ids" in r.output
     ids.write_text("q3\nq9\n")
     r = runner.invoke(cli, [*args, "--tune-ids", str(ids)])
     assert r.exit_code != 0 and "1 of the --tune-ids are not queries of the 'train' split (first: q9)" in r.output

@@ -91,6 +91,10 @@ def eval_floor(
         # on claims it trained on are higher than a reader's queries will ever give
         keep = set(tune_ids)
         missing = sorted(keep - set(tune.queries))
+        if not keep:
+            raise PaperatlasError(
+                "the --tune-ids list holds no query ids", f"list query ids of qrels/{split}.tsv, one per line"
+            )
         if missing:
             raise PaperatlasError(
                 f"{len(missing)} of the --tune-ids are not queries of the {split!r} split (first: {missing[0]})",
