@@ -5,6 +5,10 @@ only for the record): fusion weight, title weight, pseudo-relevance feedback on 
 
     python benchmarks/search_levers.py                      # SciFact train + paraphrase train
     python benchmarks/search_levers.py --report-test        # ...and both test splits
+    python benchmarks/search_levers.py --scifact-ids benchmarks/train_embedder/scifact_dev_claims.txt
+
+A model fine-tuned on SciFact train claims (minilm-tuned) is tuned on the claims it never saw:
+`--scifact-ids FILE` keeps only those train claims (one id per line, `#` comments).
 
 Vectors come from the vector cache (`paperatlas bench quality` fills it), the venue library from
 bench quality's workdir. Pick on train; a default changes only when train says so and test does
@@ -118,8 +122,15 @@ def run_variant(lib: Library, queries: dict[str, str], qvecs: np.ndarray, v: dic
             s.persist, lib.engine._kw = True, None
 
 
-def scifact(data: Path, split: str) -> tuple[Library, dict[str, str], np.ndarray, dict, Path]:
+def scifact(
+    data: Path, split: str, only: set[str] | None = None
+) -> tuple[Library, dict[str, str], np.ndarray, dict, Path]:
     d = load_beir(data / "scifact", split)
+    if only is not None and split == "train":
+        missing = only - set(d.queries)
+        if missing:
+            raise SystemExit(f"--scifact-ids: {len(missing)} ids are not SciFact train claims (e.g. {min(missing)})")
+        d.queries = {q: t for q, t in d.queries.items() if q in only}
     tmp = Path(tempfile.mkdtemp(prefix="levers-"))
     lib = Library(tmp / "scifact.db", search_settings=SearchSettings(floor=False))
     lib.ingest(d.corpus)
@@ -143,12 +154,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--report-test", action="store_true")
     ap.add_argument("--only", default="", help="comma-separated variant name prefixes")
+    ap.add_argument("--scifact-ids", type=Path, help="tune on these SciFact train claims only (one id per line)")
     a = ap.parse_args()
+    only = None
+    if a.scifact_ids:
+        lines = a.scifact_ids.read_text(encoding="utf-8").splitlines()
+        only = {x.strip() for x in lines if x.strip() and not x.startswith("#")}
     data = default_data_root()
     splits = ["train", "test"] if a.report_test else ["train"]
     variants = [(n, v) for n, v in VARIANTS if not a.only or any(n.startswith(p) for p in a.only.split(","))]
     for split in splits:
-        sets = {"scifact": scifact(data, split)[:4], "paraphrase": paraphrases(split)}
+        sets = {"scifact": scifact(data, split, only)[:4], "paraphrase": paraphrases(split)}
         for name, v in variants:
             t = time.perf_counter()
             row: dict = {"split": split, "variant": name}

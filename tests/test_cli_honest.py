@@ -94,6 +94,16 @@ def test_empty_search_is_said_with_filters_and_hint(runner: CliRunner, demo_db: 
     assert "no papers match 'zzqxjv'" in r.stderr and "--mode hybrid" in r.stderr
 
 
+def test_an_empty_query_is_a_usage_error_not_an_empty_result(runner: CliRunner, demo_db: Path) -> None:
+    for blank in ("", "   "):
+        r = run(runner, demo_db, "search", blank)
+        assert r.exit_code == 2, r.output
+        assert "the query is empty" in r.stderr and "--author" in r.stderr
+    # a blank query beside a filter that selects papers on its own still answers
+    r = run(runner, demo_db, "search", "", "--author", "a", "--json")
+    assert r.exit_code in (0, EXIT_EMPTY) and "the query is empty" not in r.stderr
+
+
 def test_empty_list_export_and_batch_search(runner: CliRunner, demo_db: Path, tmp_path: Path) -> None:
     r = run(runner, demo_db, "list", "--year", "1999")
     assert r.exit_code == EXIT_EMPTY and "year=1999" in r.stderr and "paperatlas stats" in r.stderr

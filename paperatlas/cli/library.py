@@ -634,9 +634,10 @@ def search(
                 **filters,
             )
         return
-    if query is None and not author and not any(facets.values()):
+    if not (query or "").strip() and not author and not any(facets.values()):
         raise click.UsageError(
-            "give a QUERY, --author NAME, --institution / --country / --type, --session / --day / --room "
+            ("the query is empty: " if query is not None else "")
+            + "give a QUERY, --author NAME, --institution / --country / --type, --session / --day / --room "
             "or --queries FILE"
         )
     if query:
