@@ -131,6 +131,7 @@ def scifact(
         if missing:
             raise SystemExit(f"--scifact-ids: {len(missing)} ids are not SciFact train claims (e.g. {min(missing)})")
         d.queries = {q: t for q, t in d.queries.items() if q in only}
+        d.qrels = {q: r for q, r in d.qrels.items() if q in only}  # a claim left out must not score 0
     tmp = Path(tempfile.mkdtemp(prefix="levers-"))
     lib = Library(tmp / "scifact.db", search_settings=SearchSettings(floor=False))
     lib.ingest(d.corpus)

@@ -11,7 +11,10 @@ Recipes (the pairs each trains on; every one holds out every evaluation's test s
   keywords -> paper, inverse cloze (one abstract sentence -> title + the rest);
 * ``run3``: run 2's pairs plus SciFact *train* claims -> their cited abstracts, each with one
   BM25-mined hard negative (in-batch negatives alone are easy for a model trained on S2ORC
-  title/abstract pairs, which is what kept runs 1 and 2 from moving).
+  title/abstract pairs, which is what kept runs 1 and 2 from moving);
+* ``run4``: run 3 with two more kinds of venue/ACM query: the authors' TL;DR -> paper (a one-line
+  summary in other words, the shape of a researcher's paraphrase) and one to three of the authors'
+  keywords -> paper (the shape of a short query, and of a model's English rendering of a Chinese one).
 
 Held out from every recipe: each venue paper a query of benchmarks/data/paraphrase_8k.jsonl (either
 half) or a *test* query of tests/data/zh_queries.jsonl points at (by id, and by normalised title); every reference of all
@@ -87,7 +90,14 @@ def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
             if r["id"] in ids or _norm_title(r["title"]) in titles:
                 dropped += 1
             elif r.get("abstract") and r.get("title"):
-                venue.append({"title": r["title"], "abstract": r["abstract"], "keywords": _keywords(r)})
+                venue.append(
+                    {
+                        "title": r["title"],
+                        "abstract": r["abstract"],
+                        "keywords": _keywords(r),
+                        "tldr": r.get("tldr") or "",
+                    }
+                )
     with gzip.open(data / "acm_cr" / "corpus.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
@@ -95,18 +105,28 @@ def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
                 dropped += 1
             elif len(r.get("text") or "") > 200 and r.get("title"):
                 text = re.sub(r"<[^>]+>", " ", r["text"])
-                acm.append({"title": r["title"], "abstract": text, "keywords": _keywords(r)})
+                acm.append({"title": r["title"], "abstract": text, "keywords": _keywords(r), "tldr": ""})
     print(f"training papers: {len(venue)} venue + {len(acm)} ACM-CR; {dropped} held out as evaluation targets")
     return venue, acm
 
 
-def make_pair(p: dict[str, str], rng: random.Random) -> tuple[str, str]:
+def make_pair(p: dict[str, str], rng: random.Random, short_queries: bool = False) -> tuple[str, str]:
     kinds = ["title", "cloze"] + (["keywords"] if len(p["keywords"]) > 10 else [])
+    if short_queries:
+        # a TL;DR is the one text beside the abstract its authors wrote in other words; it goes
+        # first whenever a paper has one (1,439 of the venue papers do), so no draw dilutes it
+        if len(p.get("tldr", "")) > 20:
+            return p["tldr"], f"{p['title']}. {p['abstract']}"
+        if "," in p["keywords"]:
+            kinds.append("short")
     kind = rng.choice(kinds)
     if kind == "title":
         return p["title"], p["abstract"]
     if kind == "keywords":
         return p["keywords"], f"{p['title']}. {p['abstract']}"
+    if kind == "short":
+        words = [w.strip() for w in p["keywords"].split(",") if w.strip()]
+        return " ".join(rng.sample(words, min(len(words), rng.randint(1, 3)))), f"{p['title']}. {p['abstract']}"
     sents = _sentences(p["abstract"])
     if len(sents) < 3:
         return p["title"], p["abstract"]
@@ -176,7 +196,9 @@ def scifact(data: Path, dev_claims: int, seed: int) -> tuple[list[Triple], dict]
     return list(zip(queries, positives, negatives)), dev
 
 
-def venue_and_acm(data: Path, n: int, seed: int, mine: bool, venue_share: float = 0.5) -> list[Triple]:
+def venue_and_acm(
+    data: Path, n: int, seed: int, mine: bool, venue_share: float = 0.5, short_queries: bool = False
+) -> list[Triple]:
     rng = random.Random(seed)
     venue, acm = papers(data)
     rng.shuffle(venue)
@@ -184,7 +206,7 @@ def venue_and_acm(data: Path, n: int, seed: int, mine: bool, venue_share: float 
     # ML venue papers (the domain of a conference list) and ACM-CR (wider computing), half and half by default
     n_venue = min(len(venue), int(n * venue_share))
     chosen = venue[:n_venue] + acm[: n - n_venue]
-    pairs = [make_pair(p, rng) for p in chosen]
+    pairs = [make_pair(p, rng, short_queries) for p in chosen]
     if not mine:
         return [(q, d, "") for q, d in pairs]
     # negatives are mined from a larger pool than the pairs (more papers, harder neighbours)
@@ -269,7 +291,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True, type=Path, help="fp32 sentence-transformers checkpoint folder")
     ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--recipe", choices=["run1", "run2", "run3"], default="run3")
+    ap.add_argument("--recipe", choices=["run1", "run2", "run3", "run4"], default="run3")
     ap.add_argument("--pairs", type=Path, help="run1: the pairs file make_pairs.py wrote")
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--papers", type=int, default=6000, help="run2/run3: venue + ACM-CR pairs (one per paper)")
@@ -284,6 +306,8 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=20.0)
     ap.add_argument("--query-len", type=int, default=64)
     ap.add_argument("--doc-len", type=int, default=128)
+    # dev figures stay at 128 document tokens whatever --doc-len trains with, so every run's log compares
+    ap.add_argument("--dev-doc-len", type=int, default=128)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--save-every", type=int, default=60)
     ap.add_argument("--seed", type=int, default=13)
@@ -301,8 +325,15 @@ def main() -> None:
     if a.recipe == "run1":
         triples = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
     else:
-        triples = venue_and_acm(a.data, a.papers, a.seed, mine=a.recipe == "run3", venue_share=a.venue_share)
-    if a.recipe == "run3":
+        triples = venue_and_acm(
+            a.data,
+            a.papers,
+            a.seed,
+            mine=a.recipe in ("run3", "run4"),
+            venue_share=a.venue_share,
+            short_queries=a.recipe == "run4",
+        )
+    if a.recipe in ("run3", "run4"):
         triples += sci * a.scifact_epochs
     rng.shuffle(triples)
     dev, venue_dev = dev_sets(dev, a.data, a.seed)
@@ -332,7 +363,7 @@ def main() -> None:
     def save(name: str, step: int) -> None:
         model.save_pretrained(a.out / name)
         tok.save_pretrained(a.out / name)
-        record({"checkpoint": name, "step": step, **dev_scores(model, tok, dev, venue_dev, a.doc_len)})
+        record({"checkpoint": name, "step": step, **dev_scores(model, tok, dev, venue_dev, a.dev_doc_len)})
 
     save("step-0", 0)
     t0 = time.time()
