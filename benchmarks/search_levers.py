@@ -35,7 +35,8 @@ os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache/paper
 from paperatlas import Library  # noqa: E402
 from paperatlas.bench.quality import PARAPHRASES, default_data_root  # noqa: E402
 from paperatlas.embed.base import DEFAULT_EMBEDDER  # noqa: E402
-from paperatlas.eval.beir import canonical_qrels, evaluate, load_beir, query_vectors  # noqa: E402
+from paperatlas.eval.beir import canonical_qrels, evaluate, keep_queries, load_beir, query_vectors  # noqa: E402
+from paperatlas.eval.floor import read_queries  # noqa: E402
 from paperatlas.search.bm25 import Analyzer, tokens  # noqa: E402
 from paperatlas.search.engine import SearchSettings  # noqa: E402
 from paperatlas.search.query import MAX_TERMS, Query, parse  # noqa: E402
@@ -123,15 +124,11 @@ def run_variant(lib: Library, queries: dict[str, str], qvecs: np.ndarray, v: dic
 
 
 def scifact(
-    data: Path, split: str, only: set[str] | None = None
+    data: Path, split: str, only: list[str] | None = None
 ) -> tuple[Library, dict[str, str], np.ndarray, dict, Path]:
     d = load_beir(data / "scifact", split)
     if only is not None and split == "train":
-        missing = only - set(d.queries)
-        if missing:
-            raise SystemExit(f"--scifact-ids: {len(missing)} ids are not SciFact train claims (e.g. {min(missing)})")
-        d.queries = {q: t for q, t in d.queries.items() if q in only}
-        d.qrels = {q: r for q, r in d.qrels.items() if q in only}  # a claim left out must not score 0
+        d = keep_queries(d, only, split, "--scifact-ids")
     tmp = Path(tempfile.mkdtemp(prefix="levers-"))
     lib = Library(tmp / "scifact.db", search_settings=SearchSettings(floor=False))
     lib.ingest(d.corpus)
@@ -157,10 +154,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated variant name prefixes")
     ap.add_argument("--scifact-ids", type=Path, help="tune on these SciFact train claims only (one id per line)")
     a = ap.parse_args()
-    only = None
-    if a.scifact_ids:
-        lines = a.scifact_ids.read_text(encoding="utf-8").splitlines()
-        only = {x.strip() for x in lines if x.strip() and not x.startswith("#")}
+    only = read_queries(a.scifact_ids) if a.scifact_ids else None
     data = default_data_root()
     splits = ["train", "test"] if a.report_test else ["train"]
     variants = [(n, v) for n, v in VARIANTS if not a.only or any(n.startswith(p) for p in a.only.split(","))]

@@ -21,7 +21,7 @@ import math
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,27 @@ class BeirData:
     corpus: Path
     queries: dict[str, str]  # id -> text, only queries of the split that have qrels
     qrels: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def keep_queries(data: BeirData, ids: Iterable[str], split: str, option: str) -> BeirData:
+    """Only the queries (and their qrels) listed in `ids`, which the command took as `option`.
+    A model fine-tuned on part of a split is tuned on the part it never saw."""
+    keep = set(ids)
+    missing = sorted(keep - set(data.queries))
+    if not keep:
+        raise PaperatlasError(
+            f"the {option} list holds no query ids", f"list query ids of qrels/{split}.tsv, one per line"
+        )
+    if missing:
+        raise PaperatlasError(
+            f"{len(missing)} of the {option} are not queries of the {split!r} split (first: {missing[0]})",
+            f"list query ids of qrels/{split}.tsv, one per line",
+        )
+    return replace(
+        data,
+        queries={q: t for q, t in data.queries.items() if q in keep},
+        qrels={q: r for q, r in data.qrels.items() if q in keep},
+    )
 
 
 def load_beir(folder: str | Path, split: str = "test") -> BeirData:

@@ -18,7 +18,6 @@ to cooking questions), so the report lists the nonsense queries that still get a
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import tempfile
 import time
@@ -32,7 +31,7 @@ import numpy as np
 from ..errors import PaperatlasError
 from ..search.floor import Floor, floor_for
 from ..search.query import parse
-from .beir import canonical_qrels, evaluate, load_beir, query_vectors, run_modes
+from .beir import canonical_qrels, evaluate, keep_queries, load_beir, query_vectors, run_modes
 
 DEFAULT_NONSENSE = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "nonsense_queries.txt"
 COVERAGES = (0.5, 0.67, 0.75, 1.0)
@@ -87,24 +86,8 @@ def eval_floor(
 
     tune = load_beir(folder, split)
     if tune_ids is not None:
-        # a model fine-tuned on part of a split is calibrated on the part it never saw: its cosines
-        # on claims it trained on are higher than a reader's queries will ever give
-        keep = set(tune_ids)
-        missing = sorted(keep - set(tune.queries))
-        if not keep:
-            raise PaperatlasError(
-                "the --tune-ids list holds no query ids", f"list query ids of qrels/{split}.tsv, one per line"
-            )
-        if missing:
-            raise PaperatlasError(
-                f"{len(missing)} of the --tune-ids are not queries of the {split!r} split (first: {missing[0]})",
-                f"list query ids of qrels/{split}.tsv, one per line",
-            )
-        tune = dataclasses.replace(
-            tune,
-            queries={q: t for q, t in tune.queries.items() if q in keep},
-            qrels={q: r for q, r in tune.qrels.items() if q in keep},
-        )
+        # its cosines on claims it trained on are higher than a reader's queries will ever give
+        tune = keep_queries(tune, tune_ids, split, "--tune-ids")
     report = load_beir(folder, report_split)
     nonsense = read_queries(nonsense_file)
     out: dict[str, Any] = {
