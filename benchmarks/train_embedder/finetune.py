@@ -111,22 +111,23 @@ def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 
 
 def make_pair(p: dict[str, str], rng: random.Random, short_queries: bool = False) -> tuple[str, str]:
+    paper = f"{p['title']}. {p['abstract']}"
     kinds = ["title", "cloze"] + (["keywords"] if len(p["keywords"]) > 10 else [])
     if short_queries:
         # a TL;DR is the one text beside the abstract its authors wrote in other words; it goes
         # first whenever a paper has one (1,439 of the venue papers do), so no draw dilutes it
-        if len(p.get("tldr", "")) > 20:
-            return p["tldr"], f"{p['title']}. {p['abstract']}"
+        if len(p["tldr"]) > 20:
+            return p["tldr"], paper
         if "," in p["keywords"]:
             kinds.append("short")
     kind = rng.choice(kinds)
     if kind == "title":
         return p["title"], p["abstract"]
     if kind == "keywords":
-        return p["keywords"], f"{p['title']}. {p['abstract']}"
+        return p["keywords"], paper
     if kind == "short":
         words = [w.strip() for w in p["keywords"].split(",") if w.strip()]
-        return " ".join(rng.sample(words, min(len(words), rng.randint(1, 3)))), f"{p['title']}. {p['abstract']}"
+        return " ".join(rng.sample(words, min(len(words), rng.randint(1, 3)))), paper
     sents = _sentences(p["abstract"])
     if len(sents) < 3:
         return p["title"], p["abstract"]
