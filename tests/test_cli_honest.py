@@ -99,9 +99,11 @@ def test_an_empty_query_is_a_usage_error_not_an_empty_result(runner: CliRunner, 
         r = run(runner, demo_db, "search", blank)
         assert r.exit_code == 2, r.output
         assert "the query is empty" in r.stderr and "--author" in r.stderr
-    # a blank query beside a filter that selects papers on its own still answers
+    # a blank query beside a filter that selects papers on its own is that filter's search (the
+    # examples name no authors, so it is answered as an author search that found no one)
     r = run(runner, demo_db, "search", "", "--author", "a", "--json")
-    assert r.exit_code in (0, EXIT_EMPTY) and "the query is empty" not in r.stderr
+    assert r.exit_code == EXIT_EMPTY and "the query is empty" not in r.stderr
+    assert "no papers by an author matching 'a'" in r.stderr
 
 
 def test_empty_list_export_and_batch_search(runner: CliRunner, demo_db: Path, tmp_path: Path) -> None:
