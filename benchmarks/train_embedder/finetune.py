@@ -309,6 +309,12 @@ def main() -> None:
     ap.add_argument("--doc-len", type=int, default=128)
     # dev figures stay at 128 document tokens whatever --doc-len trains with, so every run's log compares
     ap.add_argument("--dev-doc-len", type=int, default=128)
+    ap.add_argument(
+        "--bf16",
+        action="store_true",
+        help="bfloat16 autocast for the training passes (weights, loss and dev scores stay fp32): "
+        "~2.5x faster on CPUs with avx512_bf16, which is what makes --doc-len 256 fit a session",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--save-every", type=int, default=60)
     ap.add_argument("--seed", type=int, default=13)
@@ -382,8 +388,10 @@ def main() -> None:
         d = tok(
             [x for _, x, _ in chunk] + negs, padding=True, truncation=True, max_length=a.doc_len, return_tensors="pt"
         )
-        qv = mean_pool(model(**q).last_hidden_state, q["attention_mask"])
-        dv = mean_pool(model(**d).last_hidden_state, d["attention_mask"])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+            qh, dh = model(**q).last_hidden_state, model(**d).last_hidden_state
+        qv = mean_pool(qh.float(), q["attention_mask"])
+        dv = mean_pool(dh.float(), d["attention_mask"])
         sim = a.scale * qv @ dv.T
         labels = torch.arange(len(chunk))
         loss = (F.cross_entropy(sim, labels) + F.cross_entropy(sim[:, : len(chunk)].T, labels)) / 2
