@@ -12,6 +12,9 @@ Recipes (the pairs each trains on; every one holds out every evaluation's test s
 * ``run3``: run 2's pairs plus SciFact *train* claims -> their cited abstracts, each with one
   BM25-mined hard negative (in-batch negatives alone are easy for a model trained on S2ORC
   title/abstract pairs, which is what kept runs 1 and 2 from moving);
+* ``run5``: run 3 plus written paraphrases of venue papers (``--paraphrases FILE``, the shape of a
+  researcher's query for a paper they do not know: its idea in other words, no title word), each
+  with a BM25-mined hard negative from the venue papers, ``--paraphrase-epochs`` passes;
 * ``run4``: run 3 with two more kinds of venue/ACM query: the authors' TL;DR -> paper (a one-line
   summary in other words, the shape of a researcher's paraphrase) and one to three of the authors'
   keywords -> paper (the shape of a short query, and of a model's English rendering of a Chinese one).
@@ -92,6 +95,7 @@ def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
             elif r.get("abstract") and r.get("title"):
                 venue.append(
                     {
+                        "id": r["id"],
                         "title": r["title"],
                         "abstract": r["abstract"],
                         "keywords": _keywords(r),
@@ -105,7 +109,9 @@ def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
                 dropped += 1
             elif len(r.get("text") or "") > 200 and r.get("title"):
                 text = re.sub(r"<[^>]+>", " ", r["text"])
-                acm.append({"title": r["title"], "abstract": text, "keywords": _keywords(r), "tldr": ""})
+                acm.append(
+                    {"id": r["_id"], "title": r["title"], "abstract": text, "keywords": _keywords(r), "tldr": ""}
+                )
     print(f"training papers: {len(venue)} venue + {len(acm)} ACM-CR; {dropped} held out as evaluation targets")
     return venue, acm
 
@@ -217,6 +223,23 @@ def venue_and_acm(
     return [(q, d, neg) for (q, d), neg in zip(pairs, negatives)]
 
 
+def paraphrases(data: Path, path: Path, seed: int) -> list[Triple]:
+    """Written paraphrases of venue papers -> title + abstract, one BM25-mined negative each from
+    every venue paper training may use. The file holds ids and queries only (the venue text is
+    evaluation data, never bundled); a paper held out of training is refused, not skipped."""
+    venue, _ = papers(data)
+    by_id = {p["id"]: i for i, p in enumerate(venue)}
+    rows = _jsonl(path)
+    held = [r["paper_id"] for r in rows if r["paper_id"] not in by_id]
+    if held:
+        raise SystemExit(f"{path}: {len(held)} papers are held out or unknown (first: {held[0]}): remove them")
+    docs = [f"{p['title']}. {p['abstract']}" for p in venue]
+    queries = [r["query"] for r in rows]
+    negatives = hard_negatives(queries, docs, [{by_id[r["paper_id"]]} for r in rows], random.Random(seed + 3))
+    print(f"paraphrases: {len(rows)} written queries of venue papers ({path.name})")
+    return [(q, docs[by_id[r["paper_id"]]], n) for q, r, n in zip(queries, rows, negatives)]
+
+
 def mean_pool(out, mask):  # noqa: ANN001, ANN201
     import torch.nn.functional as F
 
@@ -292,12 +315,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True, type=Path, help="fp32 sentence-transformers checkpoint folder")
     ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--recipe", choices=["run1", "run2", "run3", "run4"], default="run3")
+    ap.add_argument("--recipe", choices=["run1", "run2", "run3", "run4", "run5"], default="run3")
     ap.add_argument("--pairs", type=Path, help="run1: the pairs file make_pairs.py wrote")
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--papers", type=int, default=6000, help="run2/run3: venue + ACM-CR pairs (one per paper)")
     ap.add_argument("--venue-share", type=float, default=0.5, help="run2/run3: share of --papers from the venue papers")
     ap.add_argument("--scifact-epochs", type=int, default=2, help="run3: passes over the SciFact train pairs")
+    ap.add_argument(
+        "--paraphrases",
+        type=Path,
+        default=Path(__file__).resolve().parent / "paraphrases_train.jsonl",
+        help="run5: written paraphrases of venue papers ({paper_id, query} lines)",
+    )
+    ap.add_argument("--paraphrase-epochs", type=int, default=2, help="run5: passes over the paraphrase pairs")
     ap.add_argument("--dev-claims", type=int, default=150)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=4e-5)
@@ -336,12 +366,14 @@ def main() -> None:
             a.data,
             a.papers,
             a.seed,
-            mine=a.recipe in ("run3", "run4"),
+            mine=a.recipe in ("run3", "run4", "run5"),
             venue_share=a.venue_share,
             short_queries=a.recipe == "run4",
         )
-    if a.recipe in ("run3", "run4"):
+    if a.recipe in ("run3", "run4", "run5"):
         triples += sci * a.scifact_epochs
+    if a.recipe == "run5":
+        triples += paraphrases(a.data, a.paraphrases, a.seed) * a.paraphrase_epochs
     rng.shuffle(triples)
     dev, venue_dev = dev_sets(dev, a.data, a.seed)
     a.out.mkdir(parents=True, exist_ok=True)
