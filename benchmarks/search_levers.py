@@ -124,21 +124,21 @@ def run_variant(lib: Library, queries: dict[str, str], qvecs: np.ndarray, v: dic
 
 
 def scifact(
-    data: Path, split: str, only: list[str] | None = None
+    data: Path, split: str, only: list[str] | None = None, embedder: str = DEFAULT_EMBEDDER
 ) -> tuple[Library, dict[str, str], np.ndarray, dict, Path]:
     d = load_beir(data / "scifact", split)
     if only is not None and split == "train":
         d = keep_queries(d, only, split, "--scifact-ids")
     tmp = Path(tempfile.mkdtemp(prefix="levers-"))
-    lib = Library(tmp / "scifact.db", search_settings=SearchSettings(floor=False))
+    lib = Library(tmp / "scifact.db", embedder=embedder, search_settings=SearchSettings(floor=False))
     lib.ingest(d.corpus)
     lib.embed()
     qv = query_vectors(lib.embedder, list(d.queries.values()), lib.vector_cache)
     return lib, d.queries, qv, canonical_qrels(d.qrels, lib.store.resolve_id), tmp
 
 
-def paraphrases(split: str) -> tuple[Library, dict[str, str], np.ndarray, dict]:
-    db = Path.home() / f".cache/paperatlas/eval/bench-quality/venue-{DEFAULT_EMBEDDER}.db"  # the shipped model's
+def paraphrases(split: str, embedder: str = DEFAULT_EMBEDDER) -> tuple[Library, dict[str, str], np.ndarray, dict]:
+    db = Path.home() / f".cache/paperatlas/eval/bench-quality/venue-{embedder}.db"  # bench quality builds it
     lib = Library(db, search_settings=SearchSettings(floor=False))
     rows = [json.loads(x) for x in PARAPHRASES.read_text(encoding="utf-8").splitlines() if x.strip()]
     rows = [r for r in rows if r["split"] == split]
@@ -153,13 +153,14 @@ def main() -> None:
     ap.add_argument("--report-test", action="store_true")
     ap.add_argument("--only", default="", help="comma-separated variant name prefixes")
     ap.add_argument("--scifact-ids", type=Path, help="tune on these SciFact train claims only (one id per line)")
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="registered embedder (default: the shipped one)")
     a = ap.parse_args()
     only = read_queries(a.scifact_ids) if a.scifact_ids else None
     data = default_data_root()
     splits = ["train", "test"] if a.report_test else ["train"]
     variants = [(n, v) for n, v in VARIANTS if not a.only or any(n.startswith(p) for p in a.only.split(","))]
     for split in splits:
-        sets = {"scifact": scifact(data, split, only)[:4], "paraphrase": paraphrases(split)}
+        sets = {"scifact": scifact(data, split, only, a.embedder)[:4], "paraphrase": paraphrases(split, a.embedder)}
         for name, v in variants:
             t = time.perf_counter()
             row: dict = {"split": split, "variant": name}

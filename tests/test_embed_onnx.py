@@ -182,28 +182,31 @@ def test_int8_documents_one_model_for_both(emb: OnnxEmbedder, tmp_path: Path, mo
 
 
 def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_path: Path) -> None:
-    """The default moved from 'minilm' to 'minilm-int8', then to 'minilm-tuned': a library that holds
-    vectors keeps the model that made them, even when it never recorded that model's name."""
+    """The default moved from 'minilm' to 'minilm-int8', to 'minilm-tuned' (run 3), then to 'minilm-tuned-r5':
+    a library that holds vectors keeps the model that made them, even when it never recorded that model's name."""
     import sqlite3
 
     from paperatlas import Library
     from paperatlas.embed.base import DEFAULT_EMBEDDER, name_for_id
     from paperatlas.store.vector_cache import VectorCache
 
-    assert DEFAULT_EMBEDDER == "minilm-tuned" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
+    assert DEFAULT_EMBEDDER == "minilm-tuned-r5" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
     assert name_for_id("minilm-l6-int8-onnx@256+dynamic-int8") == "minilm-int8"
+    assert name_for_id("minilm-l6-paperatlas-r3-onnx@256+dynamic-int8") == "minilm-tuned"
     papers = tmp_path / "p.jsonl"
     papers.write_text('{"id": "a", "title": "Sparse attention", "abstract": "Local windows scale."}\n')
     new = Library(tmp_path / "new.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
-    assert new.embedder_name == "minilm-tuned" and new.embedder.id == "minilm-l6-paperatlas-r3-onnx@256+dynamic-int8"
+    assert new.embedder_name == "minilm-tuned-r5"
+    assert new.embedder.id == "minilm-l6-paperatlas-r5-onnx@256+dynamic-int8"
     new.close()
-    int8 = Library(tmp_path / "int8.db", embedder="minilm-int8", vector_cache=VectorCache(tmp_path / "v.sqlite"))
-    int8.ingest([papers])
-    assert int8.embed() == 1
-    int8.close()
-    kept = Library(tmp_path / "int8.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
-    assert kept.embedder_name == "minilm-int8" and kept.search("sparse attention", mode="semantic")
-    kept.close()
+    for name in ("minilm-int8", "minilm-tuned"):
+        made = Library(tmp_path / f"{name}.db", embedder=name, vector_cache=VectorCache(tmp_path / "v.sqlite"))
+        made.ingest([papers])
+        assert made.embed() == 1
+        made.close()
+        kept = Library(tmp_path / f"{name}.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
+        assert kept.embedder_name == name and kept.search("sparse attention", mode="semantic")
+        kept.close()
     old = Library(tmp_path / "old.db", embedder="hashing", vector_cache=VectorCache(tmp_path / "v.sqlite"))
     old.ingest([papers])
     assert old.embed() == 1
@@ -215,19 +218,21 @@ def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_p
     again.close()
 
 
+@pytest.mark.parametrize("name,run", [("minilm-tuned", "r3"), ("minilm-tuned-r5", "r5")])
 def test_tuned_model_ships_inside_paperatlas(
-    emb: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    emb: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, run: str
 ) -> None:
-    """`minilm-tuned`: our fine-tuned weights, packaged in paperatlas itself (checked against their
-    sha256), run like minilm-int8, and still a MiniLM: close to the base model, yet not it."""
+    """`minilm-tuned` (run 3) and `minilm-tuned-r5`: our fine-tuned weights, packaged in paperatlas itself
+    (checked against their sha256), run like minilm-int8, and still a MiniLM: close to the base model, yet not it."""
     from paperatlas.embed.base import EMBEDDERS
-    from paperatlas.embed.onnx import MINILM_L6_TUNED
+    from paperatlas.embed.onnx import SPECS
 
+    spec = SPECS[name]
     monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(tmp_path))
-    path = model_path(MINILM_L6_TUNED)
-    assert path.parent.name == "assets" and path.parent.parent.name == "embed" and MINILM_L6_TUNED.sha256
-    e = EMBEDDERS.create("minilm-tuned", threads=1)
-    assert e.id == "minilm-l6-paperatlas-r3-onnx@256+dynamic-int8"
+    path = model_path(spec)
+    assert path.parent.name == "assets" and path.parent.parent.name == "embed" and spec.sha256
+    e = EMBEDDERS.create(name, threads=1)
+    assert e.id == f"minilm-l6-paperatlas-{run}-onnx@256+dynamic-int8"
     docs = e.embed(TEXTS)
     assert docs.shape == (len(TEXTS), 384) and np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
     np.testing.assert_array_equal(e.embed_query(TEXTS[3]), docs[3])
@@ -237,7 +242,7 @@ def test_tuned_model_ships_inside_paperatlas(
     assert int(np.argmax(docs @ q)) == 0
     bad = tmp_path / "other.onnx"
     bad.write_bytes(model_path().read_bytes())  # the base model's file under the tuned model's name
-    spec = dataclasses.replace(MINILM_L6_TUNED, package="paperatlas_tuned_stub")
+    spec = dataclasses.replace(spec, package="paperatlas_tuned_stub")
     monkeypatch.setattr("paperatlas.embed.onnx.model_path", lambda s=spec: bad)
     with pytest.raises(EmbeddingModelMissing, match="not the expected model file"):
         OnnxEmbedder(spec).embed(TEXTS[:1])

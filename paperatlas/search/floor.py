@@ -59,6 +59,13 @@ FLOORS: dict[str, Floor] = {
     "minilm-l6-paperatlas-r3-onnx": Floor(
         gate_cosine=0.35, coverage=0.67, hit_cosine=0.2, support_cosine=0.23, support_coverage=0.25
     ),
+    # run 5 (the default since it shipped): gate/coverage/hit as `eval floor --tune-ids` picks them on the
+    # 150 dev claims (every hit value ties there; 0.25 is the base model's, as its nonsense cosines sit
+    # where the base's do: max 0.39 on SciFact's nonsense, 4 of 74 answered). The support tier is run
+    # 3's: the weakest right answer of the paraphrase set's train half has cosine 0.321 (run 3: 0.328)
+    "minilm-l6-paperatlas-r5-onnx": Floor(
+        gate_cosine=0.35, coverage=0.67, hit_cosine=0.25, support_cosine=0.23, support_coverage=0.25
+    ),
 }
 
 
