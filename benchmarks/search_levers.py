@@ -137,9 +137,18 @@ def scifact(
     return lib, d.queries, qv, canonical_qrels(d.qrels, lib.store.resolve_id), tmp
 
 
+def venue_db(embedder: str) -> Path:
+    """bench quality's venue library for `embedder`; missing, an empty one would score every paraphrase 0."""
+    db = Path.home() / f".cache/paperatlas/eval/bench-quality/venue-{embedder}.db"
+    if not db.exists():
+        raise SystemExit(
+            f"{db} is missing: run `paperatlas bench quality --embedder {embedder} --only paraphrase` first"
+        )
+    return db
+
+
 def paraphrases(split: str, embedder: str = DEFAULT_EMBEDDER) -> tuple[Library, dict[str, str], np.ndarray, dict]:
-    db = Path.home() / f".cache/paperatlas/eval/bench-quality/venue-{embedder}.db"  # bench quality builds it
-    lib = Library(db, search_settings=SearchSettings(floor=False))
+    lib = Library(venue_db(embedder), search_settings=SearchSettings(floor=False), create=False)
     rows = [json.loads(x) for x in PARAPHRASES.read_text(encoding="utf-8").splitlines() if x.strip()]
     rows = [r for r in rows if r["split"] == split]
     queries = {f"p{i}": r["query"] for i, r in enumerate(rows)}
@@ -156,6 +165,7 @@ def main() -> None:
     ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="registered embedder (default: the shipped one)")
     a = ap.parse_args()
     only = read_queries(a.scifact_ids) if a.scifact_ids else None
+    venue_db(a.embedder)  # before SciFact is embedded, not after
     data = default_data_root()
     splits = ["train", "test"] if a.report_test else ["train"]
     variants = [(n, v) for n, v in VARIANTS if not a.only or any(n.startswith(p) for p in a.only.split(","))]

@@ -204,10 +204,16 @@ def scifact(data: Path, dev_claims: int, seed: int) -> tuple[list[Triple], dict]
 
 
 def venue_and_acm(
-    data: Path, n: int, seed: int, mine: bool, venue_share: float = 0.5, short_queries: bool = False
+    venue: list[dict[str, str]],
+    acm: list[dict[str, str]],
+    n: int,
+    seed: int,
+    mine: bool,
+    venue_share: float = 0.5,
+    short_queries: bool = False,
 ) -> list[Triple]:
     rng = random.Random(seed)
-    venue, acm = papers(data)
+    venue, acm = list(venue), list(acm)  # shuffled here, not in the caller's hands
     rng.shuffle(venue)
     rng.shuffle(acm)
     # ML venue papers (the domain of a conference list) and ACM-CR (wider computing), half and half by default
@@ -223,11 +229,10 @@ def venue_and_acm(
     return [(q, d, neg) for (q, d), neg in zip(pairs, negatives)]
 
 
-def paraphrases(data: Path, path: Path, seed: int) -> list[Triple]:
+def paraphrases(venue: list[dict[str, str]], path: Path, seed: int) -> list[Triple]:
     """Written paraphrases of venue papers -> title + abstract, one BM25-mined negative each from
-    every venue paper training may use. The file holds ids and queries only (the venue text is
-    evaluation data, never bundled); a paper held out of training is refused, not skipped."""
-    venue, _ = papers(data)
+    every venue paper training may use (`venue`, from papers()). The file holds ids and queries only
+    (the venue text is evaluation data, never bundled); a paper held out of training is refused, not skipped."""
     by_id = {p["id"]: i for i, p in enumerate(venue)}
     rows = _jsonl(path)
     held = [r["paper_id"] for r in rows if r["paper_id"] not in by_id]
@@ -362,8 +367,10 @@ def main() -> None:
     if a.recipe == "run1":
         triples = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
     else:
+        venue, acm = papers(a.data)
         triples = venue_and_acm(
-            a.data,
+            venue,
+            acm,
             a.papers,
             a.seed,
             mine=a.recipe in ("run3", "run4", "run5"),
@@ -373,7 +380,7 @@ def main() -> None:
     if a.recipe in ("run3", "run4", "run5"):
         triples += sci * a.scifact_epochs
     if a.recipe == "run5":
-        triples += paraphrases(a.data, a.paraphrases, a.seed) * a.paraphrase_epochs
+        triples += paraphrases(venue, a.paraphrases, a.seed) * a.paraphrase_epochs
     rng.shuffle(triples)
     dev, venue_dev = dev_sets(dev, a.data, a.seed)
     a.out.mkdir(parents=True, exist_ok=True)

@@ -38,9 +38,9 @@ def main() -> None:
     dev, venue_dev = finetune.dev_sets(dev, a.data, a.seed)
     tok = AutoTokenizer.from_pretrained(a.tuned)
     base = AutoModel.from_pretrained(a.base).state_dict()
-    tuned = AutoModel.from_pretrained(a.tuned).state_dict()
+    model = AutoModel.from_pretrained(a.tuned)
+    tuned = {k: v.clone() for k, v in model.state_dict().items()}  # the model's own tensors change below
     for alpha in (float(x) for x in a.alphas.split(",")):
-        model = AutoModel.from_pretrained(a.tuned)
         model.load_state_dict(
             {k: base[k] + alpha * (tuned[k] - base[k]) if v.is_floating_point() else v for k, v in tuned.items()}
         )
