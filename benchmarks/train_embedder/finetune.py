@@ -58,7 +58,14 @@ def _sentences(text: str) -> list[str]:
 
 
 def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(x) for x in open(path, encoding="utf-8") if x.strip()]
+    rows = []
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise SystemExit(f"{path}, line {n}: not a JSON object ({e.msg}): one object per line") from e
+    return rows
 
 
 def excluded(data: Path) -> tuple[set[str], set[str], set[str]]:
