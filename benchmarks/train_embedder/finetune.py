@@ -263,12 +263,14 @@ def encode(model, tok, texts: list[str], max_length: int, batch: int = 64):  # n
     import torch
 
     out = []
+    device = next(model.parameters()).device
     with torch.no_grad():
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for s in range(0, len(texts), batch):
             idx = order[s : s + batch]
             t = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-            out.append((idx, mean_pool(model(**t).last_hidden_state, t["attention_mask"])))
+            t = t.to(device)
+            out.append((idx, mean_pool(model(**t).last_hidden_state, t["attention_mask"]).cpu()))
     vecs = torch.empty((len(texts), out[0][1].shape[1]))
     for idx, v in out:
         vecs[idx] = v
@@ -323,6 +325,30 @@ def dev_sets(dev: dict, data: Path, seed: int) -> tuple[dict, dict]:
     return dev, venue_dev
 
 
+def dump_data(path: Path, parts: dict[str, list[Triple]], dev: dict, venue_dev: dict, seed: int) -> None:
+    """Everything a run reads, prepared (pairs, mined negatives, dev sets), in one gzipped JSON file, so a
+    machine without the evaluation data (a lent GPU) trains on exactly the triples this one mined.
+    Only the SciFact documents the dev sample scores are kept; the rest are blanked (their positions stay)."""
+    keep = set(dev["sample"])
+    small = {
+        "queries": dev["queries"],
+        "qrels": {q: sorted(v) for q, v in dev["qrels"].items()},
+        "sample": dev["sample"],
+        "docs": [d if i in keep else "" for i, d in enumerate(dev["docs"])],
+    }
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump({"seed": seed, "parts": parts, "dev": small, "venue_dev": venue_dev}, f)
+
+
+def load_data(path: Path) -> tuple[dict[str, list[Triple]], dict, dict, int]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        d = json.load(f)
+    dev = d["dev"]
+    dev["qrels"] = {q: set(v) for q, v in dev["qrels"].items()}
+    parts = {k: [tuple(t) for t in v] for k, v in d["parts"].items()}
+    return parts, dev, d["venue_dev"], int(d["seed"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True, type=Path, help="fp32 sentence-transformers checkpoint folder")
@@ -360,6 +386,18 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--save-every", type=int, default=60)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument(
+        "--dump-data",
+        type=Path,
+        help="write the recipe's prepared triples and dev sets to this .json.gz and stop (for --load-data elsewhere)",
+    )
+    ap.add_argument(
+        "--load-data",
+        type=Path,
+        help="train on a --dump-data file instead of --data; --seed then only orders the triples and seeds torch "
+        "(the dev split and negatives are the dump's)",
+    )
+    ap.add_argument("--device", default="cpu", help="torch device for training and dev scores (cuda on a GPU)")
     a = ap.parse_args()
 
     import torch
@@ -370,26 +408,38 @@ def main() -> None:
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
     t_data = time.time()
-    sci, dev = scifact(a.data, a.dev_claims, a.seed)
-    if a.recipe == "run1":
-        triples = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
+    if a.load_data:
+        parts, dev, venue_dev, data_seed = load_data(a.load_data)
+        print(f"prepared data from {a.load_data} (mined with seed {data_seed})")
     else:
-        venue, acm = papers(a.data)
-        triples = venue_and_acm(
-            venue,
-            acm,
-            a.papers,
-            a.seed,
-            mine=a.recipe in ("run3", "run4", "run5"),
-            venue_share=a.venue_share,
-            short_queries=a.recipe == "run4",
-        )
+        sci, dev = scifact(a.data, a.dev_claims, a.seed)
+        parts = {"sci": sci}
+        if a.recipe == "run1":
+            parts["pairs"] = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
+        else:
+            venue, acm = papers(a.data)
+            parts["pairs"] = venue_and_acm(
+                venue,
+                acm,
+                a.papers,
+                a.seed,
+                mine=a.recipe in ("run3", "run4", "run5"),
+                venue_share=a.venue_share,
+                short_queries=a.recipe == "run4",
+            )
+        if a.recipe == "run5":
+            parts["paraphrases"] = paraphrases(venue, a.paraphrases, a.seed)
+        dev, venue_dev = dev_sets(dev, a.data, a.seed)
+        if a.dump_data:
+            dump_data(a.dump_data, parts, dev, venue_dev, a.seed)
+            print(f"prepared data written to {a.dump_data}: {', '.join(f'{k} {len(v)}' for k, v in parts.items())}")
+            return
+    triples = list(parts["pairs"])
     if a.recipe in ("run3", "run4", "run5"):
-        triples += sci * a.scifact_epochs
+        triples += parts["sci"] * a.scifact_epochs
     if a.recipe == "run5":
-        triples += paraphrases(venue, a.paraphrases, a.seed) * a.paraphrase_epochs
+        triples += parts["paraphrases"] * a.paraphrase_epochs
     rng.shuffle(triples)
-    dev, venue_dev = dev_sets(dev, a.data, a.seed)
     a.out.mkdir(parents=True, exist_ok=True)
     # the claims `eval floor --tune-ids` calibrates this model's floor on (scifact_dev_claims.txt)
     (a.out / "scifact_dev_claims.txt").write_text(
@@ -399,7 +449,7 @@ def main() -> None:
     print(f"{len(triples)} training examples ready in {time.time() - t_data:.0f} s", flush=True)
 
     tok = AutoTokenizer.from_pretrained(a.base)
-    model = AutoModel.from_pretrained(a.base)
+    model = AutoModel.from_pretrained(a.base).float().to(a.device)
     # the 11.7M-parameter token table is half the model: freezing it halves the optimiser's work on
     # CPU, and keeps the vectors of words the training pairs never show as the base model learned them
     model.embeddings.word_embeddings.weight.requires_grad_(False)
@@ -434,12 +484,13 @@ def main() -> None:
         d = tok(
             [x for _, x, _ in chunk] + negs, padding=True, truncation=True, max_length=a.doc_len, return_tensors="pt"
         )
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+        q, d = q.to(a.device), d.to(a.device)
+        with torch.autocast(torch.device(a.device).type, dtype=torch.bfloat16, enabled=a.bf16):
             qh, dh = model(**q).last_hidden_state, model(**d).last_hidden_state
         qv = mean_pool(qh.float(), q["attention_mask"])
         dv = mean_pool(dh.float(), d["attention_mask"])
         sim = a.scale * qv @ dv.T
-        labels = torch.arange(len(chunk))
+        labels = torch.arange(len(chunk), device=a.device)
         loss = (F.cross_entropy(sim, labels) + F.cross_entropy(sim[:, : len(chunk)].T, labels)) / 2
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
