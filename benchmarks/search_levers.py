@@ -147,10 +147,12 @@ def venue_db(embedder: str) -> Path:
     return db
 
 
-def paraphrases(split: str, embedder: str = DEFAULT_EMBEDDER) -> tuple[Library, dict[str, str], np.ndarray, dict]:
+def paraphrases(
+    split: str, embedder: str = DEFAULT_EMBEDDER, path: Path = PARAPHRASES
+) -> tuple[Library, dict[str, str], np.ndarray, dict]:
     lib = Library(venue_db(embedder), search_settings=SearchSettings(floor=False), create=False)
-    rows = [json.loads(x) for x in PARAPHRASES.read_text(encoding="utf-8").splitlines() if x.strip()]
-    rows = [r for r in rows if r["split"] == split]
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = [r for r in rows if r.get("split", "train") == split]
     queries = {f"p{i}": r["query"] for i, r in enumerate(rows)}
     qrels = {f"p{i}": {r["paper_id"]: 1} for i, r in enumerate(rows)}
     qv = query_vectors(lib.embedder, list(queries.values()), lib.vector_cache)
@@ -163,6 +165,12 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated variant name prefixes")
     ap.add_argument("--scifact-ids", type=Path, help="tune on these SciFact train claims only (one id per line)")
     ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="registered embedder (default: the shipped one)")
+    ap.add_argument(
+        "--paraphrases",
+        type=Path,
+        default=PARAPHRASES,
+        help="{query, paper_id, split} lines over the venue papers (a line without split counts as train)",
+    )
     a = ap.parse_args()
     only = read_queries(a.scifact_ids) if a.scifact_ids else None
     venue_db(a.embedder)  # before SciFact is embedded, not after
@@ -170,7 +178,10 @@ def main() -> None:
     splits = ["train", "test"] if a.report_test else ["train"]
     variants = [(n, v) for n, v in VARIANTS if not a.only or any(n.startswith(p) for p in a.only.split(","))]
     for split in splits:
-        sets = {"scifact": scifact(data, split, only, a.embedder)[:4], "paraphrase": paraphrases(split, a.embedder)}
+        sets = {
+            "scifact": scifact(data, split, only, a.embedder)[:4],
+            "paraphrase": paraphrases(split, a.embedder, a.paraphrases),
+        }
         for name, v in variants:
             t = time.perf_counter()
             row: dict = {"split": split, "variant": name}

@@ -68,10 +68,10 @@ def _jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def excluded(data: Path) -> tuple[set[str], set[str], set[str]]:
-    """(venue ids, normalised titles, ACM DOIs) that no pair may come from."""
+def excluded(data: Path, also: set[str] = frozenset()) -> tuple[set[str], set[str], set[str]]:
+    """(venue ids, normalised titles, ACM DOIs) that no pair may come from (`also`: more venue ids)."""
     # both halves of the paraphrase set: the test half is held out, the train half is the dev set
-    ids = {r["paper_id"] for r in _jsonl(REPO / "benchmarks" / "data" / "paraphrase_8k.jsonl")}
+    ids = {r["paper_id"] for r in _jsonl(REPO / "benchmarks" / "data" / "paraphrase_8k.jsonl")} | set(also)
     titles = {
         _norm_title(r["title"])
         for r in _jsonl(REPO / "tests" / "data" / "zh_queries.jsonl")
@@ -89,8 +89,8 @@ def _keywords(r: dict) -> str:
     return ", ".join(kw) if isinstance(kw, list) else str(kw)
 
 
-def papers(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    ids, titles, dois = excluded(data)
+def papers(data: Path, also: set[str] = frozenset()) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    ids, titles, dois = excluded(data, also)
     venue: list[dict[str, str]] = []
     acm: list[dict[str, str]] = []
     dropped = 0
@@ -236,19 +236,22 @@ def venue_and_acm(
     return [(q, d, neg) for (q, d), neg in zip(pairs, negatives)]
 
 
-def paraphrases(venue: list[dict[str, str]], path: Path, seed: int) -> list[Triple]:
+def paraphrases(venue: list[dict[str, str]], paths: list[Path], seed: int) -> list[Triple]:
     """Written paraphrases of venue papers -> title + abstract, one BM25-mined negative each from
     every venue paper training may use (`venue`, from papers()). The file holds ids and queries only
     (the venue text is evaluation data, never bundled); a paper held out of training is refused, not skipped."""
     by_id = {p["id"]: i for i, p in enumerate(venue)}
-    rows = _jsonl(path)
-    held = [r["paper_id"] for r in rows if r["paper_id"] not in by_id]
-    if held:
-        raise SystemExit(f"{path}: {len(held)} papers are held out or unknown (first: {held[0]}): remove them")
+    rows = []
+    for path in paths:
+        part = _jsonl(path)
+        held = [r["paper_id"] for r in part if r["paper_id"] not in by_id]
+        if held:
+            raise SystemExit(f"{path}: {len(held)} papers are held out or unknown (first: {held[0]}): remove them")
+        rows += part
     docs = [f"{p['title']}. {p['abstract']}" for p in venue]
     queries = [r["query"] for r in rows]
     negatives = hard_negatives(queries, docs, [{by_id[r["paper_id"]]} for r in rows], random.Random(seed + 3))
-    print(f"paraphrases: {len(rows)} written queries of venue papers ({path.name})")
+    print(f"paraphrases: {len(rows)} written queries of venue papers ({', '.join(p.name for p in paths)})")
     return [(q, docs[by_id[r["paper_id"]]], n) for q, r, n in zip(queries, rows, negatives)]
 
 
@@ -294,15 +297,24 @@ def dev_scores(model, tok, dev: dict, venue_dev: dict, doc_len: int) -> dict[str
     pos = {d: i for i, d in enumerate(dev["sample"])}
     ranks = (qv @ dv.T).argsort(dim=1, descending=True)[:, :10].tolist()
     ndcg = sum(_ndcg10(r, {pos[d] for d in dev["qrels"][q]}) for q, r in zip(qs, ranks)) / len(qs)
-    pv = encode(model, tok, venue_dev["docs"], doc_len)
-    qv = encode(model, tok, venue_dev["queries"], 64)
-    ranks = (qv @ pv.T).argsort(dim=1, descending=True)[:, :10].tolist()
-    mrr = sum(next((1 / (k + 1) for k, d in enumerate(r) if d == t), 0.0) for r, t in zip(ranks, venue_dev["targets"]))
+    out = {"scifact_dev_ndcg10": round(ndcg, 4), "paraphrase_train_mrr10": _mrr10(model, tok, venue_dev, doc_len)}
+    if venue_dev.get("extra"):
+        out["paraphrase_dev_mrr10"] = _mrr10(model, tok, venue_dev["extra"], doc_len)
     model.train()
-    return {"scifact_dev_ndcg10": round(ndcg, 4), "paraphrase_train_mrr10": round(mrr / len(ranks), 4)}
+    return out
 
 
-def dev_sets(dev: dict, data: Path, seed: int) -> tuple[dict, dict]:
+def _mrr10(model, tok, vset: dict, doc_len: int) -> float:  # noqa: ANN001
+    pv = encode(model, tok, vset["docs"], doc_len)
+    qv = encode(model, tok, vset["queries"], 64)
+    ranks = (qv @ pv.T).argsort(dim=1, descending=True)[:, :10].tolist()
+    mrr = sum(next((1 / (k + 1) for k, d in enumerate(r) if d == t), 0.0) for r, t in zip(ranks, vset["targets"]))
+    return round(mrr / len(ranks), 4)
+
+
+def dev_sets(dev: dict, data: Path, seed: int, extra: list[dict] | None = None) -> tuple[dict, dict]:
+    """The SciFact dev sample and the paraphrase set's train half over its targets + 1,500 venue papers;
+    `extra` ({paper_id, query} rows held out of training) is scored the same way over its own pool."""
     rng = random.Random(seed + 2)
     cited = set().union(*dev["qrels"].values())
     others = [i for i in range(len(dev["docs"])) if i not in cited]
@@ -313,16 +325,23 @@ def dev_sets(dev: dict, data: Path, seed: int) -> tuple[dict, dict]:
         for line in f:
             r = json.loads(line)
             by_id[r["id"]] = f"{r['title']}. {r.get('abstract') or ''}"
+    venue_dev = _venue_set(rows, by_id, rng)
+    if extra:
+        venue_dev["extra"] = _venue_set(extra, by_id, random.Random(seed + 4))
+    return dev, venue_dev
+
+
+def _venue_set(rows: list[dict], by_id: dict[str, str], rng: random.Random) -> dict:
     rows = [r for r in rows if r["paper_id"] in by_id]
     targets = sorted({r["paper_id"] for r in rows})
     fill = rng.sample(sorted(set(by_id) - set(targets)), 1500)
     order = targets + fill
-    venue_dev = {
+    at = {p: i for i, p in enumerate(order)}
+    return {
         "docs": [by_id[i] for i in order],
         "queries": [r["query"] for r in rows],
-        "targets": [order.index(r["paper_id"]) for r in rows],
+        "targets": [at[r["paper_id"]] for r in rows],
     }
-    return dev, venue_dev
 
 
 def dump_data(path: Path, parts: dict[str, list[Triple]], dev: dict, venue_dev: dict, seed: int) -> None:
@@ -362,8 +381,14 @@ def main() -> None:
     ap.add_argument(
         "--paraphrases",
         type=Path,
-        default=Path(__file__).resolve().parent / "paraphrases_train.jsonl",
-        help="run5: written paraphrases of venue papers ({paper_id, query} lines)",
+        nargs="+",
+        default=[Path(__file__).resolve().parent / "paraphrases_train.jsonl"],
+        help="run5: written paraphrases of venue papers ({paper_id, query} lines), one file or more",
+    )
+    ap.add_argument(
+        "--paraphrase-dev",
+        type=Path,
+        help="written paraphrases held out of training (their papers too) and scored as a third dev figure",
     )
     ap.add_argument("--paraphrase-epochs", type=int, default=2, help="run5: passes over the paraphrase pairs")
     ap.add_argument("--dev-claims", type=int, default=150)
@@ -413,11 +438,12 @@ def main() -> None:
         print(f"prepared data from {a.load_data} (mined with seed {data_seed})")
     else:
         sci, dev = scifact(a.data, a.dev_claims, a.seed)
+        extra = _jsonl(a.paraphrase_dev) if a.paraphrase_dev else []
         parts = {"sci": sci}
         if a.recipe == "run1":
             parts["pairs"] = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
         else:
-            venue, acm = papers(a.data)
+            venue, acm = papers(a.data, {r["paper_id"] for r in extra})
             parts["pairs"] = venue_and_acm(
                 venue,
                 acm,
@@ -429,7 +455,7 @@ def main() -> None:
             )
         if a.recipe == "run5":
             parts["paraphrases"] = paraphrases(venue, a.paraphrases, a.seed)
-        dev, venue_dev = dev_sets(dev, a.data, a.seed)
+        dev, venue_dev = dev_sets(dev, a.data, a.seed, extra)
         if a.dump_data:
             dump_data(a.dump_data, parts, dev, venue_dev, a.seed)
             print(f"prepared data written to {a.dump_data}: {', '.join(f'{k} {len(v)}' for k, v in parts.items())}")
