@@ -411,7 +411,8 @@ def main() -> None:
     ap.add_argument(
         "--tf32",
         action="store_true",
-        help="TF32 matrix products on an NVIDIA GPU (10-bit mantissa inputs, fp32 sums): faster, slightly coarser",
+        help="TF32 matrix products on an NVIDIA GPU (10-bit mantissa inputs, fp32 sums): 256-token steps ~1.5x "
+        "the examples/s of fp32 on an H200 (373 -> ~555), slightly coarser",
     )
     ap.add_argument(
         "--no-base-checkpoint", action="store_true", help="skip step-0 (the base model's copy and dev scores)"

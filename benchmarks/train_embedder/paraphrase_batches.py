@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py draw OUT_DIR --n 2000 --batches 8 --seed 2612
     .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py check BATCH.jsonl WRITTEN.jsonl
+    .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py merge OUT_DIR OUT.jsonl
 
 `draw` picks venue papers with an abstract of 300+ characters that no evaluation holds out (either half of
 benchmarks/data/paraphrase_8k.jsonl, the Chinese set's targets by normalised title, the 15 papers of
@@ -12,12 +13,17 @@ writers. The batches hold venue text (evaluation data, never bundled): keep OUT_
 `check` holds a writer's file to the rules of the evaluation set (benchmarks/data/README.md): one
 {paper_id, query} line per paper of the batch, 12-40 words, and no content word of the paper's title
 (stemmed as the product's BM25 stems; only "use", "base", "from", "through" may be shared).
+
+`merge` checks every OUT_DIR/out-K.jsonl against its batch-K.jsonl and writes one {paper_id, query, split}
+file: split "dev" when the first byte of sha1(paper_id) is a multiple of 5 (about a fifth: held out of any
+training, for choosing), else "train" (a later run may train on these).
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import random
 import sys
@@ -91,6 +97,22 @@ def check(batch: Path, written: Path) -> int:
     return 1 if problems else 0
 
 
+def merge(folder: Path, out: Path) -> int:
+    rows = []
+    for batch in sorted(folder.glob("batch-*.jsonl")):
+        written = folder / batch.name.replace("batch-", "out-")
+        if not written.exists() or check(batch, written):
+            print(f"{written}: missing or not clean; nothing written")
+            return 1
+        rows += finetune._jsonl(written)
+    with open(out, "w", encoding="utf-8") as f:
+        for r in rows:
+            split = "dev" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 5 == 0 else "train"
+            f.write(json.dumps({"paper_id": r["paper_id"], "query": r["query"], "split": split}) + "\n")
+    print(f"{out}: {len(rows)} queries")
+    return 0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -103,9 +125,14 @@ def main() -> None:
     c = sub.add_parser("check")
     c.add_argument("batch", type=Path)
     c.add_argument("written", type=Path)
+    m = sub.add_parser("merge")
+    m.add_argument("folder", type=Path)
+    m.add_argument("out", type=Path)
     a = ap.parse_args()
     if a.cmd == "draw":
         draw(a.out, a.n, a.batches, a.seed, a.data)
+    elif a.cmd == "merge":
+        sys.exit(merge(a.folder, a.out))
     else:
         sys.exit(check(a.batch, a.written))
 
