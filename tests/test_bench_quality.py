@@ -158,10 +158,9 @@ def test_missing_data_skips_that_part_and_bad_parts_are_refused(runner, data: Pa
     assert bad.exit_code == 2 and "--embedder" in bad.output
 
 
-def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
-    import hashlib
-
-    from paperatlas.bench.quality import PARAPHRASES, default_data_root
+def _shares_title_words(rows: list[dict]) -> list[tuple[str, set[str]]]:
+    """The queries that share a content word (stemmed as BM25 stems) with their paper's title."""
+    from paperatlas.bench.quality import default_data_root
     from paperatlas.search.bm25 import Analyzer, tokens
 
     an = Analyzer()
@@ -169,20 +168,57 @@ def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
     def terms(text: str) -> set[str]:
         return {an._term(w) for w in tokens(text) if w not in an.stopwords and len(w) > 1}
 
-    rows = [json.loads(x) for x in PARAPHRASES.read_text(encoding="utf-8").splitlines() if x.strip()]
-    assert len(rows) >= 60 and len({r["paper_id"] for r in rows}) == len(rows)
-    for r in rows:
-        assert r["split"] == ("test" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 2 == 0 else "train")
-    assert sum(r["split"] == "test" for r in rows) >= 30
     root = default_data_root()
     if root is None:
         pytest.skip("the venue papers (../shared/data) are not here")
     with gzip.open(root / "ml_venue_papers" / "papers.jsonl.gz", "rt", encoding="utf-8") as f:
         titles = {d["id"]: d["title"] for d in map(json.loads, f)}
     allowed = {"use", "base", "from", "through"}  # words that name no idea
+    out = []
     for r in rows:
         shared = terms(r["query"]) & terms(titles[r["paper_id"]]) - allowed
-        assert not shared, (r["query"], shared)
+        if shared:
+            out.append((r["query"], shared))
+    return out
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
+    import hashlib
+
+    from paperatlas.bench.quality import PARAPHRASES
+
+    rows = _rows(PARAPHRASES)
+    assert len(rows) >= 60 and len({r["paper_id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["split"] == ("test" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 2 == 0 else "train")
+    assert sum(r["split"] == "test" for r in rows) >= 30
+    assert not _shares_title_words(rows)
+
+
+def test_the_written_2k_set_is_disjoint_from_every_other_paraphrase_file_and_keeps_its_split() -> None:
+    """2,000 more written paraphrases: none of their papers is a target of the evaluation set, the
+    Chinese set or a file a shipped model trained on, and dev/train follow the hash of the paper id."""
+    import hashlib
+
+    from paperatlas.bench.quality import PARAPHRASES
+
+    root = Path(__file__).resolve().parents[1]
+    rows = _rows(root / "benchmarks" / "data" / "paraphrase_written_2k.jsonl")
+    ids = [r["paper_id"] for r in rows]
+    assert len(rows) == 2000 and len(set(ids)) == 2000
+    for r in rows:
+        dev = hashlib.sha1(r["paper_id"].encode()).digest()[0] % 5 == 0
+        assert r["split"] == ("dev" if dev else "train") and 12 <= len(r["query"].split()) <= 40
+    assert 300 < sum(r["split"] == "dev" for r in rows) < 500
+    others = {r["paper_id"] for r in _rows(PARAPHRASES)}
+    others |= {r["paper_id"] for r in _rows(root / "benchmarks" / "train_embedder" / "paraphrases_train.jsonl")}
+    others |= {r["paper_id"] for r in _rows(root / "tests" / "data" / "paraphrase_queries.jsonl")}
+    assert not others & set(ids)
+    assert not _shares_title_words(rows)
 
 
 def test_baseline_runs_both_embedders_in_one_run_and_prints_ratios(runner, data: Path, tmp_path: Path) -> None:
