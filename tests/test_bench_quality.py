@@ -158,6 +158,26 @@ def test_missing_data_skips_that_part_and_bad_parts_are_refused(runner, data: Pa
     assert bad.exit_code == 2 and "--embedder" in bad.output
 
 
+def test_the_paraphrase_part_scores_every_split_a_file_has_and_no_other(runner, data: Path, tmp_path: Path) -> None:
+    """A file with dev rows (and one without a split) is scored on those, not printed as an empty test split."""
+    other = tmp_path / "more.jsonl"
+    _lines(
+        other,
+        [
+            {"query": "hidden signature in generated text", "paper_id": "venue/v4", "split": "dev"},
+            {"query": "policies from logged data without interaction", "paper_id": "venue/v5", "split": "dev"},
+            {"query": "simulated people who talk to dialogue agents", "paper_id": "venue/v7"},
+        ],
+    )
+    r = _run(runner, data, tmp_path, "--only", "paraphrase", "--paraphrases", str(other), "--json")
+    part = json.loads(r.stdout)["parts"]["paraphrase"]
+    assert part["splits"] == ["all", "dev"] and "test" not in part and "train" not in part
+    assert part["dev"]["queries"] == 2 and part["all"]["queries"] == 1
+    text = _run(runner, data, tmp_path, "--only", "paraphrase", "--paraphrases", str(other)).stdout
+    assert "paraphrases dev (2 queries" in text and "paraphrases all (1 queries" in text
+    assert "paraphrases test" not in text
+
+
 def _shares_title_words(rows: list[dict]) -> list[tuple[str, set[str]]]:
     """The queries that share a content word (stemmed as BM25 stems) with their paper's title."""
     from paperatlas.bench.quality import default_data_root

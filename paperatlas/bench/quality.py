@@ -182,9 +182,13 @@ class Bench:
         lib = self.venue_library()
         rows = [json.loads(x) for x in self.paraphrases.read_text(encoding="utf-8").splitlines() if x.strip()]
         pairs = load_paraphrases(self.paraphrases, lib)
-        out: dict[str, Any] = {"papers": lib.count(), "file": self.paraphrases.name}
-        for split in ("train", "test"):
-            sel = [p for p, r in zip(pairs, rows) if r.get("split") == split]
+        # every split the file has (test and train first; a row without one counts as "all"), so another
+        # file's "dev" rows are scored, and a split it lacks is not printed as a score of 0
+        present = {r.get("split") or "all" for r in rows}
+        splits = [x for x in ("test", "train") if x in present] + sorted(present - {"test", "train"})
+        out: dict[str, Any] = {"papers": lib.count(), "file": self.paraphrases.name, "splits": splits}
+        for split in splits:
+            sel = [p for p, r in zip(pairs, rows) if (r.get("split") or "all") == split]
             res = eval_paraphrases(lib, sel)
             res.pop("_queries")
             out[split] = {"queries": len(sel), **res}
@@ -387,7 +391,7 @@ def _figures(res: dict[str, Any]) -> dict[str, tuple[float, bool]]:
         for m in ("hybrid", "semantic", "keyword"):
             out[f"SciFact test nDCG@10 {m}"] = (p["scifact"][m]["ndcg@10"], True)
     if "paraphrase" in p and "skipped" not in p["paraphrase"]:
-        for split in ("test", "train"):
+        for split in p["paraphrase"].get("splits", ("test", "train")):
             for m in ("hybrid", "semantic", "keyword"):
                 out[f"paraphrases {split} MRR@10 {m}"] = (p["paraphrase"][split][m]["mrr@10"], True)
     if "acm" in p and "skipped" not in p["acm"]:
@@ -453,7 +457,7 @@ def table(res: dict[str, Any]) -> str:
         )
     if "paraphrase" in p and "skipped" not in p["paraphrase"]:
         r = p["paraphrase"]
-        for split in ("test", "train"):
+        for split in r.get("splits", ("test", "train")):
             s = r[split]
             lines.append(
                 f"{head('paraphrase')} paraphrases {split} ({s['queries']} queries, {r['papers']} papers) MRR@10: "
