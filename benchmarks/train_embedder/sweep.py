@@ -59,7 +59,6 @@ def main() -> None:
     )
     a = ap.parse_args()
 
-    import torch
     from transformers import AutoTokenizer
 
     summary: dict = {"members": [], "soups": []}
@@ -136,7 +135,6 @@ def main() -> None:
             break  # two soups in fp16 would not fit what comes back
     summary["seconds"] = round(time.time() - t0)
     write()
-    del torch
 
 
 if __name__ == "__main__":
