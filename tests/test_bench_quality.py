@@ -176,6 +176,10 @@ def test_the_paraphrase_part_scores_every_split_a_file_has_and_no_other(runner, 
     text = _run(runner, data, tmp_path, "--only", "paraphrase", "--paraphrases", str(other)).stdout
     assert "paraphrases dev (2 queries" in text and "paraphrases all (1 queries" in text
     assert "paraphrases test" not in text
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    text = _run(runner, data, tmp_path, "--only", "paraphrase", "--paraphrases", str(empty)).stdout
+    assert f"skipped: {empty} holds no queries" in text
 
 
 def _shares_title_words(rows: list[dict]) -> list[tuple[str, set[str]]]:

@@ -181,6 +181,10 @@ class Bench:
 
         lib = self.venue_library()
         rows = [json.loads(x) for x in self.paraphrases.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if not rows:
+            raise PaperatlasError(
+                f"{self.paraphrases} holds no queries", 'give --paraphrases a file of {"query", "paper_id"} lines'
+            )
         pairs = load_paraphrases(self.paraphrases, lib)
         # every split the file has (test and train first; a row without one counts as "all"), so another
         # file's "dev" rows are scored, and a split it lacks is not printed as a score of 0
