@@ -68,6 +68,21 @@ def _jsonl(path: Path) -> list[dict]:
     return rows
 
 
+def _rows(spec: Path) -> list[dict]:
+    """`FILE` or `FILE#SPLIT` (only the rows whose "split" is SPLIT), so one committed file holding a
+    train and a dev half feeds both --paraphrases and --paraphrase-dev."""
+    path, _, split = str(spec).partition("#")
+    rows = _jsonl(Path(path))
+    if not split:
+        return rows
+    chosen = [r for r in rows if r.get("split") == split]
+    if not chosen:
+        raise SystemExit(
+            f"{path}: no row has split {split!r}: use one of {sorted({str(r.get('split')) for r in rows})}"
+        )
+    return chosen
+
+
 def excluded(data: Path, also: set[str] = frozenset()) -> tuple[set[str], set[str], set[str]]:
     """(venue ids, normalised titles, ACM DOIs) that no pair may come from (`also`: more venue ids)."""
     # both halves of the paraphrase set: the test half is held out, the train half is the dev set
@@ -243,7 +258,7 @@ def paraphrases(venue: list[dict[str, str]], paths: list[Path], seed: int) -> li
     by_id = {p["id"]: i for i, p in enumerate(venue)}
     rows = []
     for path in paths:
-        part = _jsonl(path)
+        part = _rows(path)
         held = [r["paper_id"] for r in part if r["paper_id"] not in by_id]
         if held:
             raise SystemExit(f"{path}: {len(held)} papers are held out or unknown (first: {held[0]}): remove them")
@@ -251,7 +266,7 @@ def paraphrases(venue: list[dict[str, str]], paths: list[Path], seed: int) -> li
     docs = [f"{p['title']}. {p['abstract']}" for p in venue]
     queries = [r["query"] for r in rows]
     negatives = hard_negatives(queries, docs, [{by_id[r["paper_id"]]} for r in rows], random.Random(seed + 3))
-    print(f"paraphrases: {len(rows)} written queries of venue papers ({', '.join(p.name for p in paths)})")
+    print(f"paraphrases: {len(rows)} written queries of venue papers ({', '.join(Path(p).name for p in paths)})")
     return [(q, docs[by_id[r["paper_id"]]], n) for q, r, n in zip(queries, rows, negatives)]
 
 
@@ -383,12 +398,20 @@ def main() -> None:
         type=Path,
         nargs="+",
         default=[Path(__file__).resolve().parent / "paraphrases_train.jsonl"],
-        help="run5: written paraphrases of venue papers ({paper_id, query} lines), one file or more",
+        help="run5: written paraphrases of venue papers ({paper_id, query} lines), one file or more; "
+        "FILE#SPLIT takes the rows of one split",
     )
     ap.add_argument(
         "--paraphrase-dev",
         type=Path,
-        help="written paraphrases held out of training (their papers too) and scored as a third dev figure",
+        help="written paraphrases held out of training (their papers too) and scored as a third dev figure "
+        "(FILE#SPLIT as --paraphrases)",
+    )
+    ap.add_argument(
+        "--paraphrase-limit",
+        type=int,
+        help="run5: train on only the first N prepared paraphrase pairs (files in --paraphrases order), so "
+        "a sweep arm can leave the later files of one --dump-data out and keep everything else identical",
     )
     ap.add_argument("--paraphrase-epochs", type=int, default=2, help="run5: passes over the paraphrase pairs")
     ap.add_argument("--dev-claims", type=int, default=150)
@@ -449,7 +472,7 @@ def main() -> None:
         print(f"prepared data from {a.load_data} (mined with seed {data_seed})")
     else:
         sci, dev = scifact(a.data, a.dev_claims, a.seed)
-        extra = _jsonl(a.paraphrase_dev) if a.paraphrase_dev else []
+        extra = _rows(a.paraphrase_dev) if a.paraphrase_dev else []
         parts = {"sci": sci}
         if a.recipe == "run1":
             parts["pairs"] = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
@@ -475,7 +498,8 @@ def main() -> None:
     if a.recipe in ("run3", "run4", "run5"):
         triples += parts["sci"] * a.scifact_epochs
     if a.recipe == "run5":
-        triples += parts["paraphrases"] * a.paraphrase_epochs
+        para = parts["paraphrases"][: a.paraphrase_limit] if a.paraphrase_limit is not None else parts["paraphrases"]
+        triples += para * a.paraphrase_epochs
     rng.shuffle(triples)
     a.out.mkdir(parents=True, exist_ok=True)
     # the claims `eval floor --tune-ids` calibrates this model's floor on (scifact_dev_claims.txt)

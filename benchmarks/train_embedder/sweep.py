@@ -75,6 +75,8 @@ def main() -> None:
     a.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     settings = dict(x.split("=", 1) for x in (a.arm or ["d128=--doc-len 128", "d256=--doc-len 256"]))
+    if "every" in settings:  # its soup would be overwritten by the soup of every member
+        raise SystemExit("--arm every=...: 'every' names the soup of all arms; call the arm something else")
     arms: dict[str, list[Path]] = {name: [] for name in settings}
     for seed in (int(s) for s in a.seeds.split(",")):
         for arm in arms:
@@ -98,7 +100,8 @@ def main() -> None:
     parts, dev, venue_dev, _ = finetune.load_data(a.data_file)
     tok = AutoTokenizer.from_pretrained(a.base)
     soups = {f"soup-{n}": dirs for n, dirs in arms.items() if dirs}
-    soups["soup-all"] = [d for dirs in arms.values() for d in dirs]
+    if len(soups) > 1:
+        soups["soup-every"] = [d for dirs in arms.values() for d in dirs]
     for name, dirs in soups.items():
         model = average(dirs)
         model.save_pretrained(a.out / name)

@@ -24,7 +24,8 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,6 +195,26 @@ def evaluate_acm(
     }
 
 
+@contextmanager
+def acm_setup(
+    data_path: str | Path,
+    embedder: str = "minilm",
+    progress: Progress | None = None,
+    seeds: Sequence[int] = ACM_SEEDS,
+    pool_size: int = ACM_POOL_SIZE,
+) -> Iterator[tuple[Corpus, list[dict[str, Any]]]]:
+    """The pool's throw-away library as a recommender corpus, and the readers' hide-half tasks over it."""
+    readers = load_acm_readers(data_path)
+    pool = acm_pool(data_path, pool_size)
+    with tempfile.TemporaryDirectory(prefix="paperatlas-acm-") as tmp:
+        lib = library_from_records(pool, embedder, tmp, progress)
+        try:
+            corpus = lib.recommend.corpus()
+            yield corpus, acm_splits(readers, corpus, seeds, lambda d: lib.store.resolve_id(d))
+        finally:
+            lib.close()
+
+
 def run_acm(
     data_path: str | Path,
     embedder: str = "minilm",
@@ -202,23 +223,16 @@ def run_acm(
     seeds: Sequence[int] = ACM_SEEDS,
     pool_size: int = ACM_POOL_SIZE,
 ) -> dict[str, Any]:
-    readers = load_acm_readers(data_path)
-    pool = acm_pool(data_path, pool_size)
-    with tempfile.TemporaryDirectory(prefix="paperatlas-acm-") as tmp:
-        lib = library_from_records(pool, embedder, tmp, progress)
-        try:
-            corpus = lib.recommend.corpus()
-            tasks = acm_splits(readers, corpus, seeds, lambda d: lib.store.resolve_id(d))
-            recs = recommenders or {name: RECOMMENDERS.create(name) for name in RECOMMENDERS.names()}
-            if recommenders is None and corpus.svm_space is not None:
-                # a diagnostic row: the svm baseline given the same keywords `default` reads
-                recs[SVM_KEYWORDS] = SvmRecommender(library_text=True)
-            results = evaluate_acm(corpus, tasks, recs, progress)
-        finally:
-            lib.close()
+    with acm_setup(data_path, embedder, progress, seeds, pool_size) as (corpus, tasks):
+        recs = recommenders or {name: RECOMMENDERS.create(name) for name in RECOMMENDERS.names()}
+        if recommenders is None and corpus.svm_space is not None:
+            # a diagnostic row: the svm baseline given the same keywords `default` reads
+            recs[SVM_KEYWORDS] = SvmRecommender(library_text=True)
+        results = evaluate_acm(corpus, tasks, recs, progress)
+        pool = len(corpus)
     return {
         "dataset": "acm-cr",
-        "pool": len(pool),
+        "pool": pool,
         "readers": len({t["reader"] for t in tasks}),
         "seeds": list(seeds),
         "embedder": embedder,
