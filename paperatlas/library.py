@@ -75,7 +75,7 @@ class Library:
             path: the SQLite file; ":memory:" for a throw-away library; a postgresql:// URL for a
                 library in PostgreSQL shared by several hosts (needs `paperatlas[scale]`).
             embedder: a registered embedder name ("minilm", "hashing", ...) or an Embedder;
-                default: the one this library was embedded with, else "minilm-tuned-r9".
+                default: the one this library was embedded with, else "minilm-tuned-r11".
             search_settings: fusion weights, candidate depth, index backends.
             vector_cache: where embeddings are cached across libraries (default ~/.cache/paperatlas).
             create: with False, a missing file raises NotFound instead of becoming an empty library

@@ -225,7 +225,8 @@ def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
 
 def test_the_written_2k_set_is_disjoint_from_every_other_paraphrase_file_and_keeps_its_split() -> None:
     """2,000 more written paraphrases: none of their papers is a target of the evaluation set, the
-    Chinese set or a file a shipped model trained on, and dev/train follow the hash of the paper id."""
+    Chinese set or another written file (run 5 trained on one; run 11 on this one's train rows), and dev/train
+    follow the hash of the paper id."""
     import hashlib
 
     from paperatlas.bench.quality import PARAPHRASES

@@ -182,7 +182,8 @@ def test_int8_documents_one_model_for_both(emb: OnnxEmbedder, tmp_path: Path, mo
 
 
 def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_path: Path) -> None:
-    """The default moved from 'minilm' to 'minilm-int8', to 'minilm-tuned' (run 3), 'minilm-tuned-r5', 'minilm-tuned-r9':
+    """The default moved from 'minilm' to 'minilm-int8', to 'minilm-tuned' (run 3), 'minilm-tuned-r5', 'minilm-tuned-r9',
+    'minilm-tuned-r11':
     a library that holds vectors keeps the model that made them, even when it never recorded that model's name."""
     import sqlite3
 
@@ -190,17 +191,18 @@ def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_p
     from paperatlas.embed.base import DEFAULT_EMBEDDER, name_for_id
     from paperatlas.store.vector_cache import VectorCache
 
-    assert DEFAULT_EMBEDDER == "minilm-tuned-r9" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
+    assert DEFAULT_EMBEDDER == "minilm-tuned-r11" and name_for_id("minilm-l6-int8-onnx@256") == "minilm"
     assert name_for_id("minilm-l6-int8-onnx@256+dynamic-int8") == "minilm-int8"
     assert name_for_id("minilm-l6-paperatlas-r3-onnx@256+dynamic-int8") == "minilm-tuned"
     assert name_for_id("minilm-l6-paperatlas-r5-onnx@256+dynamic-int8") == "minilm-tuned-r5"
+    assert name_for_id("minilm-l6-paperatlas-r9-onnx@256+dynamic-int8") == "minilm-tuned-r9"
     papers = tmp_path / "p.jsonl"
     papers.write_text('{"id": "a", "title": "Sparse attention", "abstract": "Local windows scale."}\n')
     new = Library(tmp_path / "new.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
-    assert new.embedder_name == "minilm-tuned-r9"
-    assert new.embedder.id == "minilm-l6-paperatlas-r9-onnx@256+dynamic-int8"
+    assert new.embedder_name == "minilm-tuned-r11"
+    assert new.embedder.id == "minilm-l6-paperatlas-r11-onnx@256+dynamic-int8"
     new.close()
-    for name in ("minilm-int8", "minilm-tuned", "minilm-tuned-r5"):
+    for name in ("minilm-int8", "minilm-tuned", "minilm-tuned-r5", "minilm-tuned-r9"):
         made = Library(tmp_path / f"{name}.db", embedder=name, vector_cache=VectorCache(tmp_path / "v.sqlite"))
         made.ingest([papers])
         assert made.embed() == 1
@@ -219,11 +221,14 @@ def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_p
     again.close()
 
 
-@pytest.mark.parametrize("name,run", [("minilm-tuned", "r3"), ("minilm-tuned-r5", "r5"), ("minilm-tuned-r9", "r9")])
+@pytest.mark.parametrize(
+    "name,run",
+    [("minilm-tuned", "r3"), ("minilm-tuned-r5", "r5"), ("minilm-tuned-r9", "r9"), ("minilm-tuned-r11", "r11")],
+)
 def test_tuned_model_ships_inside_paperatlas(
     emb: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, run: str
 ) -> None:
-    """`minilm-tuned` (run 3), `minilm-tuned-r5` and `minilm-tuned-r9`: our fine-tuned weights, packaged in paperatlas itself
+    """`minilm-tuned` (run 3), `-r5`, `-r9` and `-r11`: our fine-tuned weights, packaged in paperatlas itself
     (checked against their sha256), run like minilm-int8, and still a MiniLM: close to the base model, yet not it."""
     from paperatlas.embed.base import EMBEDDERS
     from paperatlas.embed.onnx import SPECS

@@ -2,11 +2,11 @@
 
     .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py draw OUT_DIR --n 2000 --batches 8 --seed 2612
     .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py check BATCH.jsonl WRITTEN.jsonl
-    .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py merge OUT_DIR OUT.jsonl
+    .venv/bin/python benchmarks/train_embedder/paraphrase_batches.py merge OUT_DIR OUT.jsonl [--split test]
 
 `draw` picks venue papers with an abstract of 300+ characters that no evaluation holds out (either half of
 benchmarks/data/paraphrase_8k.jsonl, the Chinese set's targets by normalised title, the 15 papers of
-tests/data/paraphrase_queries.jsonl) and that paraphrases_train.jsonl does not already use, shuffled with
+tests/data/paraphrase_queries.jsonl) and that paraphrases_train.jsonl (and each --exclude file) does not already use, shuffled with
 --seed, and writes OUT_DIR/batch-K.jsonl ({paper_id, title, abstract: its first 600 characters}) for the
 writers. The batches hold venue text (evaluation data, never bundled): keep OUT_DIR outside the repo.
 
@@ -16,7 +16,8 @@ writers. The batches hold venue text (evaluation data, never bundled): keep OUT_
 
 `merge` checks every OUT_DIR/out-K.jsonl against its batch-K.jsonl and writes one {paper_id, query, split}
 file: split "dev" when the first byte of sha1(paper_id) is a multiple of 5 (about a fifth: held out of any
-training, for choosing), else "train" (a later run may train on these).
+training, for choosing), else "train" (a later run may train on these); `--split test` marks every row
+test instead (never trained or chosen on).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _terms(text: str) -> set[str]:
     return {an._term(w) for w in tokens(text) if w not in an.stopwords and len(w) > 1}
 
 
-def draw(out: Path, n: int, batches: int, seed: int, data: Path) -> None:
+def draw(out: Path, n: int, batches: int, seed: int, data: Path, exclude: list[Path] | None = None) -> None:
     ids, titles, _ = finetune.excluded(data)
     titles |= {
         finetune._norm_title(r["title"])
@@ -50,6 +51,8 @@ def draw(out: Path, n: int, batches: int, seed: int, data: Path) -> None:
     }
     ids |= {r["paper_id"] for r in finetune._jsonl(finetune.REPO / "tests" / "data" / "paraphrase_queries.jsonl")}
     used = {r["paper_id"] for r in finetune._jsonl(Path(__file__).resolve().parent / "paraphrases_train.jsonl")}
+    for path in exclude or []:
+        used |= {r["paper_id"] for r in finetune._jsonl(path)}
     pool = []
     with gzip.open(data / "ml_venue_papers" / "papers.jsonl.gz", "rt", encoding="utf-8") as f:
         for line in f:
@@ -97,7 +100,7 @@ def check(batch: Path, written: Path) -> int:
     return 1 if problems else 0
 
 
-def merge(folder: Path, out: Path) -> int:
+def merge(folder: Path, out: Path, split: str | None = None) -> int:
     rows = []
     for batch in sorted(folder.glob("batch-*.jsonl")):
         written = folder / batch.name.replace("batch-", "out-")
@@ -107,8 +110,8 @@ def merge(folder: Path, out: Path) -> int:
         rows += finetune._jsonl(written)
     with open(out, "w", encoding="utf-8") as f:
         for r in rows:
-            split = "dev" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 5 == 0 else "train"
-            f.write(json.dumps({"paper_id": r["paper_id"], "query": r["query"], "split": split}) + "\n")
+            part = split or ("dev" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 5 == 0 else "train")
+            f.write(json.dumps({"paper_id": r["paper_id"], "query": r["query"], "split": part}) + "\n")
     print(f"{out}: {len(rows)} queries")
     return 0
 
@@ -122,17 +125,19 @@ def main() -> None:
     d.add_argument("--batches", type=int, default=8)
     d.add_argument("--seed", type=int, default=2612)
     d.add_argument("--data", type=Path, default=finetune.REPO.parent / "shared" / "data")
+    d.add_argument("--exclude", type=Path, action="append", help="{paper_id, ...} lines whose papers are used up")
     c = sub.add_parser("check")
     c.add_argument("batch", type=Path)
     c.add_argument("written", type=Path)
     m = sub.add_parser("merge")
     m.add_argument("folder", type=Path)
     m.add_argument("out", type=Path)
+    m.add_argument("--split", help="one split for every row (e.g. test) instead of the dev/train hash")
     a = ap.parse_args()
     if a.cmd == "draw":
-        draw(a.out, a.n, a.batches, a.seed, a.data)
+        draw(a.out, a.n, a.batches, a.seed, a.data, a.exclude)
     elif a.cmd == "merge":
-        sys.exit(merge(a.folder, a.out))
+        sys.exit(merge(a.folder, a.out, a.split))
     else:
         sys.exit(check(a.batch, a.written))
 

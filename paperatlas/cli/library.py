@@ -429,8 +429,8 @@ def export_(
 @click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
 @click.option(
     "--embedder",
-    help="Embedding model (default: the library's, else minilm-tuned-r9; minilm-tuned-r5 and minilm-tuned: "
-    "runs 5 and 3 of our fine-tune; "
+    help="Embedding model (default: the library's, else minilm-tuned-r11; minilm-tuned-r9, -r5 and minilm-tuned: "
+    "runs 9, 5 and 3 of our fine-tune; "
     "minilm-int8: the base MiniLM; "
     "minilm: its fp32 document products).",
 )
