@@ -45,7 +45,7 @@ ANALYZER = Analyzer()
 
 
 def terms_of(text: str) -> list[str]:
-    return [ANALYZER._term(w) for w in tokens(text) if w not in ANALYZER.stopwords and len(w) > 1]
+    return [ANALYZER._term(w) for w in tokens(text.lower()) if w not in ANALYZER.stopwords]
 
 
 def rocchio(lib: Library, qv: np.ndarray, q: Query, beta: float, k: int = 5) -> np.ndarray:

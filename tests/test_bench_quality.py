@@ -185,12 +185,9 @@ def test_the_paraphrase_part_scores_every_split_a_file_has_and_no_other(runner, 
 def _shares_title_words(rows: list[dict]) -> list[tuple[str, set[str]]]:
     """The queries that share a content word (stemmed as BM25 stems) with their paper's title."""
     from paperatlas.bench.quality import default_data_root
-    from paperatlas.search.bm25 import Analyzer, tokens
+    from paperatlas.search.bm25 import Analyzer
 
-    an = Analyzer()
-
-    def terms(text: str) -> set[str]:
-        return {an._term(w) for w in tokens(text) if w not in an.stopwords and len(w) > 1}
+    terms = Analyzer().terms
 
     root = default_data_root()
     if root is None:
@@ -220,7 +217,11 @@ def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
     for r in rows:
         assert r["split"] == ("test" if hashlib.sha1(r["paper_id"].encode()).digest()[0] % 2 == 0 else "train")
     assert sum(r["split"] == "test" for r in rows) >= 30
-    assert not _shares_title_words(rows)
+    # the rule was first checked case-sensitively, which missed capitalised title words: 10 of the 80 queries
+    # (3 test) share one or two, mostly generic ("learn", "method"). The set is frozen (every figure since
+    # issue 25 was filed is on it), so they stay, counted here so no new one slips in
+    shared = _shares_title_words(rows)
+    assert len(shared) == 10 and all(len(words) <= 2 for _, words in shared)
 
 
 def test_the_written_2k_set_is_disjoint_from_every_other_paraphrase_file_and_keeps_its_split() -> None:
@@ -243,6 +244,28 @@ def test_the_written_2k_set_is_disjoint_from_every_other_paraphrase_file_and_kee
     others |= {r["paper_id"] for r in _rows(root / "benchmarks" / "train_embedder" / "paraphrases_train.jsonl")}
     others |= {r["paper_id"] for r in _rows(root / "tests" / "data" / "paraphrase_queries.jsonl")}
     assert not others & set(ids)
+    # written under the case-sensitive check (above): 781 share a title word. Frozen: run 11 trained on its
+    # train rows and was chosen on its dev rows
+    assert len(_shares_title_words(rows)) == 781
+
+
+def test_the_written_test_set_is_held_out_clean_and_disjoint_from_every_other_paraphrase_file() -> None:
+    """1,200 written paraphrases drawn after run 11 was chosen, as a test set: all `test`, no paper of
+    another paraphrase file (trained on, chosen on or evaluated), and no title word by the fixed check."""
+    from paperatlas.bench.quality import PARAPHRASES
+
+    root = Path(__file__).resolve().parents[1]
+    rows = _rows(root / "benchmarks" / "data" / "paraphrase_written_test.jsonl")
+    ids = {r["paper_id"] for r in rows}
+    assert len(rows) == 1200 == len(ids) and {r["split"] for r in rows} == {"test"}
+    assert all(12 <= len(r["query"].split()) <= 40 for r in rows)
+    for other in (
+        PARAPHRASES,
+        root / "benchmarks" / "data" / "paraphrase_written_2k.jsonl",
+        root / "benchmarks" / "train_embedder" / "paraphrases_train.jsonl",
+        root / "tests" / "data" / "paraphrase_queries.jsonl",
+    ):
+        assert not ids & {r["paper_id"] for r in _rows(other)}, other.name
     assert not _shares_title_words(rows)
 
 

@@ -36,10 +36,10 @@ ALLOWED = {"use", "base", "from", "through"}  # words that name no idea
 
 
 def _terms(text: str) -> set[str]:
-    from paperatlas.search.bm25 import Analyzer, tokens
+    from paperatlas.search.bm25 import Analyzer
 
     an = _terms.an = getattr(_terms, "an", None) or Analyzer()  # type: ignore[attr-defined]
-    return {an._term(w) for w in tokens(text) if w not in an.stopwords and len(w) > 1}
+    return an.terms(text)
 
 
 def draw(out: Path, n: int, batches: int, seed: int, data: Path, exclude: list[Path] | None = None) -> None:

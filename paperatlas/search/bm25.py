@@ -35,8 +35,9 @@ TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
 def tokens(text: str) -> list[str]:
-    """The words of lowercased `text`; a CJK run (no spaces between words) gives its character
-    bigrams instead (search/cjk.py). Text without CJK characters gives exactly TOKEN's words."""
+    """The words of `text`, as written (callers lowercase first: the hot paths lowercase once per
+    document); a CJK run (no spaces between words) gives its character bigrams instead (search/cjk.py).
+    Text without CJK characters gives exactly TOKEN's words."""
     rest, grams = split_cjk(text)
     words = TOKEN.findall(rest)
     return words + grams if grams else words
@@ -74,6 +75,10 @@ class Analyzer:
         if not self._stemmer or not word.isascii() and has_cjk(word):  # a CJK bigram is its own term
             return word
         return self._stemmer.stemWord(word)
+
+    def terms(self, text: str) -> set[str]:
+        """The distinct terms of `text` (lowercased, stop words out, stemmed): the words BM25 matches it by."""
+        return {self._term(w) for w in tokens(text.lower()) if w not in self.stopwords}
 
     def _learn(self, word: str, grow: bool = True) -> int:
         """Term id of a word not seen before (-1: a stop word, or unknown when not `grow`)."""
