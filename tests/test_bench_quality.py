@@ -4,6 +4,7 @@ and a part whose data is missing says so while the others still run."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from pathlib import Path
@@ -182,18 +183,26 @@ def test_the_paraphrase_part_scores_every_split_a_file_has_and_no_other(runner, 
     assert f"skipped: {empty} holds no queries" in text
 
 
-def _shares_title_words(rows: list[dict]) -> list[tuple[str, set[str]]]:
-    """The queries that share a content word (stemmed as BM25 stems) with their paper's title."""
+@functools.cache
+def _venue_titles() -> dict[str, str] | None:
+    """Venue paper id -> title, read once for every test that checks a paraphrase file (None: no data here)."""
     from paperatlas.bench.quality import default_data_root
-    from paperatlas.search.bm25 import Analyzer
-
-    terms = Analyzer().terms
 
     root = default_data_root()
     if root is None:
-        pytest.skip("the venue papers (../shared/data) are not here")
+        return None
     with gzip.open(root / "ml_venue_papers" / "papers.jsonl.gz", "rt", encoding="utf-8") as f:
-        titles = {d["id"]: d["title"] for d in map(json.loads, f)}
+        return {d["id"]: d["title"] for d in map(json.loads, f)}
+
+
+def _shares_title_words(rows: list[dict]) -> list[tuple[str, set[str]]]:
+    """The queries that share a content word (stemmed as BM25 stems) with their paper's title."""
+    from paperatlas.search.bm25 import Analyzer
+
+    terms = Analyzer().terms
+    titles = _venue_titles()
+    if titles is None:
+        pytest.skip("the venue papers (../shared/data) are not here")
     allowed = {"use", "base", "from", "through"}  # words that name no idea
     out = []
     for r in rows:

@@ -499,6 +499,8 @@ def main() -> None:
         triples += parts["sci"] * a.scifact_epochs
     if a.recipe == "run5":
         para = parts["paraphrases"][: a.paraphrase_limit] if a.paraphrase_limit is not None else parts["paraphrases"]
+        if len(para) < len(parts["paraphrases"]):
+            print(f"--paraphrase-limit: {len(para)} of the {len(parts['paraphrases'])} prepared paraphrase pairs")
         triples += para * a.paraphrase_epochs
     rng.shuffle(triples)
     a.out.mkdir(parents=True, exist_ok=True)
