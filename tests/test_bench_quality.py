@@ -181,6 +181,10 @@ def test_the_paraphrase_part_scores_every_split_a_file_has_and_no_other(runner, 
     empty.write_text("\n", encoding="utf-8")
     text = _run(runner, data, tmp_path, "--only", "paraphrase", "--paraphrases", str(empty)).stdout
     assert f"skipped: {empty} holds no queries" in text
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"query": "fine", "paper_id": "venue/v4"}\n{"paper_id": "venue/v5"\n', encoding="utf-8")
+    text = _run(runner, data, tmp_path, "--only", "paraphrase", "--paraphrases", str(broken)).stdout
+    assert f"skipped: {broken}, line 2: not a JSON object" in text and "Fix:" in text
 
 
 @functools.cache

@@ -180,12 +180,12 @@ class Bench:
         from ..eval.beir import eval_paraphrases, load_paraphrases
 
         lib = self.venue_library()
-        rows = [json.loads(x) for x in self.paraphrases.read_text(encoding="utf-8").splitlines() if x.strip()]
-        if not rows:
+        pairs = load_paraphrases(self.paraphrases, lib)  # a bad line is refused here, with its number
+        if not pairs:
             raise PaperatlasError(
                 f"{self.paraphrases} holds no queries", 'give --paraphrases a file of {"query", "paper_id"} lines'
             )
-        pairs = load_paraphrases(self.paraphrases, lib)
+        rows = [json.loads(x) for x in self.paraphrases.read_text(encoding="utf-8").splitlines() if x.strip()]
         # every split the file has (test and train first; a row without one counts as "all"), so another
         # file's "dev" rows are scored, and a split it lacks is not printed as a score of 0
         present = {r.get("split") or "all" for r in rows}

@@ -295,7 +295,14 @@ def load_paraphrases(path: str | Path, lib: Any) -> list[tuple[str, str]]:
         for n, line in enumerate(f, start=1):
             if not line.strip():
                 continue
-            row = json.loads(line)
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise PaperatlasError(
+                    f"{path}, line {n}: not a JSON object ({e.msg})", 'write one {"query", "paper_id"} object a line'
+                ) from e
+            if not isinstance(row, dict) or not str(row.get("query") or "").strip():
+                raise PaperatlasError(f"{path}, line {n}: no query", 'give every line a non-empty "query"')
             pid = lib.store.resolve_id(str(row.get("paper_id") or ""))
             if pid is None and row.get("abstract_prefix"):
                 if prefixes is None:
