@@ -300,6 +300,45 @@ def test_baseline_runs_both_embedders_in_one_run_and_prints_ratios(runner, data:
         assert ln.rstrip().endswith("x)" if base_value else "(no ratio: baseline 0)"), ln
 
 
+def test_a_baseline_can_be_the_same_embedder_with_other_search_settings(runner, data: Path, tmp_path: Path) -> None:
+    from paperatlas.bench.quality import Bench
+
+    r = _run(
+        runner, data, tmp_path, "--only", "paraphrase", "--baseline", "hashing",
+        "--baseline-settings", "norm=minmax,semantic_weight=0.5", "--json",
+    )  # fmt: skip
+    pair = json.loads(r.stdout)
+    assert pair["baseline"]["search_settings"] == {"norm": "minmax", "semantic_weight": 0.5}
+    assert pair["candidate"]["search_settings"] == {} and "paraphrase" in pair["baseline"]["parts"]
+    r = _run(
+        runner, data, tmp_path, "--only", "paraphrase", "--baseline", "hashing", "--baseline-settings", "norm=minmax"
+    )
+    assert "candidate hashing vs baseline hashing [norm=minmax] (same run):" in r.stdout
+    # the settings reach the library each part opens
+    b = Bench(data, "hashing", tmp_path / "work", search={"norm": "zscore", "semantic_weight": 0.3})
+    try:
+        s = b.venue_library().engine.settings
+        assert (s.norm, s.semantic_weight) == ("zscore", 0.3)
+    finally:
+        b.close()
+    r = runner.invoke(cli, ["bench", "quality", "--data", str(data), "--baseline-settings", "norm=unknown"])
+    assert r.exit_code != 0 and "unknown norm 'unknown'" in r.output and "max, minmax, zscore" in r.output
+    r = runner.invoke(cli, ["bench", "quality", "--data", str(data), "--settings", "wieght=1"])
+    assert r.exit_code != 0 and "not a search setting: 'wieght=1'" in r.output and "semantic_weight" in r.output
+
+
+def test_search_settings_overrides_are_read_as_their_fields_types() -> None:
+    from paperatlas.errors import PaperatlasError
+    from paperatlas.search.engine import SearchSettings
+
+    got = SearchSettings.parse_overrides(" norm=minmax , semantic_weight=0.5,depth=50,floor=false,")
+    assert got == {"norm": "minmax", "semantic_weight": 0.5, "depth": 50, "floor": False}
+    assert SearchSettings(**got).depth == 50 and SearchSettings.parse_overrides("") == {}
+    for bad, says in (("depth=1.5", "takes a int"), ("floor=maybe", "takes a bool"), ("norm", "not a search setting")):
+        with pytest.raises(PaperatlasError, match=says):
+            SearchSettings.parse_overrides(bad)
+
+
 def test_zh_with_an_endpoint_runs_the_chinese_queries_again_with_the_models_english(
     runner, data: Path, tmp_path: Path, llm_proxy
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paperatlas.search.fusion import convex, minmax, rrf, zscore
+from paperatlas.search.fusion import convex, maxscale, minmax, rrf, zscore
 
 KW = [("a", 12.0), ("b", 9.0), ("c", 3.0)]
 SEM = [("b", 0.80), ("d", 0.70), ("a", 0.40)]
@@ -68,6 +68,27 @@ def test_zscore_by_hand() -> None:
     assert z["a"] == pytest.approx(1 / (2 / 3) ** 0.5) and z["c"] == pytest.approx(0.0)
     assert z["b"] == pytest.approx(-z["a"])
     assert zscore([("a", 4.0), ("b", 4.0)]) == {"a": 0.0, "b": 0.0} and zscore([]) == {}
+
+
+def test_maxscale_by_hand() -> None:
+    assert maxscale([("a", 4.0), ("b", 1.0), ("c", 2.0)]) == {"a": 1.0, "b": 0.25, "c": 0.5}
+    # a negative cosine counts as 0; a list with no positive score is all 0, not all 1 as min-max makes it
+    assert maxscale([("a", 0.5), ("b", -0.1)]) == {"a": 1.0, "b": 0.0}
+    assert maxscale([("a", 0.0), ("b", 0.0)]) == {"a": 0.0, "b": 0.0} and maxscale([]) == {}
+
+
+def test_maxscale_keeps_a_close_list_close_and_does_not_move_with_depth() -> None:
+    close = [("a", 0.62), ("b", 0.61), ("c", 0.60)]
+    assert maxscale(close)["c"] == pytest.approx(0.60 / 0.62)  # min-max would make it 0
+    assert minmax(close)["c"] == 0.0
+    # fetching fewer candidates changes min-max's scale, not max's
+    assert maxscale(close[:2])["b"] == maxscale(close)["b"] and minmax(close[:2])["b"] != minmax(close)["b"]
+
+
+def test_convex_max_by_hand() -> None:
+    out = dict(convex([KW, SEM], [0.45, 0.55], norm="max"))
+    assert out["a"] == pytest.approx(0.45 * 1.0 + 0.55 * 0.40 / 0.80)
+    assert out["d"] == pytest.approx(0.45 * 0.25 + 0.55 * 0.70 / 0.80)  # absent from KW: that list's lowest
 
 
 def test_convex_zscore_missing_defaults_to_the_lists_floor() -> None:

@@ -90,8 +90,12 @@ class Bench:
         acm_pool: int | None = None,
         llm_url: str | None = None,
         llm_model: str | None = None,
+        search: dict[str, Any] | None = None,
     ) -> None:
         self.data = data
+        # SearchSettings fields that differ from the defaults, for every library the run opens (so a
+        # baseline can be scored with the fusion it shipped with)
+        self.search = dict(search or {})
         # zh: with an endpoint, the Chinese queries run again with the model's English rendering
         self.llm_url, self.llm_model = llm_url, llm_model
         self.embedder = embedder
@@ -120,7 +124,7 @@ class Bench:
         if self._venue_lib is None:
             name = self.embedder.replace("/", "_") + ("" if self.examples else "-no-examples")
             path = self.workdir / f"venue-{name}.db"
-            lib = Library(path, embedder=self.embedder)
+            lib = Library(path, embedder=self.embedder, search_settings=self.settings())
             files = [self.venue_file, *(sorted(self.examples.glob("*.txt")) if self.examples else [])]
             t = time.perf_counter()
             rep = lib.ingest(files)
@@ -146,6 +150,17 @@ class Bench:
                 self.log(f"multilingual index: {n} papers embedded in {time.perf_counter() - t:.0f} s")
         return self._venue_lib
 
+    def settings(self) -> Any:
+        from ..search.engine import SearchSettings
+
+        return SearchSettings(**self.search)
+
+    @property
+    def label(self) -> str:
+        """The embedder, and the settings it runs with where they are not the defaults."""
+        extra = ",".join(f"{k}={v}" for k, v in self.search.items())
+        return f"{self.embedder} [{extra}]" if extra else self.embedder
+
     def close(self) -> None:
         if self._venue_lib is not None:
             self._venue_lib.close()
@@ -167,7 +182,7 @@ class Bench:
     def scifact(self) -> dict[str, Any]:
         from ..eval.beir import eval_beir
 
-        res = eval_beir(self.data / "scifact", "test", embedder=self.embedder)
+        res = eval_beir(self.data / "scifact", "test", embedder=self.embedder, settings=self.settings())
         info = res.pop("_info")
         return {
             "split": "test",
@@ -268,7 +283,9 @@ class Bench:
         with tempfile.TemporaryDirectory(prefix="paperatlas-ready-") as d:
             f = Path(d) / "papers.jsonl"
             f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-            lib = Library(Path(d) / "ready.db", embedder=self.embedder, vector_cache=off)
+            lib = Library(
+                Path(d) / "ready.db", embedder=self.embedder, vector_cache=off, search_settings=self.settings()
+            )
             try:
                 emb = lib.embedder
                 emb.embed(["load the model outside the timings"])
@@ -314,7 +331,7 @@ class Bench:
                 if not path.exists():
                     self.log(f"building {path} ({n} papers)...")
                     build_synthetic(db, path, n)
-            r = _child(str(path), queries, ("hybrid", "keyword", "semantic"))
+            r = _child(str(path), queries, ("hybrid", "keyword", "semantic"), self.search)
             rows.append({"size": size, "data": data, **r})
             self.log(f"latency {size}: hybrid p50 {r['hybrid']['p50_ms']} ms, RSS {r['rss_mib']} MiB")
         return {"queries": len(queries), "rows": rows}
@@ -346,6 +363,7 @@ def run(bench: Bench, parts: Sequence[str] = PARTS) -> dict[str, Any]:
     (its data is missing) says why instead of stopping the others."""
     out: dict[str, Any] = {
         "embedder": bench.embedder,
+        "search_settings": bench.search,
         "quick": bench.quick,
         "cpus": os.cpu_count(),
         "load_avg_at_start": [round(x, 1) for x in os.getloadavg()],
@@ -377,15 +395,15 @@ def run_pair(baseline: Bench, candidate: Bench, parts: Sequence[str] = PARTS) ->
     two see the same machine and load; `compare` prints the candidate's figures against the baseline's."""
     runs = []
     for part in parts:
-        for b in (baseline, candidate):
-            b.log(f"== {b.embedder}")
-            runs.append((b.embedder, run(b, [part])))
+        for role, b in (("baseline", baseline), ("candidate", candidate)):
+            b.log(f"== {b.label}")
+            runs.append((role, run(b, [part])))
     merged: dict[str, dict[str, Any]] = {}
-    for name, res in runs:
-        m = merged.setdefault(name, {**res, "parts": {}})
+    for role, res in runs:  # by role: the two may share an embedder and differ in settings
+        m = merged.setdefault(role, {**res, "parts": {}})
         m["parts"].update(res["parts"])
         m["load_avg_at_end"] = res["load_avg_at_end"]
-    return {"baseline": merged[baseline.embedder], "candidate": merged[candidate.embedder]}
+    return merged
 
 
 def _figures(res: dict[str, Any]) -> dict[str, tuple[float, bool]]:
@@ -420,7 +438,7 @@ def _figures(res: dict[str, Any]) -> dict[str, tuple[float, bool]]:
 def compare(pair: dict[str, Any]) -> str:
     """Each headline figure of the candidate beside the baseline's, with their ratio."""
     a, b = _figures(pair["baseline"]), _figures(pair["candidate"])
-    lines = [f"candidate {pair['candidate']['embedder']} vs baseline {pair['baseline']['embedder']} (same run):"]
+    lines = [f"candidate {_who(pair['candidate'])} vs baseline {_who(pair['baseline'])} (same run):"]
     for name, (va, _) in a.items():
         if name in b:
             vb = b[name][0]
@@ -428,6 +446,11 @@ def compare(pair: dict[str, Any]) -> str:
             ratio = f"{vb / va:.2f}x" if va else "no ratio: baseline 0"
             lines.append(f"  {name}: {_f(va, 4)} -> {_f(vb, 4)} ({ratio})")
     return "\n".join(lines)
+
+
+def _who(res: dict[str, Any]) -> str:
+    extra = ",".join(f"{k}={v}" for k, v in res.get("search_settings", {}).items())
+    return f"{res['embedder']} [{extra}]" if extra else res["embedder"]
 
 
 def _no_answer(split: dict[str, Any]) -> str:
@@ -443,7 +466,7 @@ def table(res: dict[str, Any]) -> str:
     """The figures, one line each, beside their baseline where the part has one."""
     p = res["parts"]
     lines = [
-        f"bench quality: embedder {res['embedder']}{' (quick)' if res['quick'] else ''}, {res['cpus']} CPUs, "
+        f"bench quality: embedder {_who(res)}{' (quick)' if res['quick'] else ''}, {res['cpus']} CPUs, "
         f"load {res['load_avg_at_start']} -> {res['load_avg_at_end']}"
     ]
 

@@ -138,11 +138,15 @@ def build_synthetic(src_db: Path, dst: Path, n: int, seed: int = 0, batch: int =
 
 
 # -- measurement (runs in a child process) ---------------------------------------------------------
-def measure(db: str, queries: list[str], modes: tuple[str, ...] = MODES) -> dict[str, Any]:
+def measure(
+    db: str, queries: list[str], modes: tuple[str, ...] = MODES, settings: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`settings`: SearchSettings fields that differ from the defaults."""
     from ..library import Library
+    from ..search.engine import SearchSettings
 
     t = time.perf_counter()
-    lib = Library(db)
+    lib = Library(db, search_settings=SearchSettings(**(settings or {})))
     n = lib.count()
     res: dict[str, Any] = {"papers": n}
     t1 = time.perf_counter()
@@ -205,9 +209,11 @@ def ann_recall(lib: Any, vec: Any, queries: list[str], k: int = 10) -> float:
     return round(sum(hits) / (k * len(queries)), 3)
 
 
-def _child(db: str, queries: list[str], modes: tuple[str, ...]) -> dict[str, Any]:
+def _child(
+    db: str, queries: list[str], modes: tuple[str, ...], settings: dict[str, Any] | None = None
+) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"db": db, "queries": queries, "modes": modes}, f)
+        json.dump({"db": db, "queries": queries, "modes": modes, "settings": settings or {}}, f)
     try:
         # one ONNX thread per query, as `paperatlas serve` runs it: a short query gains nothing
         # from a second thread and loses a lot when the cores are busy (9 vs 18 ms p50 here)
@@ -350,4 +356,4 @@ def table(res: dict[str, Any]) -> str:
 
 if __name__ == "__main__":  # the child process of `measure`
     args = json.loads(Path(sys.argv[1]).read_text())
-    print(json.dumps(measure(args["db"], args["queries"], tuple(args["modes"]))))
+    print(json.dumps(measure(args["db"], args["queries"], tuple(args["modes"]), args.get("settings"))))

@@ -238,6 +238,19 @@ def bench_search_cmd(db_path: str, sizes: str, workdir: str, n_queries: int, emb
 )
 @click.option("--acm-pool", type=int, default=None, help="acm: candidate pool size (default 10,000).")
 @click.option(
+    "--settings",
+    "settings_text",
+    default="",
+    metavar="NAME=VALUE,...",
+    help="Search settings for the embedder under test, where not the defaults (e.g. norm=minmax).",
+)
+@click.option(
+    "--baseline-settings",
+    default="",
+    metavar="NAME=VALUE,...",
+    help="The same for the baseline: norm=minmax,semantic_weight=0.5 is the fusion minilm shipped with.",
+)
+@click.option(
     "--examples/--no-examples", default=True, show_default=True, help="Add the 29 example papers to the venue library."
 )
 @llm_options
@@ -257,6 +270,8 @@ def bench_quality_cmd(
     paraphrases: str | None,
     zh_queries: str | None,
     acm_pool: int | None,
+    settings_text: str,
+    baseline_settings: str,
     examples: bool,
     llm_url: str | None,
     llm_model: str | None,
@@ -272,6 +287,10 @@ def bench_quality_cmd(
     Example:
 
         paperatlas bench quality --embedder minilm --only scifact,paraphrase
+
+    Before and after, each with the fusion it ships with:
+
+        paperatlas bench quality --baseline minilm --baseline-settings norm=minmax,semantic_weight=0.5
     """
     from ..bench.quality import (
         EXAMPLES,
@@ -288,6 +307,8 @@ def bench_quality_cmd(
         table,
     )
     from ..embed.base import EMBEDDERS
+    from ..errors import PaperatlasError
+    from ..search.engine import SearchSettings
 
     for name, hint in ((embedder, "--embedder"), (baseline, "--baseline")):
         if name is not None and name not in EMBEDDERS:
@@ -305,7 +326,16 @@ def bench_quality_cmd(
     if fresh:
         clean(Path(workdir))
 
-    def bench_for(name: str) -> Bench:
+    try:
+        search = {"candidate": SearchSettings.parse_overrides(settings_text)}
+    except PaperatlasError as e:
+        raise click.BadParameter(f"{e.message}; {e.fix}", param_hint="--settings") from None
+    try:
+        search["baseline"] = SearchSettings.parse_overrides(baseline_settings)
+    except PaperatlasError as e:
+        raise click.BadParameter(f"{e.message}; {e.fix}", param_hint="--baseline-settings") from None
+
+    def bench_for(name: str, role: str = "candidate") -> Bench:
         return Bench(
             data,
             name,
@@ -321,10 +351,11 @@ def bench_quality_cmd(
             examples=EXAMPLES if examples else None,
             llm_url=llm_url,
             llm_model=llm_model,
+            search=search[role],
         )
 
-    if baseline and baseline != embedder:
-        pair = run_pair(bench_for(baseline), bench_for(embedder), parts)
+    if baseline and (baseline != embedder or search["baseline"] != search["candidate"]):
+        pair = run_pair(bench_for(baseline, "baseline"), bench_for(embedder), parts)
         if as_json:
             click.echo(json.dumps(pair, indent=2))
         else:

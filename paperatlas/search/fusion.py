@@ -43,7 +43,21 @@ def zscore(ranked: Ranked) -> dict[str, float]:
     return {pid: ((s - mean) / std if std > 0 else 0.0) for pid, s in ranked}
 
 
-NORMALIZERS = {"minmax": minmax, "zscore": zscore}
+def maxscale(ranked: Ranked) -> dict[str, float]:
+    """Divide by the list's best score (negatives count as 0; a list without a positive score maps to 0).
+
+    Unlike min-max, the weakest candidate does not become 0: a semantic list whose cosines all sit
+    within a few hundredths of each other stays close together instead of being stretched over
+    [0, 1], and a paper's score does not change with how deep the candidate lists are fetched."""
+    if not ranked:
+        return {}
+    top = max(s for _, s in ranked)
+    if top <= 0:
+        return {pid: 0.0 for pid, _ in ranked}
+    return {pid: max(0.0, s) / top for pid, s in ranked}
+
+
+NORMALIZERS = {"max": maxscale, "minmax": minmax, "zscore": zscore}
 
 
 def convex(
@@ -55,9 +69,9 @@ def convex(
 ) -> list[tuple[str, float]]:
     """Normalised convex fusion: score(d) = sum_i w_i * norm_i(d) / sum_i w_i.
 
-    `norm` is "minmax" (each list scaled to [0, 1]) or "zscore". A document absent
-    from list i gets `missing` there (default: that list's lowest normalised score,
-    0 for min-max). Lists whose scores were completed for every candidate (see
+    `norm` is "max" (each list divided by its best score), "minmax" (each list scaled to
+    [0, 1]) or "zscore". A document absent from list i gets `missing` there (default: that
+    list's lowest normalised score). Lists whose scores were completed for every candidate (see
     SearchEngine) never need `missing`."""
     f = NORMALIZERS[norm]
     norms = [f(r) for r in lists]
