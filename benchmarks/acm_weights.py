@@ -92,16 +92,20 @@ def cross_validated(tune: dict[str, dict[int, float]], folds: int = FOLDS, draws
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="minilm-tuned-r11")
-    ap.add_argument("--set", action="append", help="FIELD=VALUE, one variant each (repeat); default: a small grid")
+    ap.add_argument(
+        "--set", action="append", help="FIELD=VALUE[,FIELD=VALUE], one variant each (repeat); default: a small grid"
+    )
     ap.add_argument("--report-test", action="store_true")
     a = ap.parse_args()
     variants: dict[str, dict[str, float]] = {"shipped": {}}
-    fields = set(Weights.__dataclass_fields__)
+    defaults = vars(Weights())
     for item in a.set or DEFAULT_SETS:
-        field, _, value = item.partition("=")
-        if field not in fields or not value:
-            raise SystemExit(f"--set {item!r}: want FIELD=VALUE with FIELD one of {sorted(fields)}")
-        variants[item] = {field: float(value)}
+        variants[item] = {}
+        for pair in item.split(","):  # one variant may change several fields: a=1,b=2
+            field, _, value = pair.partition("=")
+            if field not in defaults or not value:
+                raise SystemExit(f"--set {item!r}: want FIELD=VALUE[,...] with FIELD one of {sorted(defaults)}")
+            variants[item][field] = type(defaults[field])(value)
     res = per_reader(a.embedder, variants)
     for name in variants:
         print(f"tune\t{name}\tnDCG@10 {np.mean(list(res['tune'][name].values())):.4f}")

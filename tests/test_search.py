@@ -313,3 +313,19 @@ def test_a_papers_keywords_are_keyword_searchable(tmp_path: Path, index: str) ->
             lib.engine.settings.index_keywords = False
             lib.engine._kw = None
             assert not lib.search("normalisation", "keyword")
+
+
+def test_a_hybrid_score_does_not_change_with_how_deep_the_lists_go(tmp_path: Path) -> None:
+    lib = _make(tmp_path / "lib.db", "bm25")
+    try:
+        lib.engine.settings.depth = 3  # so a 12-hit page fetches deeper lists than a 3-hit one
+
+        def top3(limit: int) -> list[tuple[str, float]]:
+            return [(h.paper.id, round(h.score, 6)) for h in lib.search("graph model learning", limit=limit)][:3]
+
+        assert top3(3) == top3(12)
+        # min-max scales each list by its weakest candidate, so the same papers score differently
+        lib.engine.settings.norm = "minmax"
+        assert top3(3) != top3(12)
+    finally:
+        lib.close()
