@@ -252,3 +252,45 @@ def test_tuned_model_ships_inside_paperatlas(
     monkeypatch.setattr("paperatlas.embed.onnx.model_path", lambda s=spec: bad)
     with pytest.raises(EmbeddingModelMissing, match="not the expected model file"):
         OnnxEmbedder(spec).embed(TEXTS[:1])
+
+
+def test_tuned_models_share_their_token_tables_and_say_which_file_is_missing(tmp_path: Path) -> None:
+    """The frozen token table ships once per export, beside the models that use it (ONNX external
+    data); a model is put back together byte for byte, and a missing table names itself and the fix."""
+    import hashlib
+    import importlib.util
+
+    from paperatlas.embed.onnx import SPECS, read_model
+
+    tuned = [s for s in SPECS.values() if s.shared_table]
+    assert len(tuned) == 4
+    folder = model_path(tuned[0]).parent
+    tables = sorted(p.name for p in folder.glob("minilm-l6-tokens-*.int8.bin"))
+    used = set()
+    for spec in tuned:
+        path = model_path(spec)
+        whole = read_model(path, shared_table=True)
+        assert hashlib.sha256(whole).hexdigest() == spec.sha256 and len(whole) > 2 * path.stat().st_size - 10**6
+        used |= {t for t in tables if t.encode() in path.read_bytes()}
+    assert len(tables) == 2 and used == set(tables)  # four models, two tables, none left over
+
+    # share_table.py splits a whole model into the same two files, and a split model only once
+    spec = SPECS["minilm-tuned-r11"]
+    whole_file = tmp_path / "m.int8.onnx"
+    whole_file.write_bytes(read_model(model_path(spec), shared_table=True))
+    loader = importlib.util.spec_from_file_location(
+        "share_table", Path(__file__).parent.parent / "benchmarks/train_embedder/share_table.py"
+    )
+    assert loader is not None and loader.loader is not None
+    share_table = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(share_table)
+    assert "table in minilm-l6-tokens-" in share_table.split(whole_file)
+    (made,) = tmp_path.glob("minilm-l6-tokens-*.int8.bin")
+    assert made.name in tables and whole_file.stat().st_size == model_path(spec).stat().st_size
+    assert hashlib.sha256(read_model(whole_file, shared_table=True)).hexdigest() == spec.sha256
+    assert share_table.split(whole_file).endswith("already split")
+
+    made.unlink()
+    with pytest.raises(EmbeddingModelMissing, match=f"{made.name}, the token table of m.int8.onnx, is missing") as e:
+        read_model(whole_file, shared_table=True)
+    assert "pip install --force-reinstall paperatlas" in str(e.value)

@@ -31,6 +31,7 @@ def register(name: str, path: Path) -> None:
         model_id=f"{name}-onnx-{digest[:12]}",
         model_file=str(path.resolve()),  # absolute: joined to the package folder, it stays itself
         sha256=digest,
+        shared_table=False,  # a candidate is one whole file (share_table.py splits a model once it ships)
     )
 
     @EMBEDDERS.register(name)

@@ -65,8 +65,11 @@ class OnnxModelSpec:
     output: str = ""  # name of the token-states output; "" = the first output
     query_prefix: str = ""
     document_prefix: str = ""
-    sha256: str = ""  # expected sha256 of model_file; "" = not checked
+    sha256: str = ""  # expected sha256 of model_file (put back together, see read_model); "" = not checked
     license: str = ""
+    # the token table lives in a file beside model_file that other packaged models share (ONNX external
+    # data): the fine-tuned runs froze it, so four runs hold two tables between them
+    shared_table: bool = False
 
 
 #: all-MiniLM-L6-v2 as int8 ONNX (weights int8, dequantised to fp32 at load).
@@ -101,6 +104,7 @@ MINILM_L6_TUNED = replace(
     model_file="assets/minilm-l6-paperatlas-r3.int8.onnx",
     sha256="8783e7926d2a346725367166523d811f2b3caa312e6656fa804f36deced206b8",
     license="Apache-2.0 (base model: sentence-transformers/all-MiniLM-L6-v2; fine-tuned weights: paperatlas)",
+    shared_table=True,  # and every run below: runs 3 and 5 share one table, runs 9 and 11 another
 )
 
 #: Run 5 (the default before run 9): run 3's data plus 1,600 written paraphrases of venue papers -> the paper (what a
@@ -164,6 +168,34 @@ def model_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
             fix=f"pip install --force-reinstall {spec.requirement}",
         )
     return path
+
+
+def read_model(path: Path, shared_table: bool = False, requirement: str = "paperatlas") -> bytes:
+    """The model's bytes. A model whose token table sits in a shared file beside it is put back
+    together in memory, byte for byte the file it was split from, so its sha256 still checks both
+    files and its vectors do not change (benchmarks/train_embedder/share_table.py splits it)."""
+    data = path.read_bytes()
+    if not shared_table:
+        return data
+    from onnx import TensorProto, load_model_from_string
+
+    model = load_model_from_string(data)
+    for t in model.graph.initializer:
+        if t.data_location != TensorProto.EXTERNAL:
+            continue
+        info = {e.key: e.value for e in t.external_data}
+        table = path.parent / Path(info.get("location", "")).name  # a file beside the model, nowhere else
+        if not table.is_file():
+            raise EmbeddingModelMissing(
+                f"{table}, the token table of {path.name}, is missing",
+                fix=f"pip install --force-reinstall {requirement}",
+            )
+        with table.open("rb") as f:
+            f.seek(int(info.get("offset", 0)))
+            t.raw_data = f.read(int(info["length"]))
+        t.ClearField("data_location")  # unset, as in the file before the split (set to 0 it would serialise)
+        del t.external_data[:]
+    return model.SerializeToString()
 
 
 def tokenizer_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
@@ -264,7 +296,7 @@ class OnnxEmbedder:
             raise EmbeddingModelMissing("tokenizers is not installed", fix="pip install tokenizers") from e
 
         path = self._model_file or model_path(spec)
-        data = path.read_bytes()
+        data = read_model(path, spec.shared_table and self._model_file is None, spec.requirement)
         if self._verify and spec.sha256:
             got = hashlib.sha256(data).hexdigest()
             if got != spec.sha256:
