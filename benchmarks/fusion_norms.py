@@ -93,10 +93,18 @@ def norm(name: str, x: np.ndarray) -> np.ndarray:
     return np.array([got[str(i)] for i in range(len(x))], dtype=np.float32)
 
 
+def drop(x: np.ndarray) -> float:
+    """(1st - 10th score) / 1st: how far a list's top stands out."""
+    top = np.sort(x)[::-1]
+    return float((top[0] - top[min(9, len(top) - 1)]) / top[0]) if top[0] > 0 else 0.0
+
+
 def rank(scored: dict[str, Scored], variant: str) -> dict[str, list[str]]:
     """`NORM:WEIGHT` (two views), `title:W_KW,W_DOC,W_TITLE` (three views, min-max), `mix:ALPHA` (the
     document vector plus ALPHA x the title vector, renormalised) or `maxcos:` (the better of the two
-    cosines), the last two fused min-max 0.5 with BM25."""
+    cosines), the last two fused min-max 0.5 with BM25; `adapt:BETA`: max, with a weight per query of
+    0.55 + BETA x (the semantic list's relative drop from its 1st to 10th score - the keyword list's),
+    clipped to [0.2, 0.9] (trust the list that separates its top from the rest)."""
     kind, _, arg = variant.partition(":")
     runs = {}
     for qid, s in scored.items():
@@ -104,6 +112,12 @@ def rank(scored: dict[str, Scored], variant: str) -> dict[str, list[str]]:
             w = [float(x) for x in arg.split(",")]
             fused = w[0] * norm("minmax", s.bm25) + w[1] * norm("minmax", s.cosine) + w[2] * norm("minmax", s.title)
             ids = s.ids
+        elif kind == "adapt":
+            m = s.base
+            b, c = s.bm25[m], s.cosine[m]
+            w = float(np.clip(0.55 + float(arg) * (drop(c) - drop(b)), 0.2, 0.9))
+            fused = (1 - w) * norm("max", b) + w * norm("max", c)
+            ids = [p for p, keep in zip(s.ids, m) if keep]
         elif kind in ("mix", "maxcos"):
             if kind == "mix":
                 al = float(arg)
@@ -153,7 +167,7 @@ def main() -> None:
     a = ap.parse_args()
     variants = [f"{n}:{w}" for n in NORMS for w in WEIGHTS]
     variants += ["title:0.4,0.5,0.1", "title:0.5,0.4,0.1", "title:0.5,0.3,0.2", "mix:0.25", "mix:0.5", "mix:1.0"]
-    variants += ["maxcos:"]
+    variants += ["maxcos:", "adapt:-0.5", "adapt:0.25", "adapt:0.5", "adapt:1.0"]
     for test in (False, True) if a.report_test else (False,):
         views = sets(a.embedder, test)
         for v in variants:
