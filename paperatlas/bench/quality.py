@@ -157,9 +157,7 @@ class Bench:
 
     @property
     def label(self) -> str:
-        """The embedder, and the settings it runs with where they are not the defaults."""
-        extra = ",".join(f"{k}={v}" for k, v in self.search.items())
-        return f"{self.embedder} [{extra}]" if extra else self.embedder
+        return _label(self.embedder, self.search)
 
     def close(self) -> None:
         if self._venue_lib is not None:
@@ -448,9 +446,14 @@ def compare(pair: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _label(embedder: str, search: dict[str, Any]) -> str:
+    """The embedder, and the search settings it runs with where they are not the defaults."""
+    extra = ",".join(f"{k}={v}" for k, v in search.items())
+    return f"{embedder} [{extra}]" if extra else embedder
+
+
 def _who(res: dict[str, Any]) -> str:
-    extra = ",".join(f"{k}={v}" for k, v in res.get("search_settings", {}).items())
-    return f"{res['embedder']} [{extra}]" if extra else res["embedder"]
+    return _label(res["embedder"], res.get("search_settings", {}))
 
 
 def _no_answer(split: dict[str, Any]) -> str:
