@@ -81,10 +81,11 @@ def rm3(lib: Library, q: Query, n_terms: int, k: int = 10) -> Query:
 
 
 VARIANTS: list[tuple[str, dict]] = [
-    ("default (w 0.5, title x3)", {}),
+    ("default (the shipped SearchSettings: max 0.55, title x3)", {}),
     ("semantic weight 0.4", {"settings": {"semantic_weight": 0.4}}),
     ("semantic weight 0.6", {"settings": {"semantic_weight": 0.6}}),
     ("semantic weight 0.7", {"settings": {"semantic_weight": 0.7}}),
+    ("min-max 0.5 (the fusion before 2026-12-04's fourth stop)", {"settings": {"norm": "minmax", "semantic_weight": 0.5}}),
     ("title x1", {"settings": {"title_weight": 1}}),
     ("title x2", {"settings": {"title_weight": 2}}),
     ("title x5", {"settings": {"title_weight": 5}}),
