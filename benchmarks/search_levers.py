@@ -85,7 +85,10 @@ VARIANTS: list[tuple[str, dict]] = [
     ("semantic weight 0.4", {"settings": {"semantic_weight": 0.4}}),
     ("semantic weight 0.6", {"settings": {"semantic_weight": 0.6}}),
     ("semantic weight 0.7", {"settings": {"semantic_weight": 0.7}}),
-    ("min-max 0.5 (the fusion before 2026-12-04's fourth stop)", {"settings": {"norm": "minmax", "semantic_weight": 0.5}}),
+    (
+        "min-max 0.5 (the fusion before 2026-12-04's fourth stop)",
+        {"settings": {"norm": "minmax", "semantic_weight": 0.5}},
+    ),
     ("title x1", {"settings": {"title_weight": 1}}),
     ("title x2", {"settings": {"title_weight": 2}}),
     ("title x5", {"settings": {"title_weight": 5}}),
