@@ -25,7 +25,9 @@ from collections import defaultdict
 import numpy as np
 
 from paperatlas.bench.quality import default_data_root
+from paperatlas.errors import PaperatlasError
 from paperatlas.eval.recommend import acm_setup, evaluate_acm
+from paperatlas.overrides import parse_overrides
 from paperatlas.recommend.default import DefaultRecommender, Weights
 
 DEFAULT_SETS = [
@@ -98,14 +100,11 @@ def main() -> None:
     ap.add_argument("--report-test", action="store_true")
     a = ap.parse_args()
     variants: dict[str, dict[str, float]] = {"shipped": {}}
-    defaults = vars(Weights())
-    for item in a.set or DEFAULT_SETS:
-        variants[item] = {}
-        for pair in item.split(","):  # one variant may change several fields: a=1,b=2
-            field, _, value = pair.partition("=")
-            if field not in defaults or not value:
-                raise SystemExit(f"--set {item!r}: want FIELD=VALUE[,...] with FIELD one of {sorted(defaults)}")
-            variants[item][field] = type(defaults[field])(value)
+    for item in a.set or DEFAULT_SETS:  # one variant may change several fields: a=1,b=2
+        try:
+            variants[item] = parse_overrides(vars(Weights()), item, "recommender weight")
+        except PaperatlasError as e:
+            raise SystemExit(f"--set {item!r}: {e}") from None
     res = per_reader(a.embedder, variants)
     for name in variants:
         print(f"tune\t{name}\tnDCG@10 {np.mean(list(res['tune'][name].values())):.4f}")

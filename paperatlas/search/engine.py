@@ -25,6 +25,7 @@ from ..errors import PaperatlasError
 from ..i18n import gettext
 from ..index.base import VECTOR_INDEXES
 from ..models import Hit, Hits, Paper
+from ..overrides import parse_overrides
 from ..store.sqlite import SQLiteStore
 from .cjk import has_cjk
 from .floor import Floor, ScoreScale, apply_floor, best_coverage, floor_for, scale_for
@@ -103,29 +104,7 @@ class SearchSettings:
     def parse_overrides(cls, text: str) -> dict[str, Any]:
         """ "norm=minmax,semantic_weight=0.5" -> {"norm": "minmax", "semantic_weight": 0.5}, each value
         read as its field's type; an unknown name or a value of the wrong type is refused with the fix."""
-        defaults = cls().to_dict()
-        out: dict[str, Any] = {}
-        for part in (x.strip() for x in text.split(",")):
-            if not part:
-                continue
-            name, eq, raw = (x.strip() for x in part.partition("="))
-            if not eq or name not in defaults:
-                raise PaperatlasError(
-                    f"not a search setting: {part!r}", f"give NAME=VALUE pairs, NAME one of: {', '.join(defaults)}"
-                )
-            kind = type(defaults[name])
-            try:
-                if kind is bool:
-                    if raw.lower() not in ("true", "false", "1", "0"):
-                        raise ValueError(raw)
-                    out[name] = raw.lower() in ("true", "1")
-                else:
-                    out[name] = kind(raw)
-            except ValueError:
-                raise PaperatlasError(
-                    f"search setting {name} takes a {kind.__name__}, not {raw!r}",
-                    f"for example {name}={defaults[name]}",
-                ) from None
+        out = parse_overrides(cls().to_dict(), text, "search setting")
         if "norm" in out and out["norm"] not in NORMALIZERS:
             raise PaperatlasError(f"unknown norm {out['norm']!r}", f"use one of: {', '.join(NORMALIZERS)}")
         return out
