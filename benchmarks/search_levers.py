@@ -112,6 +112,9 @@ def run_variant(lib: Library, queries: dict[str, str], qvecs: np.ndarray, v: dic
         for i, (qid, text) in enumerate(queries.items()):
             q = parse(text)
             qv = qvecs[i]
+            if "adapter" in v:  # a linear map on the query vector (benchmarks/query_adapter.py)
+                qv = v["adapter"] @ qv
+                qv = (qv / np.linalg.norm(qv)).astype(np.float32)
             if "rocchio" in v:
                 qv = rocchio(lib, qv, q, v["rocchio"])
             if "rm3" in v:
@@ -175,7 +178,22 @@ def main() -> None:
         default=PARAPHRASES,
         help="{query, paper_id, split} lines over the venue papers (a line without split counts as train)",
     )
+    ap.add_argument(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="NAME=W.npy[:SETTING=VALUE,...]",
+        help="one more variant: the query vector through this map (benchmarks/query_adapter.py --save), "
+        "with optional SearchSettings overrides",
+    )
     a = ap.parse_args()
+    for spec in a.adapter:
+        name, _, rest = spec.partition("=")
+        path, _, overrides = rest.partition(":")
+        v: dict = {"adapter": np.load(path)}
+        if overrides:
+            v["settings"] = SearchSettings.parse_overrides(overrides)
+        VARIANTS.append((f"adapter {name}", v))
     only = read_queries(a.scifact_ids) if a.scifact_ids else None
     venue_db(a.embedder)  # before SciFact is embedded, not after
     data = default_data_root()
