@@ -250,11 +250,96 @@ def dev(d: dict, W: np.ndarray | None) -> tuple[float, float, float]:
     )
 
 
+def register(name: str, path: Path) -> None:
+    """The default model with `path` as its query map, under `name`, in this process only (its documents
+    keep the default's model id, so a library embedded by the default is read as it is)."""
+    import hashlib
+    from dataclasses import replace
+    from typing import Any
+
+    from paperatlas.embed import onnx
+    from paperatlas.embed.base import EMBEDDERS
+
+    base = onnx.SPECS["minilm-tuned-r11"]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    onnx.SPECS[name] = replace(base, name=name, query_map=str(path.resolve()), query_map_sha256=digest)
+
+    @EMBEDDERS.register(name)
+    def _mapped(**options: Any):  # noqa: ANN202
+        return onnx.OnnxEmbedder(name, int8_documents=True, **options)
+
+
+def paired(base: dict, new: dict, qrels: dict, metric, rng: np.random.Generator) -> dict:
+    """Mean difference per query, its 90% bootstrap interval, and how many queries moved each way."""
+    qids = [q for q, rel in qrels.items() if any(g > 0 for g in rel.values())]
+    x = np.array([metric(new.get(q, []), qrels[q]) - metric(base.get(q, []), qrels[q]) for q in qids])
+    boot = [x[rng.integers(0, len(x), len(x))].mean() for _ in range(5000)]
+    lo, hi = np.percentile(boot, [5, 95])
+    b = float(np.mean([metric(base.get(q, []), qrels[q]) for q in qids]))
+    return {
+        "queries": len(qids),
+        "shipped": round(b, 4),
+        "with map": round(b + float(x.mean()), 4),
+        "diff": round(float(x.mean()), 4),
+        "interval": [round(float(lo), 4), round(float(hi), 4)],
+        "better": int((x > 1e-9).sum()),
+        "worse": int((x < -1e-9).sum()),
+    }
+
+
+def judge(adapter: Path, paraphrase_file: Path, beir: list[str]) -> None:
+    """Hybrid, shipped vs the map, paired, on each set named (none of them a test split)."""
+    import tempfile
+
+    from paperatlas import Library
+    from paperatlas.eval.beir import canonical_qrels, load_beir, mrr_at_k, ndcg_at_k, query_vectors
+    from paperatlas.search.engine import SearchSettings
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import search_levers as sl
+
+    W = np.load(adapter)
+    rng = np.random.default_rng(0)
+    mrr, ndcg = (lambda r, q: mrr_at_k(r, q, 10)), (lambda r, q: ndcg_at_k(r, q, 10))
+
+    def both(lib, queries, qv):
+        return [sl.run_variant(lib, queries, qv, v)["hybrid"] for v in ({}, {"adapter": W})]
+
+    if paraphrase_file:
+        lib = Library(sl.venue_db("minilm-tuned-r11"), search_settings=SearchSettings(floor=False), create=False)
+        rs = rows(paraphrase_file)
+        if any(r.get("split") in ("test", "train") for r in rs):
+            raise SystemExit(f"{paraphrase_file}: judge reads dev rows only")
+        queries = {f"p{i}": r["query"] for i, r in enumerate(rs)}
+        qrels = {f"p{i}": {lib.store.resolve_id(r["paper_id"]): 1} for i, r in enumerate(rs)}
+        qv = query_vectors(lib.embedder, list(queries.values()), lib.vector_cache)
+        out = paired(*both(lib, queries, qv), qrels, mrr, rng)
+        print(json.dumps({"set": str(paraphrase_file), "metric": "mrr@10", **out}), flush=True)
+        lib.close()
+    for spec in beir:
+        folder, _, split = spec.partition(":")
+        if split == "test":
+            raise SystemExit(f"{spec}: judge reads no test split")
+        d = load_beir(Path(folder), split)
+        tmp = Path(tempfile.mkdtemp(prefix="judge-"))
+        lib = Library(tmp / "beir.db", embedder="minilm-tuned-r11", search_settings=SearchSettings(floor=False))
+        lib.ingest(d.corpus)
+        lib.embed()
+        qv = query_vectors(lib.embedder, list(d.queries.values()), lib.vector_cache)
+        out = paired(*both(lib, d.queries, qv), canonical_qrels(d.qrels, lib.store.resolve_id), ndcg, rng)
+        print(json.dumps({"set": spec, "metric": "ndcg@10", **out}), flush=True)
+        lib.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("dump")
     p.add_argument("--embedder", default="minilm-tuned-r11")
+    p = sub.add_parser("judge", help="hybrid, shipped vs a map, paired, on dev sets no choice has used")
+    p.add_argument("adapter", type=Path)
+    p.add_argument("--paraphrases", type=Path, help="{paper_id, query, split: dev} lines over the venue papers")
+    p.add_argument("--beir", action="append", default=[], metavar="FOLDER:SPLIT")
     p = sub.add_parser("fit")
     p.add_argument("--reg", default="1", help="comma-separated pulls towards the identity")
     p.add_argument("--tau", type=float, default=0.05)
@@ -266,6 +351,9 @@ def main() -> None:
     a = ap.parse_args()
     if a.cmd == "dump":
         dump(a.embedder)
+        return
+    if a.cmd == "judge":
+        judge(a.adapter, a.paraphrases, a.beir)
         return
     d = {k: (v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in np.load(DATA).items()}
     print(json.dumps({"setting": "identity (the shipped model)", "dev": dev(d, None)}), flush=True)

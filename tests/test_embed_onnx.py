@@ -196,6 +196,7 @@ def test_new_libraries_default_to_the_tuned_model_and_old_ones_keep_theirs(tmp_p
     assert name_for_id("minilm-l6-paperatlas-r3-onnx@256+dynamic-int8") == "minilm-tuned"
     assert name_for_id("minilm-l6-paperatlas-r5-onnx@256+dynamic-int8") == "minilm-tuned-r5"
     assert name_for_id("minilm-l6-paperatlas-r9-onnx@256+dynamic-int8") == "minilm-tuned-r9"
+    assert name_for_id("minilm-l6-paperatlas-r11-onnx@256+dynamic-int8") == "minilm-tuned-r11"  # not -plain
     papers = tmp_path / "p.jsonl"
     papers.write_text('{"id": "a", "title": "Sparse attention", "abstract": "Local windows scale."}\n')
     new = Library(tmp_path / "new.db", vector_cache=VectorCache(tmp_path / "v.sqlite"))
@@ -241,7 +242,8 @@ def test_tuned_model_ships_inside_paperatlas(
     assert e.id == f"minilm-l6-paperatlas-{run}-onnx@256+dynamic-int8"
     docs = e.embed(TEXTS)
     assert docs.shape == (len(TEXTS), 384) and np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
-    np.testing.assert_array_equal(e.embed_query(TEXTS[3]), docs[3])
+    plain = OnnxEmbedder(spec, int8_documents=True, threads=1, query_map=False)
+    np.testing.assert_array_equal(plain.embed_query(TEXTS[3]), docs[3])  # one model for both, as stored
     cos = (docs * emb.embed(TEXTS)).sum(1)
     assert 0.6 < cos.min() and cos.max() < 0.999  # moved by training, not replaced
     q = e.embed_query("does aspirin lower the chance of a myocardial infarction?")
@@ -252,6 +254,53 @@ def test_tuned_model_ships_inside_paperatlas(
     monkeypatch.setattr("paperatlas.embed.onnx.model_path", lambda s=spec: bad)
     with pytest.raises(EmbeddingModelMissing, match="not the expected model file"):
         OnnxEmbedder(spec).embed(TEXTS[:1])
+
+
+def test_the_default_turns_its_queries_not_its_documents(tmp_path: Path) -> None:
+    """Run 11's queries go through a linear map (benchmarks/query_adapter.py); its documents do not, so
+    `minilm-tuned-r11-plain` (the default before the map) and the default share every stored vector, and a
+    library either embedded is searched by the other with nothing embedded again."""
+    from paperatlas import Library
+    from paperatlas.embed.base import EMBEDDERS
+    from paperatlas.embed.onnx import ASSETS, SPECS
+    from paperatlas.store.vector_cache import VectorCache
+
+    mapped, plain = (
+        EMBEDDERS.create("minilm-tuned-r11", threads=1),
+        EMBEDDERS.create("minilm-tuned-r11-plain", threads=1),
+    )
+    spec = SPECS["minilm-tuned-r11"]
+    assert mapped.id == plain.id and mapped.query_id == plain.query_id + f"+qmap-{spec.query_map_sha256[:12]}"
+    np.testing.assert_array_equal(mapped.embed(TEXTS[:2]), plain.embed(TEXTS[:2]))
+    W = np.load(ASSETS / spec.query_map)
+    q, p = mapped.embed_query(TEXTS[1]), plain.embed_query(TEXTS[1])
+    np.testing.assert_allclose(q, W @ p / np.linalg.norm(W @ p), atol=1e-6)
+    assert abs(float(np.linalg.norm(q)) - 1) < 1e-5 and 0.95 < float(q @ p) < 0.9999  # turned, a little
+
+    papers = tmp_path / "p.jsonl"
+    papers.write_text(
+        '{"id": "a", "title": "Sparse attention", "abstract": "Local windows scale transformers."}\n'
+        '{"id": "b", "title": "Protein folding", "abstract": "Structures from sequences."}\n'
+    )
+    cache = VectorCache(tmp_path / "v.sqlite")
+    before = Library(tmp_path / "lib.db", embedder="minilm-tuned-r11-plain", vector_cache=cache)
+    before.ingest([papers])
+    assert before.embed() == 2
+    before.close()
+    after = Library(tmp_path / "lib.db", embedder="minilm-tuned-r11", vector_cache=cache)
+    assert after.embed() == 0 and after.search("efficient transformer attention", mode="semantic")[0].paper.id == "a"
+    after.close()
+
+    wrong = tmp_path / "map.npy"
+    np.save(wrong, np.eye(3, dtype=np.float32))
+    for sha, message in (("0" * 64, "not the expected query map"), ("", "has shape \\(3, 3\\), not 384x384")):
+        bad = dataclasses.replace(spec, query_map=str(wrong), query_map_sha256=sha)
+        with pytest.raises(EmbeddingModelMissing, match=message) as e:
+            OnnxEmbedder(bad, int8_documents=True, threads=1).embed_query("x")
+        assert "pip install --force-reinstall paperatlas" in str(e.value)
+    gone = dataclasses.replace(spec, query_map=str(tmp_path / "none.npy"))
+    with pytest.raises(EmbeddingModelMissing, match="none.npy, the query map of 'minilm-tuned-r11', is missing"):
+        OnnxEmbedder(gone, int8_documents=True, threads=1).embed_query("x")
 
 
 def test_tuned_models_share_their_token_tables_and_say_which_file_is_missing(tmp_path: Path) -> None:

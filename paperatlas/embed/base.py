@@ -99,6 +99,15 @@ def _minilm_tuned_r11(**options: Any) -> Embedder:
     return OnnxEmbedder("minilm-tuned-r11", int8_documents=True, **options)
 
 
+@EMBEDDERS.register("minilm-tuned-r11-plain")
+def _minilm_tuned_r11_plain(**options: Any) -> Embedder:
+    """Run 11 without its query map (the default before the map): the same document vectors, so it reads
+    any library the default embedded. Registered after the default, so such a library opens with the map."""
+    from .onnx import OnnxEmbedder
+
+    return OnnxEmbedder("minilm-tuned-r11", int8_documents=True, query_map=False, **options)
+
+
 @EMBEDDERS.register("hashing")
 def _hashing(**options: Any) -> Embedder:
     from .hashing import HashingEmbedder

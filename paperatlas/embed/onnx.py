@@ -70,6 +70,11 @@ class OnnxModelSpec:
     # the token table lives in a file beside model_file that other packaged models share (ONNX external
     # data): the fine-tuned runs froze it, so four runs hold two tables between them
     shared_table: bool = False
+    # a linear map applied to every query vector (a float32 d x d .npy in assets/), fitted on cached
+    # vectors (benchmarks/query_adapter.py): documents keep the vectors they were stored with, so a map
+    # needs no re-embedding; "" = none
+    query_map: str = ""
+    query_map_sha256: str = ""
 
 
 #: all-MiniLM-L6-v2 as int8 ONNX (weights int8, dequantised to fp32 at load).
@@ -128,13 +133,17 @@ MINILM_L6_TUNED_R9 = replace(
 )
 
 #: Run 11, the default: run 9's recipe with 1,598 more written paraphrases of venue papers (3,198 in all),
-#: five seeds averaged; model card in benchmarks/train_embedder/README.md.
+#: five seeds averaged; model card in benchmarks/train_embedder/README.md. Its queries go through a linear
+#: map fitted on the stored vectors (benchmarks/query_adapter.py; docs/search.md, "A linear map on the
+#: query vector"); its documents do not, so libraries embedded before the map keep their vectors.
 MINILM_L6_TUNED_R11 = replace(
     MINILM_L6_TUNED,
     name="minilm-tuned-r11",
     model_id="minilm-l6-paperatlas-r11-onnx",
     model_file="assets/minilm-l6-paperatlas-r11.int8.onnx",
     sha256="7209abf7d3027ec16db1cc14b9570d0af610992bc3a2165fa74b9c60c161f73b",
+    query_map="minilm-l6-paperatlas-r11.qmap.npy",
+    query_map_sha256="8e3f5792c7315c0bf2945d87f98712d878bbab59f0d95f0bc3475ba4c45baf1b",
 )
 
 #: Registry of the packaged models this module knows, by name.
@@ -226,6 +235,7 @@ class OnnxEmbedder:
         verify: bool = True,
         quantized_queries: bool | None = None,
         int8_documents: bool = False,
+        query_map: bool = True,
     ) -> None:
         if isinstance(spec, str):
             if spec not in SPECS:
@@ -258,13 +268,16 @@ class OnnxEmbedder:
         self._input_names: list[str] = []
         self._output: str | None = None
         self._lock = threading.Lock()
+        self._use_query_map = bool(query_map and spec.query_map)
+        self._query_map: np.ndarray | None = None
 
     @property
     def query_id(self) -> str:
         """Names how queries are embedded (a cache key for query vectors)."""
+        qmap = f"+qmap-{self.spec.query_map_sha256[:12]}" if self._use_query_map else ""
         if self.int8_documents:
-            return self.id
-        return self.id + ("+dynamic-int8" if self._quantizes_queries() else "")
+            return self.id + qmap
+        return self.id + ("+dynamic-int8" if self._quantizes_queries() else "") + qmap
 
     def _quantizes_queries(self) -> bool:
         from . import quantize
@@ -345,7 +358,33 @@ class OnnxEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one search query (with the model's query prefix, if any): 1-D float32.
         Runs the dynamic-int8 copy of the model (3x faster) unless quantized_queries=False."""
-        return self._encode([self.spec.query_prefix + text], 1, query=True)[0]
+        v = self._encode([self.spec.query_prefix + text], 1, query=True)[0]
+        if not self._use_query_map:
+            return v
+        v = self._load_query_map() @ v
+        return (v / max(float(np.linalg.norm(v)), 1e-12)).astype(np.float32)
+
+    def _load_query_map(self) -> np.ndarray:
+        if self._query_map is None:
+            path = ASSETS / self.spec.query_map
+            fix = "pip install --force-reinstall paperatlas"
+            if not path.is_file():
+                raise EmbeddingModelMissing(f"{path}, the query map of {self.spec.name!r}, is missing", fix=fix)
+            data = path.read_bytes()
+            got = hashlib.sha256(data).hexdigest()
+            if self.spec.query_map_sha256 and got != self.spec.query_map_sha256:
+                raise EmbeddingModelMissing(
+                    f"{path} is not the expected query map (sha256 {got[:12]}..., "
+                    f"expected {self.spec.query_map_sha256[:12]}...)",
+                    fix=fix,
+                )
+            m = np.load(path, allow_pickle=False)
+            if m.shape != (self.dimensions, self.dimensions):
+                raise EmbeddingModelMissing(
+                    f"{path} has shape {m.shape}, not {self.dimensions}x{self.dimensions}", fix=fix
+                )
+            self._query_map = np.ascontiguousarray(m, dtype=np.float32)
+        return self._query_map
 
     def _query_model(self) -> Any:
         """The query session: the dynamic-int8 copy, made on first use; the fp32 one without it."""
