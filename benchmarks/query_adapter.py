@@ -11,7 +11,7 @@ where the shipped model puts it.
     python benchmarks/query_adapter.py fit --reg 0.01,0.02 --keep 0,4 --scifact-share 0   # semantic dev
     python benchmarks/query_adapter.py fit --reg 0.02 --keep 4 --scifact-share 0 --steps 60 --save W.npy
     python benchmarks/search_levers.py --scifact-ids benchmarks/train_embedder/scifact_dev_claims.txt \
-        --only default,adapter --adapter b=W.npy                               # hybrid, through the engine
+        --embedder minilm-tuned-r11-plain --only default,adapter --adapter b=W.npy   # hybrid, via the engine
 
 Training queries (no dev or test query, no dev or test paper as a target):
 - the written paraphrases' `train` rows and run 5's 1,600 (`benchmarks/train_embedder/paraphrases_train.jsonl`)
@@ -51,7 +51,10 @@ def rows(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def dump(embedder: str) -> None:
+PLAIN = "minilm-tuned-r11-plain"  # run 11 without the shipped map: the vectors a map is fitted on and applied to
+
+
+def dump(out_file: Path = DATA, train_extra: list[Path] = (), held_extra: list[Path] = ()) -> None:
     from paperatlas import Library
     from paperatlas.bench.quality import default_data_root
     from paperatlas.eval.beir import canonical_qrels, load_beir, query_vectors
@@ -62,7 +65,9 @@ def dump(embedder: str) -> None:
     from search_levers import venue_db
 
     out: dict[str, np.ndarray] = {}
-    venue = Library(venue_db(embedder), search_settings=SearchSettings(floor=False), create=False)
+    venue = Library(
+        venue_db("minilm-tuned-r11"), embedder=PLAIN, search_settings=SearchSettings(floor=False), create=False
+    )
     ids, mat = venue.store.load_vectors(venue.embedder.id)
     row = {pid: i for i, pid in enumerate(ids)}
 
@@ -73,7 +78,11 @@ def dump(embedder: str) -> None:
     held = {target(r["paper_id"]) for r in written if r["split"] == "dev"}
     held |= {target(r["paper_id"]) for r in rows(WRITTEN_TEST)}
     held |= {target(r["paper_id"]) for r in rows(SET8K)}
+    for path in held_extra:
+        held |= {target(r["paper_id"]) for r in rows(path)}
     train = [r for r in written if r["split"] == "train"] + rows(RUN5)
+    for path in train_extra:
+        train += rows(path)
     train = [r for r in train if target(r["paper_id"]) not in held]
     sets = {
         "v_train": train,
@@ -93,7 +102,7 @@ def dump(embedder: str) -> None:
     dev_ids = set(read_queries(DEV_CLAIMS))
     tmp = Path(tempfile.mkdtemp(prefix="adapter-"))
     d = load_beir(data, "train")
-    lib = Library(tmp / "scifact.db", embedder=embedder, search_settings=SearchSettings(floor=False))
+    lib = Library(tmp / "scifact.db", embedder=PLAIN, search_settings=SearchSettings(floor=False))
     lib.ingest(d.corpus)
     lib.embed()
     sids, smat = lib.store.load_vectors(lib.embedder.id)
@@ -117,8 +126,8 @@ def dump(embedder: str) -> None:
                 y[i, j] = srow[p]
         out[name + "_y"] = y
     lib.close()
-    DATA.parent.mkdir(exist_ok=True)
-    np.savez(DATA, **out)
+    out_file.parent.mkdir(exist_ok=True)
+    np.savez(out_file, **out)
     print({k: v.shape for k, v in out.items()})
 
 
@@ -287,8 +296,9 @@ def paired(base: dict, new: dict, qrels: dict, metric, rng: np.random.Generator)
     }
 
 
-def judge(adapter: Path, paraphrase_file: Path, beir: list[str]) -> None:
-    """Hybrid, shipped vs the map, paired, on each set named (none of them a test split)."""
+def judge(adapter: Path, paraphrase_file: Path, beir: list[str], against: Path | None = None) -> None:
+    """Hybrid, paired, on each set named (none of them a test split): run 11's plain query vectors through
+    `against` (default: none, i.e. run 11 as it was before any map) vs through `adapter`."""
     import tempfile
 
     from paperatlas import Library
@@ -299,14 +309,17 @@ def judge(adapter: Path, paraphrase_file: Path, beir: list[str]) -> None:
     import search_levers as sl
 
     W = np.load(adapter)
+    base = np.load(against) if against else np.eye(W.shape[0], dtype=np.float32)
     rng = np.random.default_rng(0)
     mrr, ndcg = (lambda r, q: mrr_at_k(r, q, 10)), (lambda r, q: ndcg_at_k(r, q, 10))
 
     def both(lib, queries, qv):
-        return [sl.run_variant(lib, queries, qv, v)["hybrid"] for v in ({}, {"adapter": W})]
+        return [sl.run_variant(lib, queries, qv, {"adapter": m})["hybrid"] for m in (base, W)]
 
     if paraphrase_file:
-        lib = Library(sl.venue_db("minilm-tuned-r11"), search_settings=SearchSettings(floor=False), create=False)
+        lib = Library(
+            sl.venue_db("minilm-tuned-r11"), embedder=PLAIN, search_settings=SearchSettings(floor=False), create=False
+        )
         rs = rows(paraphrase_file)
         if any(r.get("split") in ("test", "train") for r in rs):
             raise SystemExit(f"{paraphrase_file}: judge reads dev rows only")
@@ -322,7 +335,7 @@ def judge(adapter: Path, paraphrase_file: Path, beir: list[str]) -> None:
             raise SystemExit(f"{spec}: judge reads no test split")
         d = load_beir(Path(folder), split)
         tmp = Path(tempfile.mkdtemp(prefix="judge-"))
-        lib = Library(tmp / "beir.db", embedder="minilm-tuned-r11", search_settings=SearchSettings(floor=False))
+        lib = Library(tmp / "beir.db", embedder=PLAIN, search_settings=SearchSettings(floor=False))
         lib.ingest(d.corpus)
         lib.embed()
         qv = query_vectors(lib.embedder, list(d.queries.values()), lib.vector_cache)
@@ -335,11 +348,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("dump")
-    p.add_argument("--embedder", default="minilm-tuned-r11")
+    p.add_argument("--out", type=Path, default=DATA)
+    p.add_argument(
+        "--train-extra", type=Path, action="append", default=[], help="more {paper_id, query} lines to fit on"
+    )
+    p.add_argument("--held-extra", type=Path, action="append", default=[], help="more papers kept out of the loss")
     p = sub.add_parser("judge", help="hybrid, shipped vs a map, paired, on dev sets no choice has used")
     p.add_argument("adapter", type=Path)
     p.add_argument("--paraphrases", type=Path, help="{paper_id, query, split: dev} lines over the venue papers")
     p.add_argument("--beir", action="append", default=[], metavar="FOLDER:SPLIT")
+    p.add_argument("--against", type=Path, help="the map to beat (default: none)")
     p = sub.add_parser("fit")
     p.add_argument("--reg", default="1", help="comma-separated pulls towards the identity")
     p.add_argument("--tau", type=float, default=0.05)
@@ -347,15 +365,16 @@ def main() -> None:
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--scifact-share", default="", help="comma-separated loss shares of the SciFact claims")
     p.add_argument("--keep", default="0", help="comma-separated weights of the claims' distillation term")
+    p.add_argument("--data", type=Path, default=DATA, help="what `dump --out` wrote")
     p.add_argument("--save", type=Path)
     a = ap.parse_args()
     if a.cmd == "dump":
-        dump(a.embedder)
+        dump(a.out, a.train_extra, a.held_extra)
         return
     if a.cmd == "judge":
-        judge(a.adapter, a.paraphrases, a.beir)
+        judge(a.adapter, a.paraphrases, a.beir, a.against)
         return
-    d = {k: (v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in np.load(DATA).items()}
+    d = {k: (v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in np.load(a.data).items()}
     print(json.dumps({"setting": "identity (the shipped model)", "dev": dev(d, None)}), flush=True)
     shares = [float(x) for x in a.scifact_share.split(",")] if a.scifact_share else [None]
     grid = [(float(x), sh, float(k)) for x in a.reg.split(",") for sh in shares for k in a.keep.split(",")]

@@ -274,7 +274,8 @@ class OnnxEmbedder:
     @property
     def query_id(self) -> str:
         """Names how queries are embedded (a cache key for query vectors)."""
-        qmap = f"+qmap-{self.spec.query_map_sha256[:12]}" if self._use_query_map else ""
+        qmap = self.spec.query_map_sha256[:12] or Path(self.spec.query_map).stem
+        qmap = f"+qmap-{qmap}" if self._use_query_map else ""
         if self.int8_documents:
             return self.id + qmap
         return self.id + ("+dynamic-int8" if self._quantizes_queries() else "") + qmap
@@ -366,25 +367,30 @@ class OnnxEmbedder:
 
     def _load_query_map(self) -> np.ndarray:
         if self._query_map is None:
-            path = ASSETS / self.spec.query_map
-            fix = "pip install --force-reinstall paperatlas"
-            if not path.is_file():
-                raise EmbeddingModelMissing(f"{path}, the query map of {self.spec.name!r}, is missing", fix=fix)
-            data = path.read_bytes()
-            got = hashlib.sha256(data).hexdigest()
-            if self.spec.query_map_sha256 and got != self.spec.query_map_sha256:
-                raise EmbeddingModelMissing(
-                    f"{path} is not the expected query map (sha256 {got[:12]}..., "
-                    f"expected {self.spec.query_map_sha256[:12]}...)",
-                    fix=fix,
-                )
-            m = np.load(path, allow_pickle=False)
-            if m.shape != (self.dimensions, self.dimensions):
-                raise EmbeddingModelMissing(
-                    f"{path} has shape {m.shape}, not {self.dimensions}x{self.dimensions}", fix=fix
-                )
-            self._query_map = np.ascontiguousarray(m, dtype=np.float32)
+            with self._lock:
+                if self._query_map is None:
+                    self._query_map = self._read_query_map()
         return self._query_map
+
+    def _read_query_map(self) -> np.ndarray:
+        import io
+
+        path = ASSETS / self.spec.query_map
+        fix = "pip install --force-reinstall paperatlas"
+        if not path.is_file():
+            raise EmbeddingModelMissing(f"{path}, the query map of {self.spec.name!r}, is missing", fix=fix)
+        data = path.read_bytes()
+        got = hashlib.sha256(data).hexdigest()
+        if self.spec.query_map_sha256 and got != self.spec.query_map_sha256:
+            raise EmbeddingModelMissing(
+                f"{path} is not the expected query map (sha256 {got[:12]}..., "
+                f"expected {self.spec.query_map_sha256[:12]}...)",
+                fix=fix,
+            )
+        m = np.load(io.BytesIO(data), allow_pickle=False)
+        if m.shape != (self.dimensions, self.dimensions):
+            raise EmbeddingModelMissing(f"{path} has shape {m.shape}, not {self.dimensions}x{self.dimensions}", fix=fix)
+        return np.ascontiguousarray(m, dtype=np.float32)
 
     def _query_model(self) -> Any:
         """The query session: the dynamic-int8 copy, made on first use; the fp32 one without it."""
