@@ -345,7 +345,7 @@ def _zh_scores(lib: Any, queries: Sequence[Any], splits: Sequence[str] = ("train
         n = max(1, len(real))
         out[split] = {
             "queries": len(real),
-            "mrr@10": round(sum(1 / o.rank for o in real if o.rank) / n, 3),
+            "mrr@10": round(sum(1 / o.rank for o in real if o.rank) / n, 4),
             "hit@10": round(sum(1 for o in real if o.rank) / n, 3),
             "empty": sum(o.empty for o in real),
         }
@@ -492,7 +492,7 @@ def table(res: dict[str, Any]) -> str:
             lines.append(
                 f"{head('paraphrase')} paraphrases {split} ({s['queries']} queries, {r['papers']} papers) MRR@10: "
                 + ", ".join(
-                    f"{m} {_f(s[m]['mrr@10'])} (hit@10 {_f(s[m]['hit@10'], 2)})"
+                    f"{m} {_f(s[m]['mrr@10'], 4)} (hit@10 {_f(s[m]['hit@10'], 2)})"
                     for m in ("hybrid", "semantic", "keyword")
                 )
             )
@@ -509,7 +509,7 @@ def table(res: dict[str, Any]) -> str:
             s = r[split]
             lines.append(
                 f"{head('zh')} Chinese {split} ({s['queries']} queries, {r['papers']} papers) hybrid MRR@10 "
-                f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}{_no_answer(s)}"
+                f"{_f(s['mrr@10'], 4)}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}{_no_answer(s)}"
             )
         e = r.get("with_endpoint")
         if e:
@@ -517,7 +517,7 @@ def table(res: dict[str, Any]) -> str:
                 s = e[split]
                 lines.append(
                     f"{head('zh')} Chinese {split} with endpoint ({e['model']}, weight {e['weight']}) hybrid MRR@10 "
-                    f"{_f(s['mrr@10'])}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}{_no_answer(s)}"
+                    f"{_f(s['mrr@10'], 4)}, hit@10 {_f(s['hit@10'], 2)}, emptied {s['empty']}{_no_answer(s)}"
                 )
             sweep = ", ".join(f"{w}: {_f(v)}" for w, v in e["train_mrr@10_by_weight"].items())
             lines.append(
