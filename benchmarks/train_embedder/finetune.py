@@ -404,8 +404,9 @@ def main() -> None:
     ap.add_argument(
         "--paraphrase-dev",
         type=Path,
+        nargs="+",
         help="written paraphrases held out of training (their papers too) and scored as a third dev figure "
-        "(FILE#SPLIT as --paraphrases)",
+        "(FILE#SPLIT as --paraphrases; several files are one set)",
     )
     ap.add_argument(
         "--paraphrase-limit",
@@ -472,7 +473,7 @@ def main() -> None:
         print(f"prepared data from {a.load_data} (mined with seed {data_seed})")
     else:
         sci, dev = scifact(a.data, a.dev_claims, a.seed)
-        extra = _rows(a.paraphrase_dev) if a.paraphrase_dev else []
+        extra = [r for spec in a.paraphrase_dev or [] for r in _rows(spec)]
         parts = {"sci": sci}
         if a.recipe == "run1":
             parts["pairs"] = [(r["query"], r["positive"], "") for r in _jsonl(a.pairs)]
