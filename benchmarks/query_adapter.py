@@ -9,7 +9,8 @@ where the shipped model puts it.
 
     python benchmarks/query_adapter.py dump                                     # -> .tune/adapter-data.npz
     python benchmarks/query_adapter.py fit --reg 0.01,0.02 --keep 0,4 --scifact-share 0   # semantic dev
-    python benchmarks/query_adapter.py fit --reg 0.02 --keep 4 --scifact-share 0 --steps 60 --save W.npy
+    python benchmarks/query_adapter.py fit --reg 0.02 --keep 4 --scifact-share 0 --steps 60 --shrink 0.5 \
+        --save W.npy                                              # the shipped map, byte for byte
     python benchmarks/search_levers.py --scifact-ids benchmarks/train_embedder/scifact_dev_claims.txt \
         --embedder minilm-tuned-r11-plain --only default,adapter --adapter b=W.npy   # hybrid, via the engine
 
@@ -37,7 +38,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache/paperatlas/eval/vectors.sqlite"))
 
 DATA = ROOT / ".tune" / "adapter-data.npz"
 WRITTEN = ROOT / "benchmarks" / "data" / "paraphrase_written_2k.jsonl"
@@ -366,8 +366,10 @@ def main() -> None:
     p.add_argument("--scifact-share", default="", help="comma-separated loss shares of the SciFact claims")
     p.add_argument("--keep", default="0", help="comma-separated weights of the claims' distillation term")
     p.add_argument("--data", type=Path, default=DATA, help="what `dump --out` wrote")
+    p.add_argument("--shrink", type=float, default=1.0, help="keep this share of W - I in the saved map")
     p.add_argument("--save", type=Path)
     a = ap.parse_args()
+    os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache/paperatlas/eval/vectors.sqlite"))
     if a.cmd == "dump":
         dump(a.out, a.train_extra, a.held_extra)
         return
@@ -393,7 +395,8 @@ def main() -> None:
 
         W = fit(d, reg, a.tau, a.steps, a.lr, share, keep, log)
         if a.save:
-            np.save(a.save, W.astype(np.float32))
+            eye = np.eye(len(W), dtype=np.float32)
+            np.save(a.save, (eye + a.shrink * (W - eye)).astype(np.float32))
 
 
 if __name__ == "__main__":
