@@ -26,6 +26,7 @@ import numpy as np
 
 from paperatlas.bench.quality import default_data_root
 from paperatlas.errors import PaperatlasError
+from paperatlas.eval.bootstrap import paired_interval
 from paperatlas.eval.recommend import acm_setup, evaluate_acm
 from paperatlas.overrides import parse_overrides
 from paperatlas.recommend.default import DefaultRecommender, Weights
@@ -78,9 +79,7 @@ def cross_validated(tune: dict[str, dict[int, float]], folds: int = FOLDS, draws
             if fold[r] == f:
                 picked[r] = tune[best][r]
     diff = np.array([picked[r] - tune["shipped"][r] for r in readers])
-    rng = np.random.default_rng(0)
-    boot = diff[rng.integers(0, len(diff), size=(draws, len(diff)))].mean(axis=1)
-    lo, hi = np.percentile(boot, [5, 95])
+    lo, hi = paired_interval(diff, draws)
     overall = max(names, key=lambda n: float(np.mean(list(tune[n].values()))))
     return {
         "picks per fold": picks,

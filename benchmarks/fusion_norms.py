@@ -35,6 +35,7 @@ import search_levers as levers  # noqa: E402
 from paperatlas import Library  # noqa: E402
 from paperatlas.bench.quality import default_data_root  # noqa: E402
 from paperatlas.embed.base import DEFAULT_EMBEDDER  # noqa: E402
+from paperatlas.eval.bootstrap import paired_interval  # noqa: E402
 from paperatlas.eval.beir import evaluate  # noqa: E402
 from paperatlas.eval.floor import read_queries  # noqa: E402
 from paperatlas.search.fusion import NORMALIZERS  # noqa: E402
@@ -179,8 +180,7 @@ def main() -> None:
             rng = np.random.default_rng(0)
             for name, (scored, qrels, metric) in views.items():
                 d = per_query(scored, qrels, metric, a.compare) - per_query(scored, qrels, metric, "minmax:0.5")
-                boot = d[rng.integers(0, len(d), size=(5000, len(d)))].mean(axis=1)
-                lo, hi = np.percentile(boot, [5, 95])
+                lo, hi = paired_interval(d, rng=rng)
                 print(
                     f"{name}: {a.compare} - minmax:0.5 = {d.mean():+.4f}, 90% [{lo:+.4f}, {hi:+.4f}], "
                     f"{int((d > 0).sum())} queries better, {int((d < 0).sum())} worse"

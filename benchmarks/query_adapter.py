@@ -280,10 +280,11 @@ def register(name: str, path: Path) -> None:
 
 def paired(base: dict, new: dict, qrels: dict, metric, rng: np.random.Generator) -> dict:
     """Mean difference per query, its 90% bootstrap interval, and how many queries moved each way."""
+    from paperatlas.eval.bootstrap import paired_interval
+
     qids = [q for q, rel in qrels.items() if any(g > 0 for g in rel.values())]
     x = np.array([metric(new.get(q, []), qrels[q]) - metric(base.get(q, []), qrels[q]) for q in qids])
-    boot = [x[rng.integers(0, len(x), len(x))].mean() for _ in range(5000)]
-    lo, hi = np.percentile(boot, [5, 95])
+    lo, hi = paired_interval(x, rng=rng)
     b = float(np.mean([metric(base.get(q, []), qrels[q]) for q in qids]))
     return {
         "queries": len(qids),
