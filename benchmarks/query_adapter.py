@@ -13,6 +13,10 @@ where the shipped model puts it.
         --save W.npy                                              # the shipped map, byte for byte
     python benchmarks/search_levers.py --scifact-ids benchmarks/train_embedder/scifact_dev_claims.txt \
         --embedder minilm-tuned-r11-plain --only default,adapter --adapter b=W.npy   # hybrid, via the engine
+    python benchmarks/query_adapter.py judge W.npy --paraphrases benchmarks/data/paraphrase_written_dev600.jsonl \
+        --beir ../shared/data/nfcorpus_orig:dev                    # paired, against no map, on unused dev sets
+    python benchmarks/query_adapter.py with W.npy -- bench quality --embedder minilm-tuned-r11-map \
+        --baseline minilm-tuned-r11-plain --only zh                # the Chinese queries, the map in the product
 
 Training queries (no dev or test query, no dev or test paper as a target):
 - the written paraphrases' `train` rows and run 5's 1,600 (`benchmarks/train_embedder/paraphrases_train.jsonl`)
@@ -52,6 +56,7 @@ def rows(path: Path) -> list[dict]:
 
 
 PLAIN = "minilm-tuned-r11-plain"  # run 11 without the shipped map: the vectors a map is fitted on and applied to
+MAPPED = "minilm-tuned-r11-map"  # run 11 with the map `with` names
 
 
 def dump(out_file: Path = DATA, train_extra: list[Path] = (), held_extra: list[Path] = ()) -> None:
@@ -264,18 +269,15 @@ def register(name: str, path: Path) -> None:
     keep the default's model id, so a library embedded by the default is read as it is)."""
     import hashlib
     from dataclasses import replace
-    from typing import Any
 
     from paperatlas.embed import onnx
-    from paperatlas.embed.base import EMBEDDERS
 
-    base = onnx.SPECS["minilm-tuned-r11"]
+    sys.path.insert(0, str(ROOT / "benchmarks" / "train_embedder"))
+    from candidate import register_spec
+
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    onnx.SPECS[name] = replace(base, name=name, query_map=str(path.resolve()), query_map_sha256=digest)
-
-    @EMBEDDERS.register(name)
-    def _mapped(**options: Any):  # noqa: ANN202
-        return onnx.OnnxEmbedder(name, int8_documents=True, **options)
+    base = onnx.SPECS["minilm-tuned-r11"]
+    register_spec(replace(base, name=name, query_map=str(path.resolve()), query_map_sha256=digest))
 
 
 def paired(base: dict, new: dict, qrels: dict, metric, rng: np.random.Generator) -> dict:
@@ -346,6 +348,15 @@ def judge(adapter: Path, paraphrase_file: Path, beir: list[str], against: Path |
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["with"]:  # with MAP.npy -- ARGS: the CLI (or a script) with the map as an embedder
+        if len(sys.argv) < 5 or sys.argv[3] != "--" or not Path(sys.argv[2]).is_file():
+            raise SystemExit("usage: query_adapter.py with MAP.npy -- CLI-ARGS (or SCRIPT.py ARGS)")
+        os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache/paperatlas/eval/vectors.sqlite"))
+        register(MAPPED, Path(sys.argv[2]))
+        from candidate import run
+
+        run(sys.argv[4:])
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("dump")

@@ -22,21 +22,43 @@ from typing import Any
 
 def register(name: str, path: Path) -> None:
     from paperatlas.embed import onnx
-    from paperatlas.embed.base import EMBEDDERS
 
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    onnx.SPECS[name] = replace(
-        onnx.MINILM_L6_TUNED_R5,
-        name=name,
-        model_id=f"{name}-onnx-{digest[:12]}",
-        model_file=str(path.resolve()),  # absolute: joined to the package folder, it stays itself
-        sha256=digest,
-        shared_table=False,  # a candidate is one whole file (share_table.py splits a model once it ships)
+    register_spec(
+        replace(
+            onnx.MINILM_L6_TUNED_R5,
+            name=name,
+            model_id=f"{name}-onnx-{digest[:12]}",
+            model_file=str(path.resolve()),  # absolute: joined to the package folder, it stays itself
+            sha256=digest,
+            shared_table=False,  # a candidate is one whole file (share_table.py splits a model once it ships)
+        )
     )
 
-    @EMBEDDERS.register(name)
+
+def register_spec(spec: Any) -> None:
+    """`spec` (an OnnxModelSpec) as an embedder under its name, in this process only, run like the default:
+    documents through the dynamic-int8 copy."""
+    from paperatlas.embed import onnx
+    from paperatlas.embed.base import EMBEDDERS
+
+    onnx.SPECS[spec.name] = spec
+
+    @EMBEDDERS.register(spec.name)
     def _candidate(**options: Any):  # noqa: ANN202
-        return onnx.OnnxEmbedder(name, int8_documents=True, **options)
+        return onnx.OnnxEmbedder(spec.name, int8_documents=True, **options)
+
+
+def run(rest: list[str]) -> None:
+    """The paperatlas CLI with `rest` as its arguments, or the script `rest` names."""
+    if rest and rest[0].endswith(".py"):
+        sys.argv = rest
+        runpy.run_path(rest[0], run_name="__main__")
+    else:
+        from paperatlas.cli import main as cli
+
+        sys.argv = ["paperatlas", *rest]
+        cli()
 
 
 def main() -> None:
@@ -47,15 +69,7 @@ def main() -> None:
     if not path.is_file():
         raise SystemExit(f"{path}: no such model file (export.py writes one)")
     register(name, path)
-    rest = sys.argv[cut + 1 :]
-    if rest and rest[0].endswith(".py"):
-        sys.argv = rest
-        runpy.run_path(rest[0], run_name="__main__")
-    else:
-        from paperatlas.cli import main as cli
-
-        sys.argv = ["paperatlas", *rest]
-        cli()
+    run(sys.argv[cut + 1 :])
 
 
 if __name__ == "__main__":
