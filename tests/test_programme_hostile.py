@@ -275,3 +275,22 @@ def test_the_ics_writer_escapes_what_an_older_library_stored_raw():
     assert_only_our_properties([ev])
     assert "URL" not in ev and "\n" not in str(ev["UID"]) and str(ev["LOCATION"]).startswith("Hall;C,")
     assert all(len(line.encode()) <= 75 for line in text.split("\r\n"))  # folded
+
+
+def test_a_hostile_record_in_a_fetched_feed_is_exit_3_without_retries(tmp_path):
+    from sourceserver import SourceServer
+
+    path = "/static/virtual/data/neurips-2025-orals-posters.json"
+    events = records()
+    events[2]["poster_position"] = "#" + "9" * 5000
+    srv = SourceServer({path: json.dumps({"count": 3, "results": events}).encode()}).start()
+    try:
+        db = tmp_path / "lib.db"
+        args = ["fetch", "virtual", "neurips", "2025", "--base-url", srv.url, "--no-embed", "--retries", "2"]
+        res = run(db, *args)
+        assert res.exit_code == 3, res.output
+        assert f"{srv.url}{path}, event 3 (id '114995')" in res.output and "Traceback" not in res.output
+        assert len(srv.seen) == 1  # the same bytes fail the same way: not fetched again
+        assert not db.exists() or Library(str(db)).count() == 0
+    finally:
+        srv.stop()
