@@ -306,7 +306,7 @@ def parse_feed(body: bytes | str, where: str = "the feed") -> Feed:
             continue
         raw_id = ev.get("id") if ev.get("id") is not None else ev.get("uid")
         b = Bounds(where, f"event {i + 1}" + (f" (id {str(raw_id)[:40]!r})" if raw_id is not None else ""))
-        eid = b.ident("id", raw_id)
+        eid = b.ident("id", raw_id, strict=True)  # it may become part of a paper id (event-ID)
         name = b.text("name", ev.get("name") or ev.get("title"), MAX_NAME)
         if not eid or not name:
             unnamed += 1
