@@ -277,6 +277,9 @@ def test_nobody_but_the_owner_can_create_me(server: str, library: tuple[Path, li
         for name in ("me", "ME", " Me ", "ｍｅ"):
             r = c.post("/reader", data={"name": name, "csrf": t}, headers=JSON)
             assert r.status_code == 403 and "token" not in r.json(), (name, r.text)
+        for name in ("m\u0435", "\u043c\u0435"):  # a Cyrillic е; Cyrillic м and е: they read as "me"
+            r = c.post("/reader", data={"name": name, "csrf": t}, headers=JSON)
+            assert r.status_code == 400 and "looks like the reader 'me'" in r.json()["error"], (name, r.text)
         assert "pa_session" not in c.cookies
     names = [r["name"] for r in json.loads(cli(db, "readers", "--json").stdout)]
     assert not [n for n in names if n != "me" and n.casefold() in ("me", "ｍｅ")], names

@@ -76,4 +76,14 @@ def http_app(server: Any, allowed_hosts: Sequence[str] = ()) -> ASGIApp:
 def run_http(server: Any, host: str, port: int, allowed_hosts: Sequence[str] = ()) -> None:
     import uvicorn
 
-    uvicorn.run(http_app(server, allowed_hosts), host=host, port=port, log_level="warning")
+    from ..web.guard import GuardedHttpTools, max_connections
+
+    # the web server's bounds: a header deadline and a connection cap (slow-header clients exhaust nothing)
+    uvicorn.run(
+        http_app(server, allowed_hosts),
+        host=host,
+        port=port,
+        log_level="warning",
+        http=GuardedHttpTools,
+        limit_concurrency=max_connections(),
+    )

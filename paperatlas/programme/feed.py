@@ -18,17 +18,41 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ..errors import PaperatlasError
+from ..errors import IngestError, PaperatlasError
+from ..ingest.formats import limit
+from ..models import BadRecord
+from ..safety import safe_url, strip_controls
 
 # presentation types, lowercase, as `extra.presentation` stores them
 TYPES = ("oral", "spotlight", "poster", "highlight")
 MAX_EVENTS = 200_000  # NeurIPS 2025 had 5,990; a feed 30x that is not a programme
 _FORUM = re.compile(r"openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_\-]+)")
-_NUMBER = re.compile(r"(\d+)")
+# at most 9 digits: a poster number is a hall's count, and int() of thousands of digits is refused by Python
+_NUMBER = re.compile(r"(?<!\d)(\d{1,9})(?!\d)")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+# A feed is written by whoever runs the site (or whoever sits between it and us), so its records get the
+# bounds of a paper list's (ingest/formats.py check_row) and a few of their own: the ids become paper ids
+# and calendar UIDs, the times become UTC instants, the positions become numbers.
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+~#=-]*$")  # a paper key: it becomes part of a paper id
+MAX_ID = 200  # an event, session or paper id
+MAX_NAME = 2_000  # a title (real ones are under 300 characters)
+MAX_SHORT = 1_000  # a session, room, decision, topic, author, institution, keyword
+MAX_POSITION = 64  # a poster position ("Exhibit Hall C,D,E #2504")
+MAX_AUTHORS = 5_000  # the longest real author lists have a few thousand names
+MAX_KEYWORDS = 500
+YEARS = (1900, 2200)  # a programme's times outside these years are a broken or hostile feed
 
 
 class FeedError(PaperatlasError):
     """The feed as a whole cannot be read (nothing from it was stored)."""
+
+
+class FeedRecordError(IngestError):
+    """One record of a feed is out of bounds; nothing from the feed was stored (exit 3, as a list's)."""
+
+    def __init__(self, where: str, record: str, message: str, fix: str) -> None:
+        super().__init__([BadRecord(where, record, message, fix)])
 
 
 @dataclass
@@ -90,7 +114,7 @@ def offset_text(dt: datetime) -> str:
 def poster_number(position: str) -> int | None:
     """The number in a poster position ("#2504" -> 2504, "A-12" -> 12), None when there is none."""
     m = _NUMBER.search(position or "")
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) if m else None  # 9 digits at most (_NUMBER): never a huge int
 
 
 def forum_id(url: str) -> str:
@@ -108,10 +132,88 @@ def event_type(ev: dict[str, Any]) -> str:
     return str(ev.get("eventtype") or "").strip().lower()
 
 
+def clean(v: str) -> str:
+    """`v` without control characters (ESC, NUL, C1 ...) and with lone surrogates replaced, as a list's fields."""
+    v = strip_controls(v)
+    return _SURROGATE.sub("\ufffd", v) if _SURROGATE.search(v) else v
+
+
 def _text(v: Any) -> str:
     if v is None:
         return ""
-    return " ".join(html.unescape(str(v)).split())
+    return " ".join(clean(html.unescape(str(v))).split())
+
+
+class Bounds:
+    """The checks on one record of a feed: each refusal names the file, the record and the fix."""
+
+    def __init__(self, where: str, record: str) -> None:
+        self.where, self.record = where, record
+
+    def fail(self, message: str, fix: str = "") -> FeedRecordError:
+        return FeedRecordError(
+            self.where, self.record, message, fix or "correct or remove this record of the feed and read it again"
+        )
+
+    def text(self, name: str, v: Any, cap: int = MAX_SHORT) -> str:
+        """One line of text: markup entities decoded, controls removed, whitespace collapsed, length bounded."""
+        if isinstance(v, (dict, list)):
+            raise self.fail(f"`{name}` is a {type(v).__name__}, not text")
+        t = _text(v)
+        if len(t) > cap:
+            raise self.fail(f"`{name}` is longer than {cap:,} characters ({len(t):,})")
+        return t
+
+    def long_text(self, name: str, v: Any) -> str:
+        """An abstract: line breaks kept, controls removed, bounded as a list's field."""
+        if isinstance(v, (dict, list)):
+            raise self.fail(f"`{name}` is a {type(v).__name__}, not text")
+        t = clean(str(v or "")).strip()
+        cap = limit("PAPERATLAS_MAX_FIELD_CHARS")
+        if len(t) > cap:
+            raise self.fail(
+                f"`{name}` is longer than {cap:,} characters",
+                "check the record; raise the limit with PAPERATLAS_MAX_FIELD_CHARS=N if it is really that long",
+            )
+        return t
+
+    def ident(self, name: str, v: Any, strict: bool = False) -> str:
+        """An id: at most MAX_ID characters, no control characters or line breaks (`strict`: only
+        letters, digits and . _ : / @ + ~ # = -, since it becomes part of a paper id)."""
+        if isinstance(v, (dict, list, float)) or isinstance(v, bool):
+            raise self.fail(f"`{name}` is a {type(v).__name__}, not an id")
+        t = str(v if v is not None else "").strip()
+        bad = strip_controls(t) != t or any(c in t for c in "\r\n\t\u2028\u2029") or _SURROGATE.search(t)
+        if bad or len(t) > MAX_ID or (strict and t and not SAFE_ID.match(t)):
+            what = "letters, digits and . _ : / @ + ~ # = -" if strict else "printable characters on one line"
+            raise self.fail(
+                f"`{name}` {t[:40]!r}{'...' if len(t) > 40 else ''} is not an id: {what}, at most {MAX_ID}",
+                "an id names a record; fix this one in the feed",
+            )
+        return t
+
+    def items(self, name: str, v: Any, cap: int) -> list[Any]:
+        if v is None or v == "":
+            return []
+        if not isinstance(v, list):
+            raise self.fail(f"`{name}` is a {type(v).__name__}, not a list", f"`{name}` holds a list (or is absent)")
+        if len(v) > cap:
+            raise self.fail(f"`{name}` holds {len(v):,} entries, more than {cap:,}")
+        return v
+
+    def position(self, v: Any) -> str:
+        t = self.text("poster_position", v, MAX_POSITION)
+        if re.search(r"\d{10}", t):
+            raise self.fail(f"`poster_position` {t[:20]!r}... holds a number of more than 9 digits")
+        return t
+
+    def time(self, name: str, dt: datetime | None) -> datetime | None:
+        if dt is not None and not YEARS[0] <= dt.year <= YEARS[1]:
+            raise self.fail(
+                f"`{name}` is in the year {dt.year}, outside {YEARS[0]}-{YEARS[1]}",
+                "a programme's times are this century's: fix the time in the feed",
+            )
+        return dt
 
 
 def parse_time(value: Any, tz_name: str = "") -> tuple[datetime | None, str]:
@@ -136,6 +238,25 @@ def parse_time(value: Any, tz_name: str = "") -> tuple[datetime | None, str]:
         except (KeyError, ValueError, OSError):  # ZoneInfoNotFoundError is a KeyError
             return None, f"in the unknown timezone {tz_name!r}"
     return dt, ""
+
+
+def span(start: datetime | None, end: datetime | None) -> tuple[datetime | None, datetime | None]:
+    """(start, end) as instants, the end never before the start.
+
+    A local time without an offset that a daylight-saving change skips (02:30 on a spring-forward night)
+    or repeats (01:30 on a fall-back night) is read as RFC 5545 (3.3.5) reads it: with the offset in force
+    before the change (zoneinfo's fold=0). A skipped start can then be the same instant as its end (02:30
+    CST is 03:30 CDT); such an event keeps its length on the wall clock instead of shrinking to nothing.
+    Without an end, or with one before the start, the event is a point in time, not a guessed length."""
+    if start is None:
+        return None, None
+    if end is None:
+        return start, start
+    if to_utc(end) <= to_utc(start) and start.tzinfo is end.tzinfo:
+        wall = end.replace(tzinfo=None) - start.replace(tzinfo=None)
+        if wall > timedelta(0):
+            end = (to_utc(start) + wall).astimezone(start.tzinfo)
+    return start, end if to_utc(end) >= to_utc(start) else start
 
 
 def slug(text: str) -> str:
@@ -183,8 +304,10 @@ def parse_feed(body: bytes | str, where: str = "the feed") -> Feed:
         if not isinstance(ev, dict):
             unnamed += 1
             continue
-        eid = _text(ev.get("id") if ev.get("id") is not None else ev.get("uid"))
-        name = _text(ev.get("name") or ev.get("title"))
+        raw_id = ev.get("id") if ev.get("id") is not None else ev.get("uid")
+        b = Bounds(where, f"event {i + 1}" + (f" (id {str(raw_id)[:40]!r})" if raw_id is not None else ""))
+        eid = b.ident("id", raw_id, strict=True)  # it may become part of a paper id (event-ID)
+        name = b.text("name", ev.get("name") or ev.get("title"), MAX_NAME)
         if not eid or not name:
             unnamed += 1
             continue
@@ -192,37 +315,46 @@ def parse_feed(body: bytes | str, where: str = "the feed") -> Feed:
             dupes += 1
             continue
         seen.add(eid)
-        start, why = parse_time(ev.get("starttime"), str(ev.get("timezone") or tz_name))
-        end, _ = parse_time(ev.get("endtime"), str(ev.get("timezone") or tz_name))
+        zone = b.text("timezone", ev.get("timezone") or tz_name, 100)
+        start, why = parse_time(b.text("starttime", ev.get("starttime"), 100), zone)
+        end, _ = parse_time(b.text("endtime", ev.get("endtime"), 100), zone)
+        start, end = span(b.time("starttime", start), b.time("endtime", end))
         if start is None:
             why_untimed[why] = why_untimed.get(why, 0) + 1
-            end = None
-        elif end is None or end < start:
-            end = start  # a start without a usable end: a point in time rather than a guessed length
-        authors = [
-            FeedAuthor(_text(a.get("fullname") or a.get("name")), _text(a.get("institution")))
-            for a in (ev.get("authors") or [])
-            if isinstance(a, dict) and (a.get("fullname") or a.get("name"))
-        ]
-        url = _text(ev.get("virtualsite_url"))
+        authors = []
+        for a in b.items("authors", ev.get("authors"), MAX_AUTHORS):
+            if not isinstance(a, dict):
+                raise b.fail(f"an entry of `authors` is a {type(a).__name__}, not an object with `fullname`")
+            who = b.text("authors.fullname", a.get("fullname") or a.get("name"))
+            if who:
+                authors.append(FeedAuthor(who, b.text("authors.institution", a.get("institution"))))
+        keywords = []
+        for k in b.items("keywords", ev.get("keywords"), MAX_KEYWORDS):
+            if not isinstance(k, str):
+                raise b.fail(f"an entry of `keywords` is a {type(k).__name__}, not text")
+            if b.text("keywords", k):
+                keywords.append(b.text("keywords", k))
+        paper_url = b.text("paper_url", ev.get("paper_url"), 2_000)
+        url = b.text("virtualsite_url", ev.get("virtualsite_url"), 2_000)
         feed.events.append(
             FeedEvent(
                 event_id=eid,
                 name=name,
-                type=event_type(ev),
-                session=_text(ev.get("session")),
+                type=b.text("eventtype", event_type(ev), 100),
+                session=b.text("session", ev.get("session")),
                 start=start,
                 end=end,
-                room=_text(ev.get("room_name")),
-                poster_position=_text(ev.get("poster_position")),
-                forum=forum_id(str(ev.get("paper_url") or "")),
-                paper_url=_text(ev.get("paper_url")),
-                url=url,
-                abstract=str(ev.get("abstract") or "").strip(),
+                room=b.text("room_name", ev.get("room_name")),
+                poster_position=b.position(ev.get("poster_position")),
+                forum=forum_id(paper_url),
+                # a page of the site is a path or an http(s) URL; a paper's link only the latter
+                paper_url=safe_url(paper_url),
+                url=url if url.startswith("/") and not url.startswith("//") else safe_url(url),
+                abstract=b.long_text("abstract", ev.get("abstract")),
                 authors=authors,
-                topic=_text(ev.get("topic")),
-                keywords=[_text(k) for k in (ev.get("keywords") or []) if _text(k)],
-                decision=_text(ev.get("decision")),
+                topic=b.text("topic", ev.get("topic")),
+                keywords=keywords,
+                decision=b.text("decision", ev.get("decision")),
             )
         )
     if unnamed:

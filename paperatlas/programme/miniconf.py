@@ -21,10 +21,12 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from .feed import Feed, FeedAuthor, FeedError, FeedEvent, _text, parse_time
+from ..safety import safe_url
+from .feed import MAX_AUTHORS, MAX_KEYWORDS, MAX_NAME, Bounds, Feed, FeedAuthor, FeedError, FeedEvent, parse_time, span
 
 CALENDAR_COLUMNS = ("session", "start", "end", "paperUID")
 MAX_ROWS = 200_000  # as for the virtual-site feed: more than that is not one conference's programme
+_CONF = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 _SIGNATURE = re.compile(r"^\ufeff?session,start,end,paperuid\b", re.IGNORECASE)
 
 
@@ -136,7 +138,8 @@ def parse_sitedata(
         names[uid] = title if title not in taken else f"{title} ({'mirror' if uid.endswith('_mirror') else uid})"
         taken.add(title)
     by_uid = {r["UID"]: r for r in paper_rows if r["UID"]}
-    conf = Counter(r.get("event", "").lower() for r in paper_rows if r.get("event")).most_common(1)
+    # the conference names the feed (and so calendar UIDs): a short name or none
+    conf = Counter(e for r in paper_rows if _CONF.match(e := r.get("event", "").lower())).most_common(1)
     feed = Feed([], len(cal_rows), conf=conf[0][0] if conf else "")
     unknown_paper: list[int] = []
     untimed: Counter[str] = Counter()
@@ -144,7 +147,8 @@ def parse_sitedata(
     seen: set[str] = set()
     dupes = 0
     for line, r in enumerate(cal_rows, start=2):
-        uid, sid = r.get("paperUID", ""), r.get("session", "")
+        b = Bounds(where, f"line {line}")
+        uid, sid = b.ident("paperUID", r.get("paperUID", ""), strict=True), b.ident("session", r.get("session", ""))
         paper = by_uid.get(uid)
         if paper is None or not paper.get("title"):
             unknown_paper.append(line)
@@ -157,32 +161,33 @@ def parse_sitedata(
         s = sessions.get(sid, {})
         if sid and not s:
             no_session.add(sid)
-        start, why = parse_time(r.get("start") or s.get("start"))
-        end, _ = parse_time(r.get("end") or s.get("end"))
+        start, why = parse_time(b.text("start", r.get("start") or s.get("start"), 100))
+        end, _ = parse_time(b.text("end", r.get("end") or s.get("end"), 100))
+        start, end = span(b.time("start", start), b.time("end", end))
         if start is None:
             untimed[why] += 1
-            end = None
-        elif end is None or end < start:
-            end = start
         category = s.get("category", "").lower()
         kind = "poster" if "poster" in category or "poster" in sid.lower() else "oral"
-        doi = paper.get("DOI", "")
+        pb = Bounds(papers_where, f"the paper {uid}")
+        doi = pb.ident("DOI", paper.get("DOI", ""))
+        authors = pb.items("authors", [a for a in paper.get("authors", "").split("|") if a.strip()], MAX_AUTHORS)
+        keywords = pb.items("keywords", [k for k in paper.get("keywords", "").split("|") if k.strip()], MAX_KEYWORDS)
         feed.events.append(
             FeedEvent(
                 event_id=eid,
-                name=_text(paper["title"]),
+                name=pb.text("title", paper["title"], MAX_NAME),
                 type=kind,
-                session=names.get(sid, sid),
+                session=b.text("session", names.get(sid, sid)),
                 start=start,
                 end=end,
                 # the video track of a talk, the hall (Gather) of a poster session
-                room=s.get("trackUID") or s.get("gather") or "",
-                poster_position=r.get("posterNumber", ""),
-                paper_url=f"https://doi.org/{doi}" if doi else "",
+                room=b.text("room", s.get("trackUID") or s.get("gather") or ""),
+                poster_position=b.position(r.get("posterNumber", "")),
+                paper_url=safe_url(f"https://doi.org/{doi}") if doi else "",
                 url=f"/poster_{uid}.html",  # the paper's page on the site (Mini-Conf's route), a path as the feed's
-                abstract=paper.get("abstract", ""),
-                authors=[FeedAuthor(_text(a)) for a in paper.get("authors", "").split("|") if _text(a)],
-                keywords=[_text(k) for k in paper.get("keywords", "").split("|") if _text(k)],
+                abstract=pb.long_text("abstract", paper.get("abstract", "")),
+                authors=[FeedAuthor(pb.text("authors", a)) for a in authors if pb.text("authors", a)],
+                keywords=[pb.text("keywords", k) for k in keywords if pb.text("keywords", k)],
                 paper_key=uid,
             )
         )

@@ -4,7 +4,7 @@ seen marks, tags, notes, saved searches, triage answers)."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,7 @@ from ..i18n import gettext
 from ..models import Paper
 from ..store.personal import Feedback, Reader
 from .importer import ImportReport, match, read_entries
+from .skeleton import looks_like
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
@@ -35,8 +36,10 @@ def check_tag(tag: str) -> str:
     return tag
 
 
-def check_name(name: str) -> str:
-    """The name, stripped; an error naming the fix for an empty, long or unprintable one."""
+def check_name(name: str, existing: Iterable[str] = ()) -> str:
+    """The name, stripped; an error naming the fix for an empty, long or unprintable one, or for a
+    new name that reads as one of the `existing` names without being it (skeleton.py: "mе" with a
+    Cyrillic е, "ме", "ME" beside "me"), so no reader can pose as another."""
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise PaperatlasError(gettext("bad reader name {name!r}", name=name), gettext("use 1-64 characters"))
@@ -50,6 +53,12 @@ def check_name(name: str) -> str:
             gettext("bad reader name {name!r}: it looks like MIME-encoded text (=?...?=)", name=name),
             gettext("write the name as plain text"),
         )
+    for other in existing:
+        if other != name and looks_like(name, other):
+            raise PaperatlasError(
+                gettext("bad reader name {name!r}: it looks like the reader {other!r}", name=name, other=other),
+                gettext("choose a name that reads differently"),
+            )
     return name
 
 
@@ -81,6 +90,8 @@ class Readers:
         if r is None:
             if not create:
                 raise NotFound(f"no reader {name!r}", "`paperatlas readers` lists them")
+            # "me" is the owner's even before its first write creates it
+            check_name(name, {"me", *(r.name for r in self._store.readers.list_readers())})
             r = self._store.readers.create_reader(name)
         return r
 

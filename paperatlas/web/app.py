@@ -88,6 +88,16 @@ SECURITY_HEADERS = [
 ]
 
 
+def _carries_secrets(request: Request, headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a response must not be kept by a browser's or a proxy's cache: it sets a cookie, it is a page
+    (every page holds the CSRF token; /saved and a new reader's page hold the reader's API token), or it
+    answers a request that names a reader (a bearer token or a session: what it shows is theirs)."""
+    for k, v in headers:
+        if k.lower() == b"set-cookie" or (k.lower() == b"content-type" and v.startswith(b"text/html")):
+            return True
+    return "authorization" in request.headers or auth.SESSION_COOKIE in request.cookies
+
+
 def set_cookie(
     name: str, value: str, max_age: int | None = None, httponly: bool = False, samesite: str = "Lax"
 ) -> tuple[bytes, bytes]:
@@ -228,6 +238,8 @@ class Guard:
                 headers += [h for h in SECURITY_HEADERS if h[0] not in have]
                 if fresh:
                     headers.append(set_cookie(CSRF_COOKIE, scope["pa.csrf"], httponly=True, samesite="Strict"))
+                if b"cache-control" not in have and _carries_secrets(request, headers):
+                    headers.append((b"cache-control", b"no-store"))
                 msg = {**msg, "headers": headers}
             await send(msg)
 

@@ -68,13 +68,19 @@ def _listen(host: str, port: int, reuse_port: bool = False) -> socket.socket:
 
 
 def _uvicorn_options() -> dict[str, Any]:
+    options: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "off"}
     try:
-        import httptools  # noqa: F401
+        from .guard import GuardedHttpTools, max_connections
 
-        http = "httptools"  # about twice h11's throughput for small responses
-    except ImportError:  # pragma: no cover
-        http = "h11"
-    return {"log_level": "warning", "access_log": False, "http": http, "lifespan": "off"}
+        # httptools: about twice h11's throughput for small responses; guarded by a header deadline and a
+        # connection cap, and uvicorn's own 503 once that many requests are in flight
+        options.update(http=GuardedHttpTools, limit_concurrency=max_connections())
+    except ImportError:  # pragma: no cover - httptools is a dependency
+        options["http"] = "h11"
+    return {
+        **options,
+        "h11_max_incomplete_event_size": 16 * 1024,  # headers of at most 16 KiB where h11 serves
+    }
 
 
 def _worker(host: str, port: int, ready: Any) -> None:
