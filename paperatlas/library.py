@@ -356,29 +356,64 @@ class Library:
 
         Returns the number of papers embedded. Vectors come from the on-disk cache when
         this model has seen the same text before.
+
+        The model runs outside the library's write lock, so ingests, likes and fetches go on while
+        vectors are computed; each batch is written in a short transaction under the write lock,
+        after checking that its papers still hold the texts that were embedded. One embed runs at a
+        time per library (`store.embed_lock`): a second waits, then embeds only what is left.
         """
-        # under the write lock, so two processes never embed the same papers
-        with self.store.write_lock(self.on_wait):
+        with self.store.embed_lock(self.on_wait):
             return self._embed(progress, rebuild, batch_size)
 
+    #: how many times an embed looks again for papers stored while it ran
+    EMBED_PASSES = 3
+
     def _embed(self, progress: Progress | None, rebuild: bool, batch_size: int) -> int:
-        todo = self.embed_todo(rebuild)
-        if not todo:
-            return 0
         from .store.vector_cache import embed_cached
 
-        step = max(batch_size * 8, 512)
-        for s in range(0, len(todo), step):
-            chunk = todo[s : s + step]
+        told: list[str] = []
 
-            def sub(done: int, total: int, s: int = s) -> None:
-                if progress:
-                    progress(s + done, len(todo))
+        def on_wait(message: str) -> None:  # once per embed, not once per batch
+            if self.on_wait and not told:
+                told.append(message)
+                self.on_wait(message)
 
-            vecs = embed_cached(self.embedder, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
-            self.store.put_vectors(self.embedder.id, [(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
-        self.remember_embedder()
-        return len(todo)
+        written = 0
+        total = 0
+        # small steps: a batch's vectors become searchable (and survive a kill) soon after they are made
+        step = max(batch_size * 4, 256)
+        for attempt in range(self.EMBED_PASSES):
+            todo = self.embed_todo(rebuild and attempt == 0)
+            if not todo:
+                break
+            base, total = total, total + len(todo)
+            for s in range(0, len(todo), step):
+                chunk = todo[s : s + step]
+
+                def sub(done: int, _n: int, s: int = s, base: int = base) -> None:
+                    if progress:
+                        progress(base + s + done, total)
+
+                vecs = embed_cached(self.embedder, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
+                with self.store.write_lock(on_wait):
+                    rows = self._still_current([(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
+                    self.store.put_vectors(self.embedder.id, rows)
+                written += len(rows)
+        if written:
+            self.remember_embedder()
+        return written
+
+    def _still_current(self, rows: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
+        """The rows whose paper is still stored with the text that was embedded: an ingest that ran
+        while the model worked may have changed a text or merged a paper away (the next pass embeds
+        its new text)."""
+        papers = self.store.get_papers([pid for pid, _, _ in rows])
+        keep = []
+        for pid, h, v in rows:
+            p = papers.get(pid)
+            if p is not None and text_hash(Paper(pid, p.title, p.abstract, title_derived=p.title_derived).text) == h:
+                keep.append((pid, h, v))
+        return keep
 
     def embed_todo(self, rebuild: bool = False) -> list[tuple[str, str, str]]:
         """(paper id, text hash, text) of every paper whose vector is missing or stale.

@@ -129,7 +129,7 @@ def discard_new_empty_library(ctx: click.Context | None) -> None:
         return
     lib.close()
     del obj["library"]
-    for f in (path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"):
+    for f in (path, path + "-wal", path + "-shm", path + "-journal", path + ".lock", path + ".embed.lock"):
         Path(f).unlink(missing_ok=True)
 
 
