@@ -8,7 +8,7 @@ DB ?= paperatlas.db
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: demo test install install-test lint bench bench-llm clean
+.PHONY: demo test install install-test lint bench bench-llm clean settings-docs
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,6 +50,10 @@ lint: install-test
 test: install-test
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing loudly"; exit 1; fi; exit $$rc
+
+## make settings-docs: write docs/settings.md from the settings table (paperatlas/settings.py)
+settings-docs: install
+	$(BIN)/python -c "from paperatlas.settings import write_docs; write_docs()"
 
 # the library file is kept: after the demo it may hold your own papers and likes (delete it yourself)
 clean:
