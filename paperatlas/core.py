@@ -9,12 +9,14 @@ and stays testable over anything that offers these few members.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .models import Hit, Hits, Paper
+from .models import Hit, Hits, IngestReport, Paper
 
 if TYPE_CHECKING:
     from .embed.base import Embedder
+    from .ingest.pipeline import Records
     from .search.engine import SearchEngine
     from .store.sqlite import SQLiteStore
     from .store.vector_cache import VectorCache
@@ -39,6 +41,12 @@ class LibraryCore(Protocol):
     def embedder_name(self) -> str: ...
 
     def embed_todo(self, rebuild: bool = False) -> list[tuple[str, str, str]]: ...
+
+    def writing(self) -> AbstractContextManager[None]: ...
+
+    def add_papers(self, papers: Records, *, skip_bad: bool = False) -> IngestReport: ...
+
+    def embed_after(self, policy: Literal["after", "queue", "no"], listener: Any = None) -> int: ...
 
     def remember_embedder(self) -> None: ...
 

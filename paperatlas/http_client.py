@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import email.utils
 import http.client
-import os
 import socket
 import threading
 import time
@@ -27,6 +26,7 @@ from urllib.parse import urlencode, urlsplit
 
 from . import __version__
 from .deadline import Deadline
+from . import settings
 from .errors import PaperatlasError
 
 
@@ -37,8 +37,7 @@ MAX_PAGES_ENV = "PAPERATLAS_FETCH_MAX_PAGES"
 
 
 def max_pages_default() -> int:
-    env = os.environ.get(MAX_PAGES_ENV, "").strip()
-    return int(env) if env.isdigit() and int(env) > 0 else MAX_PAGES
+    return int(settings.get("fetch_max_pages"))
 
 
 USER_AGENT = f"paperatlas/{__version__} (+https://pypi.org/project/paperatlas/; personal paper library)"
@@ -51,12 +50,11 @@ REDIRECT_HOSTS_ENV = "PAPERATLAS_FETCH_REDIRECT_HOSTS"
 
 
 def max_bytes_default() -> int:
-    env = os.environ.get(MAX_BYTES_ENV, "").strip().replace("_", "")
-    return int(env) if env.isdigit() and int(env) > 0 else MAX_BYTES
+    return int(settings.get("fetch_max_bytes"))
 
 
 def redirect_hosts_default() -> tuple[str, ...]:
-    return tuple(h.strip().lower() for h in os.environ.get(REDIRECT_HOSTS_ENV, "").split(",") if h.strip())
+    return tuple(h.strip().lower() for h in settings.get("fetch_redirect_hosts").split(",") if h.strip())
 
 
 class FetchError(PaperatlasError):

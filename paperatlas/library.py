@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import secrets
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from .authors import Authors, split_author_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
+from . import settings
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
-from .ingest.pipeline import PreviewFile, Progress, ingest_files, preview_files
+from .ingest.pipeline import PreviewFile, Progress, Records, ingest_files, ingest_rows, preview_files
 from .llm import Llm
 from .links import link_map, paper_links
 from .models import Hit, Hits, IngestReport, Paper
@@ -29,11 +31,24 @@ from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
 
 DEFAULT_DB = "paperatlas.db"
+#: what happens to new papers' vectors after a write (Library.add_papers)
+EmbedPolicy = Literal["after", "queue", "no"]
+
+
+class EmbedListener(Protocol):
+    """What a surface shows of the embed that follows a write: `begin` (which index, its model, the
+    papers waiting) returns a progress callback or None; `end` hears how many were embedded."""
+
+    def begin(self, index: str, model: str, waiting: int) -> Progress | None: ...
+
+    def end(self, index: str, model: str, embedded: int) -> None: ...
+
+
 MAX_RESULTS = 1000  # the most hits one search or similar call returns (page with offset for more)
 
 
 def default_db_path() -> str:
-    return os.environ.get("PAPERATLAS_DB") or DEFAULT_DB
+    return str(settings.get("db")) or DEFAULT_DB
 
 
 def missing_library(path: str) -> NotFound:
@@ -99,6 +114,7 @@ class Library:
             translator=lambda text: self.llm.query_english(text),
         )
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
+        self._queued: threading.Thread | None = None  # an embed queued by add_papers(embed="queue")
         self.on_wait = on_wait
         # the capabilities: each builds its heavy parts (models, caches) on first use
         self.readers = Readers(self)
@@ -115,6 +131,8 @@ class Library:
         self.report = Report(self, self.llm)
 
     def close(self) -> None:
+        if self._queued is not None:  # its connections close with the store: let it finish first
+            self._queued.join()
         self.store.close()
         self.vector_cache.close()
 
@@ -143,7 +161,87 @@ class Library:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- ingest ------------------------------------------------------------------------
+    # -- ingest: the one write path of papers ----------------------------------------------
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the library's write lock (reentrant): what a capability plans from the stored papers
+        and then writes with `add_papers` (a programme's events) stays one step for other writers."""
+        with self.store.write_lock(self.on_wait):
+            yield
+
+    def add_papers(
+        self,
+        papers: Sequence[str | Path] | Records,
+        *,
+        format: str | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+        encoding: str = "utf-8",
+        skip_bad: bool = False,
+        progress: Progress | None = None,
+        embed: EmbedPolicy = "no",
+        listener: EmbedListener | None = None,
+    ) -> IngestReport:
+        """Store papers: paper-list files, or `Records` (a fetched page, a programme's papers).
+
+        Every write of papers comes here: it holds the library's write lock while it plans and
+        writes (one ingest at a time per library, across processes: each plans its writes from what
+        the library holds), de-duplicates against what is stored, and reports what it did. `embed`
+        says what happens to the new papers' vectors afterwards, outside the lock: "after" embeds
+        them now (and the multilingual index, when it is on), "queue" embeds them in a background
+        thread of this process, "no" leaves them to `paperatlas embed`. `listener` hears the embed.
+
+        Raises:
+            IngestError: a file or record is bad (and `skip_bad` is False); nothing was stored.
+        """
+        with self.writing():
+            if isinstance(papers, Records):
+                r = papers
+                report = ingest_rows(self.store, r.name, r.source, r.format, r.rows, r.defaults, skip_bad, r.state)
+            else:
+                report = ingest_files(self.store, list(papers), format, venue, year, encoding, skip_bad, progress)
+        report.embedded = self.embed_after(embed, listener)
+        return report
+
+    def embed_after(self, policy: EmbedPolicy, listener: EmbedListener | None = None) -> int:
+        """Bring the vectors up to date after a write, as `policy` says (see `add_papers`).
+        Returns the papers embedded now (0 for "queue" and "no")."""
+        if policy == "no":
+            return 0
+        if policy == "queue":
+            t = threading.Thread(target=self._embed_quietly, name="embed-queued", daemon=True)
+            t.start()
+            self._queued = t
+            return 0
+        if policy != "after":
+            raise ValueError(f"embed policy {policy!r}: use after, queue or no")
+        waiting = self.embedding_status()["waiting"]
+        update = listener.begin("papers", self.embedder.id, waiting) if listener else None
+        n = 0
+        try:
+            n = self.embed(progress=update)
+        finally:
+            if listener:
+                listener.end("papers", self.embedder.id, n)
+        if self.multilingual.enabled:
+            emb = self.multilingual.embedder
+            update = listener.begin("multilingual", emb.id, len(self.multilingual.todo())) if listener else None
+            done = 0
+            try:
+                done = self.multilingual.build(progress=update)
+            finally:
+                if listener:
+                    listener.end("multilingual", emb.id, done)
+        return n
+
+    def _embed_quietly(self) -> None:
+        try:
+            self.embed()
+            if self.multilingual.enabled:
+                self.multilingual.build()
+        except PaperatlasError:  # a queued embed is best effort: `paperatlas embed` says why and resumes
+            pass
+
     def ingest(
         self,
         paths: Sequence[str | Path] | str | Path,
@@ -153,6 +251,8 @@ class Library:
         encoding: str = "utf-8",
         skip_bad: bool = False,
         progress: Progress | None = None,
+        embed: EmbedPolicy = "no",
+        listener: EmbedListener | None = None,
     ) -> IngestReport:
         """Ingest paper-list files (format auto-detected unless `format` is given).
 
@@ -164,6 +264,7 @@ class Library:
             encoding: text encoding of the files.
             skip_bad: store the good records and list the bad ones instead of failing.
             progress: callback `(done, total)` called after each written batch.
+            embed: "after", "queue" or "no" (`add_papers`); `listener` hears that embed.
 
         Returns:
             IngestReport with new / updated / unchanged / merged counts and bad records.
@@ -180,11 +281,12 @@ class Library:
         lists = [p for p in paths if p not in feeds]
         report = IngestReport()
         if lists:
-            # one ingest at a time per library: each plans its writes from what the library holds
-            with self.store.write_lock(self.on_wait):
-                report = ingest_files(self.store, lists, format, venue, year, encoding, skip_bad, progress)
+            report = self.add_papers(
+                lists, format=format, venue=venue, year=year, encoding=encoding, skip_bad=skip_bad, progress=progress
+            )
         for f in feeds:
             report.add(self.programme.ingest_feed(f))
+        report.embedded = self.embed_after(embed, listener)
         return report
 
     @staticmethod
@@ -319,7 +421,7 @@ class Library:
         if self._embedder is None:
             arg = self._embedder_arg
             if arg is None:
-                arg = self.store.get_meta("embedder") or os.environ.get("PAPERATLAS_EMBEDDER") or self._made_by()
+                arg = self.store.get_meta("embedder") or settings.get("embedder") or self._made_by()
             self._embedder_name = arg if isinstance(arg, str) else getattr(arg, "id", "custom")
             self._embedder = EMBEDDERS.create(arg) if isinstance(arg, str) else arg
         return self._embedder
@@ -356,29 +458,64 @@ class Library:
 
         Returns the number of papers embedded. Vectors come from the on-disk cache when
         this model has seen the same text before.
+
+        The model runs outside the library's write lock, so ingests, likes and fetches go on while
+        vectors are computed; each batch is written in a short transaction under the write lock,
+        after checking that its papers still hold the texts that were embedded. One embed runs at a
+        time per library (`store.embed_lock`): a second waits, then embeds only what is left.
         """
-        # under the write lock, so two processes never embed the same papers
-        with self.store.write_lock(self.on_wait):
+        with self.store.embed_lock(self.on_wait):
             return self._embed(progress, rebuild, batch_size)
 
+    #: how many times an embed looks again for papers stored while it ran
+    EMBED_PASSES = 3
+
     def _embed(self, progress: Progress | None, rebuild: bool, batch_size: int) -> int:
-        todo = self.embed_todo(rebuild)
-        if not todo:
-            return 0
         from .store.vector_cache import embed_cached
 
-        step = max(batch_size * 8, 512)
-        for s in range(0, len(todo), step):
-            chunk = todo[s : s + step]
+        told: list[str] = []
 
-            def sub(done: int, total: int, s: int = s) -> None:
-                if progress:
-                    progress(s + done, len(todo))
+        def on_wait(message: str) -> None:  # once per embed, not once per batch
+            if self.on_wait and not told:
+                told.append(message)
+                self.on_wait(message)
 
-            vecs = embed_cached(self.embedder, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
-            self.store.put_vectors(self.embedder.id, [(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
-        self.remember_embedder()
-        return len(todo)
+        written = 0
+        total = 0
+        # small steps: a batch's vectors become searchable (and survive a kill) soon after they are made
+        step = max(batch_size * 4, 256)
+        for attempt in range(self.EMBED_PASSES):
+            todo = self.embed_todo(rebuild and attempt == 0)
+            if not todo:
+                break
+            base, total = total, total + len(todo)
+            for s in range(0, len(todo), step):
+                chunk = todo[s : s + step]
+
+                def sub(done: int, _n: int, s: int = s, base: int = base) -> None:
+                    if progress:
+                        progress(base + s + done, total)
+
+                vecs = embed_cached(self.embedder, [t for _, _, t in chunk], self.vector_cache, batch_size, sub)
+                with self.store.write_lock(on_wait):
+                    rows = self._still_current([(pid, h, v) for (pid, h, _), v in zip(chunk, vecs)])
+                    self.store.put_vectors(self.embedder.id, rows)
+                written += len(rows)
+        if written:
+            self.remember_embedder()
+        return written
+
+    def _still_current(self, rows: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
+        """The rows whose paper is still stored with the text that was embedded: an ingest that ran
+        while the model worked may have changed a text or merged a paper away (the next pass embeds
+        its new text)."""
+        papers = self.store.get_papers([pid for pid, _, _ in rows])
+        keep = []
+        for pid, h, v in rows:
+            p = papers.get(pid)
+            if p is not None and text_hash(Paper(pid, p.title, p.abstract, title_derived=p.title_derived).text) == h:
+                keep.append((pid, h, v))
+        return keep
 
     def embed_todo(self, rebuild: bool = False) -> list[tuple[str, str, str]]:
         """(paper id, text hash, text) of every paper whose vector is missing or stale.

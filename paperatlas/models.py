@@ -227,6 +227,7 @@ class IngestReport:
     # without an abstract, numbering that disagrees): each names the paper, its line and the fix
     warnings: list[str] = field(default_factory=list)
     shapes: dict[str, str] = field(default_factory=dict)  # file -> how a text list was laid out, in words
+    embedded: int = 0  # papers embedded after the write (Library.add_papers(embed="after"))
 
     def add(self, other: IngestReport) -> None:
         self.new += other.new

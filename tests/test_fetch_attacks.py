@@ -19,6 +19,7 @@ from sourceserver import SourceServer
 
 from paperatlas import Library
 from paperatlas.cli import cli
+from paperatlas.errors import PaperatlasError
 from paperatlas.sources import FetchError, HttpClient
 from paperatlas.http_client import redirect_refusal
 
@@ -75,8 +76,13 @@ def test_an_endless_chunked_stream_stops_at_the_cap(server: SourceServer) -> Non
 def test_the_cap_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAPERATLAS_FETCH_MAX_BYTES", "12345")
     assert HttpClient().max_bytes == 12345
-    monkeypatch.setenv("PAPERATLAS_FETCH_MAX_BYTES", "lots")
+    monkeypatch.setenv("PAPERATLAS_FETCH_MAX_BYTES", "")
     assert HttpClient().max_bytes == 256 << 20
+    # a typo is not silently the default: the error names the variable and the fix
+    monkeypatch.setenv("PAPERATLAS_FETCH_MAX_BYTES", "lots")
+    with pytest.raises(PaperatlasError, match="PAPERATLAS_FETCH_MAX_BYTES='lots'") as e:
+        HttpClient()
+    assert "PAPERATLAS_FETCH_MAX_BYTES" in e.value.fix
 
 
 # -- the whole-request deadline ---------------------------------------------------------------------

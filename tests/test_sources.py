@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -533,19 +534,39 @@ def test_same_title_different_authors_stay_apart(tmp_path: Path) -> None:
 
 
 def test_an_overlapping_writer_does_not_break_the_fetch(or_server: SourceServer, tmp_path: Path) -> None:
-    """Two `update`s from cron at once: the other one stores a paper between our plan and our write."""
+    """Two `update`s from cron at once: the other one starts while we write our first page. It waits
+    for the library's write lock (told why), so it never stores a paper between our plan and our
+    write, and then finds every paper there."""
+    import threading
+
     db = tmp_path / "lib.db"
-    with Library(db, embedder="hashing") as lib, Library(db, embedder="hashing") as other:
+    heard: list[str] = []
+    with Library(db, embedder="hashing") as lib, Library(db, embedder="hashing", on_wait=heard.append) as other:
         real = lib.store.write_batch
         calls = {"n": 0}
+        theirs: dict[str, Any] = {}
+
+        def fetch_other() -> None:
+            theirs["r"] = other.sources.fetch(
+                "openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2
+            )
+
+        racer = threading.Thread(target=fetch_other)
 
         def racing(*args: object, **kw: object) -> None:
             calls["n"] += 1
-            if calls["n"] == 1:  # the other process wins the race for the first page
-                other.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
+            if calls["n"] == 1:  # the other process starts while we hold the lock for page 1
+                racer.start()
+                deadline = time.monotonic() + 30
+                while not heard and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert heard and "waiting for it to finish" in heard[0], heard
             real(*args, **kw)  # type: ignore[arg-type]
 
         lib.store.write_batch = racing  # type: ignore[method-assign]
         r = lib.sources.fetch("openreview", [VENUE], base_url=or_server.url, client=_client(), page_size=2)
-        assert r.new == 0 and r.unchanged == 5 and calls["n"] == 4  # page 1 planned twice
+        racer.join(60)
+        # the lock is held per page: the two interleave page by page, each page planned once
+        assert calls["n"] == 3
+        assert r.new + theirs["r"].new == 5 and r.unchanged + theirs["r"].unchanged == 5
         assert lib.store.execute_script_for_tests("SELECT count(*), count(DISTINCT id) FROM papers") == [(5, 5)]

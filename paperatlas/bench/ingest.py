@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import settings
 from ..library import Library
 
 
@@ -28,21 +29,13 @@ def _parse_only(path: Path) -> int:
 
 def _first_ingest_one_process(path: Path) -> float:
     """A first ingest with normalising kept in this process (the pre-parallel baseline)."""
-    old = os.environ.get("PAPERATLAS_INGEST_WORKERS")
-    os.environ["PAPERATLAS_INGEST_WORKERS"] = "1"
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            lib = Library(Path(d) / "bench.db")
-            t = time.perf_counter()
-            lib.ingest(path)
-            dt = time.perf_counter() - t
-            lib.close()
-            return dt
-    finally:
-        if old is None:
-            del os.environ["PAPERATLAS_INGEST_WORKERS"]
-        else:
-            os.environ["PAPERATLAS_INGEST_WORKERS"] = old
+    with settings.temporarily("ingest_workers", 1), tempfile.TemporaryDirectory() as d:
+        lib = Library(Path(d) / "bench.db")
+        t = time.perf_counter()
+        lib.ingest(path)
+        dt = time.perf_counter() - t
+        lib.close()
+        return dt
 
 
 def bench_ingest(path: Path, repeats: int = 3) -> dict[str, Any]:

@@ -26,11 +26,12 @@ from typing import Any
 
 import click
 
+from .. import settings
 from ..eval.tldr import default_venue_file, split_of
 from ..llm.extractive import extractive_tldr, rouge
 
 ROOT = Path(__file__).resolve().parents[2]
-CACHE = Path(os.environ.get("PAPERATLAS_CACHE") or Path.home() / ".cache" / "paperatlas")
+CACHE = Path(settings.raw("cache") or Path.home() / ".cache" / "paperatlas")
 QWEN = CACHE / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 QUESTIONS = ROOT / "benchmarks" / "llm" / "ask_questions.jsonl"
 
@@ -204,7 +205,7 @@ def summarise(res: dict[str, Any]) -> dict[str, Any]:
 
 
 @click.command("llm")
-@click.option("--llm-url", default=None, envvar="PAPERATLAS_LLM_URL", help="Use this running endpoint.")
+@click.option("--llm-url", default=None, envvar=settings.env("llm_url"), help="Use this running endpoint.")
 @click.option(
     "--server-python",
     default=str(ROOT / ".venv-llm" / "bin" / "python"),

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import settings
 from ..errors import PaperatlasError
 
 PARTS = ("scifact", "paraphrase", "acm", "zh", "speed", "latency")
@@ -49,7 +50,7 @@ Log = Callable[[str], None]
 
 def default_data_root() -> Path | None:
     """Where the shared evaluation data lives: $PAPERATLAS_SHARED_DATA, ../shared/data or /work/shared/data."""
-    for root in (os.environ.get("PAPERATLAS_SHARED_DATA"), "../shared/data", str(REPO.parent / "shared" / "data")):
+    for root in (settings.raw("shared_data"), "../shared/data", str(REPO.parent / "shared" / "data")):
         if root and (Path(root) / "ml_venue_papers").is_dir():
             return Path(root)
     return None

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import settings
+
 ARXIV_ABSTRACTS = 2_700_000
 
 
@@ -41,13 +43,13 @@ def bench_ray(file: Path, n: int, workers: list[int], nodes: list[int]) -> dict[
     texts = _texts(file, n)
     res: dict[str, Any] = {"papers": len(texts), "cpus": os.cpu_count(), "raw": {}, "ray": {}}
     for threads in sorted({1, max(workers)}):
-        os.environ["PAPERATLAS_EMBED_THREADS"] = str(threads)
+        settings.put("embed_threads", threads)
         emb = EMBEDDERS.create("minilm")
         emb.embed(texts[:2])  # load the model before timing
         t0 = time.perf_counter()
         emb.embed(texts, batch_size=32)
         res["raw"][f"{threads}_thread"] = round(len(texts) / (time.perf_counter() - t0), 2)
-    os.environ.pop("PAPERATLAS_EMBED_THREADS", None)
+    settings.put("embed_threads", None)
     ray = connect("local", max(workers))
     try:
         for w in workers:
@@ -91,9 +93,7 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
     words = [r.get("title", "").split()[:3] for r in rows[:queries]]
     qs = [" ".join(w) for w in words if w]
     res: dict[str, Any] = {"papers": len(rows), "queries": len(qs)}
-    old_cache = os.environ.get("PAPERATLAS_CACHE_DIR")
-    os.environ["PAPERATLAS_CACHE_DIR"] = str(tmp / "cache")
-    try:
+    with settings.temporarily("cache_dir", str(tmp / "cache")):
         for name, url in (("sqlite", str(tmp / "lib.db")), ("postgresql", pg_url)):
             # each store its own empty vector cache: the second must not read the first one's vectors
             with Library(url, embedder="hashing", vector_cache=VectorCache(tmp / f"{name}-vectors.sqlite")) as lib:
@@ -114,11 +114,6 @@ def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str,
                 lat = [1000 * _timed(lambda pid=pid: lib.get(pid)) for pid in ids]
                 r["get_paper_ms_median"] = round(statistics.median(lat), 3)
                 res[name] = r
-    finally:
-        if old_cache is None:
-            os.environ.pop("PAPERATLAS_CACHE_DIR", None)
-        else:
-            os.environ["PAPERATLAS_CACHE_DIR"] = old_cache
     res["postgresql_over_sqlite"] = {
         k: round(res["postgresql"][k] / res["sqlite"][k], 2) for k in res["sqlite"] if res["sqlite"][k]
     }

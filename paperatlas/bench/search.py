@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import settings as paperatlas_settings
+
 MODES = ("hybrid", "keyword", "semantic")
 
 
@@ -217,7 +219,7 @@ def _child(
     try:
         # one ONNX thread per query, as `paperatlas serve` runs it: a short query gains nothing
         # from a second thread and loses a lot when the cores are busy (9 vs 18 ms p50 here)
-        env = {**os.environ, "PAPERATLAS_EMBED_THREADS": os.environ.get("PAPERATLAS_EMBED_THREADS", "1")}
+        env = paperatlas_settings.environment(embed_threads=paperatlas_settings.raw("embed_threads") or 1)
         out = subprocess.run(
             [sys.executable, "-m", "paperatlas.bench.search", f.name],
             capture_output=True,

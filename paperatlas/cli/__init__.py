@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import click
 
+from .. import settings
 from .. import __version__
 from . import bench, library, llm, mcp, programme, readers, recommend, report, sources, topics, web
 from . import eval as eval_
@@ -23,7 +24,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_EMPTY", "EXIT_ERROR", "EXIT_WARNINGS", "Fail"
 @click.version_option(__version__, prog_name="paperatlas")
 @click.option(
     "--db",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     default=None,
     metavar="PATH|URL",
     help="Library file (default ./paperatlas.db, or $PAPERATLAS_DB), or a postgresql://USER@HOST:PORT/DB URL "

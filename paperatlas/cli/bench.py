@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import click
+from .. import settings
 from ..embed.base import DEFAULT_EMBEDDER
 from .llm import llm_options
 
@@ -75,7 +76,7 @@ def bench_paste_cmd(file: str, papers: int, repeats: int, as_json: bool) -> None
 @click.option(
     "--db",
     "db_path",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     required=True,
     metavar="PATH",
     help="Library to serve (opened read-only by the server; use a copy of a shared file).",
@@ -150,7 +151,7 @@ bench.add_command(bench_recommend_cmd)
 @click.option(
     "--db",
     "db_path",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     required=True,
     metavar="PATH",
     help="An embedded library of real papers: the 8k row, and the source of the synthetic ones.",
@@ -320,9 +321,9 @@ def bench_quality_cmd(
     data = Path(data_dir) if data_dir else default_data_root()
     if data is None:
         raise click.ClickException("no evaluation data found: pass --data DIR (the folder holding scifact/ ...)")
-    if vector_cache or not os.environ.get("PAPERATLAS_VECTOR_CACHE"):
+    if vector_cache or not settings.raw("vector_cache"):
         # every library of the run, child processes included, reads the same cache
-        os.environ["PAPERATLAS_VECTOR_CACHE"] = vector_cache or str(default_vector_cache())
+        settings.put("vector_cache", vector_cache or str(default_vector_cache()))
     if fresh:
         clean(Path(workdir))
 
@@ -370,7 +371,7 @@ def bench_quality_cmd(
 @click.option(
     "--db",
     "db_path",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     required=True,
     metavar="PATH",
     help="An embedded library (its topics are not touched: the real size runs on a copy).",

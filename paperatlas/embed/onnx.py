@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import settings
+
 try:  # the package's error type, when it is there (it prints `Fix: ...`)
     from ..errors import PaperatlasError as _BaseError
 except ImportError:  # pragma: no cover - only when this file is loaded on its own
@@ -262,14 +264,14 @@ class OnnxEmbedder:
         self.int8_documents = bool(int8_documents)
         self.id = f"{spec.model_id}@{self.max_length}" + ("+dynamic-int8" if self.int8_documents else "")
         # PAPERATLAS_EMBED_THREADS: `serve` sets 1, since many small concurrent queries beat one wide one
-        self.threads = int(threads or os.environ.get("PAPERATLAS_EMBED_THREADS") or os.cpu_count() or 1)
+        self.threads = int(threads or settings.get("embed_threads") or os.cpu_count() or 1)
         self._model_file = Path(model_file) if model_file else None
         self._verify = verify and model_file is None
         self._session: Any = None
         self._query_session: Any = None  # the dynamic-int8 copy for embed_query (quantize.py)
         # PAPERATLAS_QUERY_INT8=0 embeds queries with the fp32 document model instead
         if quantized_queries is None:
-            quantized_queries = os.environ.get("PAPERATLAS_QUERY_INT8", "1") != "0"
+            quantized_queries = settings.get("query_int8")
         if self.int8_documents:  # documents and queries must come from the same model
             quantized_queries = True
         self._quantized_queries = bool(quantized_queries)

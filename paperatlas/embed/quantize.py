@@ -21,13 +21,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import settings
+
 
 def cache_dir() -> Path:
     """$PAPERATLAS_CACHE_DIR, else $XDG_CACHE_HOME/paperatlas, else ~/.cache/paperatlas."""
-    env = os.environ.get("PAPERATLAS_CACHE_DIR")
+    env = settings.get("cache_dir")
     if env:
         return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = settings.external("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "paperatlas"
 
 

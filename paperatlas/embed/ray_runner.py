@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .. import settings
 from ..errors import PaperatlasError
 
 Progress = Callable[[int, int], None]
@@ -53,7 +54,9 @@ def connect(address: str, workers: int | None = None) -> Any:
     ray = _ray()
     if ray.is_initialized():
         return ray
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry
+    settings.put_external(
+        "RAY_USAGE_STATS_ENABLED", settings.external("RAY_USAGE_STATS_ENABLED") or "0"
+    )  # no telemetry
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     try:
         if address == "local":
@@ -75,7 +78,7 @@ class _Worker:
     def __init__(self, embedder: str, threads: int) -> None:
         from .base import EMBEDDERS
 
-        os.environ["PAPERATLAS_EMBED_THREADS"] = str(threads)
+        settings.put("embed_threads", threads)
         self.embedder = EMBEDDERS.create(embedder)
 
     def embed(self, texts: list[str], batch_size: int) -> np.ndarray:

@@ -28,6 +28,7 @@ from typing import Any
 import click
 import numpy as np
 
+from .. import settings
 from ..embed.base import Embedder
 from ..errors import PaperatlasError
 from ..search.engine import MODES, SearchSettings
@@ -354,7 +355,7 @@ def eval_paraphrases(
 @click.option(
     "--db",
     "db_path",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     required=True,
     help="Library holding the papers (e.g. the venue papers and the examples, embedded).",
 )

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from .. import settings
 from ..errors import PaperatlasError
 from ..search.engine import MODES
 from ..search.query import parse
@@ -96,7 +97,7 @@ def eval_crosslingual(
 @click.option(
     "--db",
     "db_path",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     default="paperatlas.db",
     show_default=True,
     help="Library holding the papers (embedded; `paperatlas embed --multilingual` for the second index).",

@@ -32,6 +32,7 @@ from typing import Any
 
 import click
 
+from .. import settings
 from ..topics.phrases import word_key
 
 _WORD = re.compile(r"[a-z]+")
@@ -275,7 +276,7 @@ def trends_check(lib: Any, venue: str, files: Sequence[str]) -> dict[str, Any]:
 
 
 @click.command("report")
-@click.option("--db", "db_path", envvar="PAPERATLAS_DB", metavar="PATH", help="A library with its topics built.")
+@click.option("--db", "db_path", envvar=settings.env("db"), metavar="PATH", help="A library with its topics built.")
 @click.option(
     "--papers",
     type=click.Path(exists=True, dir_okay=False),
@@ -308,16 +309,13 @@ def report_cmd(
         paperatlas eval report --db venue.db --areas ICLR 2024
         paperatlas eval report --db corl.db --venue CoRL --raw corl2021.json --raw corl2022.json
     """
-    import os
 
     from ..library import Library
 
     out: dict[str, Any] = {}
     if papers:
         # the evaluation's vectors live apart from the everyday cache, and are reused by every run
-        os.environ.setdefault(
-            "PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache" / "paperatlas" / "eval" / "vectors.sqlite")
-        )
+        settings.put_default("vector_cache", str(Path.home() / ".cache" / "paperatlas" / "eval" / "vectors.sqlite"))
         names = [n.strip() for n in embedders.split(",") if n.strip()]
         out["themes_on_real_vectors"] = real_vectors_agreement(
             papers, embedders=names, progress=lambda s: click.echo(s, err=True)

@@ -10,7 +10,6 @@ import dataclasses
 import gzip
 import hashlib
 import json
-import os
 import random
 import time
 from collections.abc import Callable, Iterable
@@ -19,11 +18,12 @@ from typing import Any
 
 import click
 
+from .. import settings
 from ..llm.extractive import DEFAULT_WEIGHTS, Weights, extractive_tldr, first_sentence, rouge
 
 
 def default_venue_file() -> str | None:
-    for root in (os.environ.get("PAPERATLAS_SHARED_DATA"), "../shared/data", "/work/shared/data"):
+    for root in (settings.raw("shared_data"), "../shared/data", "/work/shared/data"):
         if root and (Path(root) / "ml_venue_papers" / "papers.jsonl.gz").exists():
             return str(Path(root) / "ml_venue_papers" / "papers.jsonl.gz")
     return None

@@ -32,6 +32,7 @@ from typing import Any
 import click
 import numpy as np
 
+from .. import settings
 from ..errors import PaperatlasError
 from ..search.floor import Floor, ScoreScale, floor_for, scale_for
 from ..search.query import parse
@@ -242,7 +243,7 @@ def _answered(lib: Any, q: str) -> bool:
 @click.option(
     "--db",
     "db_path",
-    envvar="PAPERATLAS_DB",
+    envvar=settings.env("db"),
     default="paperatlas.db",
     show_default=True,
     help="Library with a multilingual index (`paperatlas embed --multilingual`).",

@@ -22,6 +22,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from .. import settings
 from ..models import BadRecord
 from ..safety import strip_controls
 from .columns import ABSTRACT_KEYS
@@ -74,22 +75,16 @@ class FileError(Exception):
 
 # Bounds on what one file may hold. A paper's fields are a few thousand characters; these limits are far
 # above any real list yet stop a hostile or broken file before it costs gigabytes of memory or makes every
-# later search slow. Each can be raised through its environment variable (named in the error's fix).
-LIMITS = {
-    "PAPERATLAS_MAX_FIELD_CHARS": 200_000,  # one field (an abstract, a title ...)
-    "PAPERATLAS_MAX_RECORD_CHARS": 1_000_000,  # all the text of one record
-    "PAPERATLAS_MAX_INPUT_BYTES": 1 << 30,  # one file after decompression
-    "PAPERATLAS_MAX_GZIP_RATIO": 100,  # decompressed/compressed size; real paper lists compress 3-15x
-    "PAPERATLAS_MAX_JSON_DEPTH": 64,  # nesting of JSON values; real records nest 3-5 levels
-    "PAPERATLAS_MAX_XML_DEPTH": 64,  # nesting of XML elements; an Anthology or Atom file nests under 10
-}
+# later search slow. Each can be raised through its environment variable (named in the error's fix); the
+# defaults and what each bounds are in the settings table (settings.py, docs/settings.md).
+LIMITS = {s.env: s.default for s in settings.SETTINGS if s.env.startswith("PAPERATLAS_MAX_")}
 _GZIP_RATIO_AFTER = 32 << 20  # the ratio is judged once this much has come out (small files may compress well)
 
 
 def limit(name: str) -> int:
-    """A bound from LIMITS, overridden by the environment variable of the same name."""
-    env = os.environ.get(name, "").strip().replace("_", "")
-    return int(env) if env.isdigit() and int(env) > 0 else LIMITS[name]
+    """A bound from LIMITS, overridden by the environment variable of the same name (an unparsable
+    value is an error naming the variable)."""
+    return int(settings.get(settings.BY_ENV[name].name))
 
 
 class NestedTooDeep(ValueError):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import settings
 from ..errors import IngestError
 from ..models import BadRecord, IngestReport, Paper
 from ..store.sqlite import SQLiteStore
@@ -27,7 +28,7 @@ from .normalize import RecordError, preprint_link, title_key, to_paper
 
 Progress = Callable[[int, int], None]  # (done, total)
 # papers per write transaction; the environment override lets the crash test make batches small
-BATCH_SIZE = int(os.environ.get("PAPERATLAS_INGEST_BATCH", "1000"))
+BATCH_SIZE = int(settings.setting("ingest_batch").default)  # the default; $PAPERATLAS_INGEST_BATCH is read per ingest
 # Normalising is pure CPU work (regexes over every abstract): above this many records it runs
 # in forked worker processes, one per core (PAPERATLAS_INGEST_WORKERS=1 turns that off).
 PARALLEL_MIN_RECORDS = 2000
@@ -85,9 +86,9 @@ def _prepare_chunk(job: tuple[int, int, int]) -> list[tuple[str, Any]]:
 
 
 def _workers(n_records: int) -> int:
-    env = os.environ.get("PAPERATLAS_INGEST_WORKERS")
-    if env:
-        return max(1, int(env))
+    workers = settings.get("ingest_workers")
+    if workers:
+        return int(workers)
     if n_records < PARALLEL_MIN_RECORDS or not sys.platform.startswith("linux"):
         return 1  # fork is cheap, and safe for this pure-Python work, on Linux
     return min(len(os.sched_getaffinity(0)), 8)
@@ -128,7 +129,7 @@ def ingest_files(
     encoding: str = "utf-8",
     skip_bad: bool = False,
     progress: Progress | None = None,
-    batch_size: int = BATCH_SIZE,
+    batch_size: int | None = None,
 ) -> IngestReport:
     """Ingest `paths` into `store`. Raises IngestError (nothing written) on bad input
     unless `skip_bad`, in which case the bad records are listed in the report."""
@@ -213,6 +214,20 @@ def preview_files(
     return out
 
 
+@dataclass
+class Records:
+    """Papers that did not come from a file: a page a source fetched, the papers of a programme feed.
+    `name` says where they came from in messages (a URL, a file); `source` is the papers' source;
+    `state` (key, json) is saved in the same transaction as the last batch (a fetch's position)."""
+
+    name: str
+    source: str
+    format: Format
+    rows: list[tuple[str, dict[str, Any]]]  # (location, row)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    state: tuple[str, str] | None = None
+
+
 def ingest_rows(
     store: SQLiteStore,
     name: str,
@@ -222,7 +237,7 @@ def ingest_rows(
     defaults: dict[str, Any] | None = None,
     skip_bad: bool = False,
     state: tuple[str, str] | None = None,
-    batch_size: int = BATCH_SIZE,
+    batch_size: int | None = None,
 ) -> IngestReport:
     """Ingest rows that did not come from a file (a page a source fetched), exactly as `ingest` would.
 
@@ -241,10 +256,11 @@ def store_parsed(
     overrides: dict[str, Any],
     skip_bad: bool,
     progress: Progress | None,
-    batch_size: int,
+    batch_size: int | None,
     state: tuple[str, str] | None = None,
 ) -> IngestReport:
     """Normalise, plan and write parsed rows (the part of an ingest after reading)."""
+    batch_size = batch_size or int(settings.get("ingest_batch"))
     known = store.record_hashes()
     store.fill_title_keys(title_key)
     by_id, by_key, by_pos = store.ident_index()

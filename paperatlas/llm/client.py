@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .. import settings
 from ..errors import PaperatlasError
 
 URL_ENV = "PAPERATLAS_LLM_URL"
@@ -65,7 +65,7 @@ class LlmConfig:
     @classmethod
     def from_env(cls, url: str | None = None, model: str | None = None) -> LlmConfig | None:
         """The configured endpoint (`url` first, then $PAPERATLAS_LLM_URL); None when there is none."""
-        url = (url or os.environ.get(URL_ENV) or "").strip()
+        url = (url or settings.get("llm_url")).strip()
         if not url:
             return None
         parts = urlsplit(url)
@@ -73,11 +73,11 @@ class LlmConfig:
             raise LlmError(
                 f"bad language-model endpoint {url!r}", "give an http(s) URL such as http://127.0.0.1:8080/v1", url
             )
-        mt = os.environ.get(MAX_TOKENS_ENV, "").strip()
+        mt = settings.get("llm_max_tokens")
         return cls(
             url=url.rstrip("/"),
-            model=(model or os.environ.get(MODEL_ENV) or "").strip(),
-            max_tokens=int(mt) if mt.isdigit() else 0,
+            model=(model or settings.get("llm_model")).strip(),
+            max_tokens=mt,
         )
 
 
@@ -130,7 +130,7 @@ class LlmClient:
 
     def _headers(self) -> dict[str, str]:
         h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-        key = os.environ.get(KEY_ENV, "").strip()
+        key = settings.get("llm_api_key")
         if key:
             h["Authorization"] = f"Bearer {key}"
         return h

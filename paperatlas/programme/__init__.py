@@ -122,15 +122,15 @@ class Programme:
 
     def _store_feed(self, where: str, conf: str, year: int, feed: Any) -> IngestReport:
         from ..ingest.formats import VENUE_SPELLING, Format
-        from ..ingest.pipeline import ingest_rows
+        from ..ingest.pipeline import Records
         from .link import commit, plan, summary
 
         venue = VENUE_SPELLING.get(conf, conf.upper())
-        with self.store.write_lock(getattr(self.lib, "on_wait", None)):
+        # the events are planned from the stored papers: plan, papers and events are one write
+        with self.lib.writing():
             fp = plan(self.store, f"{conf} {year}", venue, year, feed)
-            report = ingest_rows(
-                self.store, where, "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year}, skip_bad=True
-            )
+            papers = Records(where, "virtual", Format.JSON, fp.rows, {"venue": venue, "year": year})
+            report = self.lib.add_papers(papers, skip_bad=True)
             counts = commit(self.store, fp)
         report.notes += [f"programme {conf} {year}: {summary(counts)}", *fp.notes]
         return report

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+from .. import settings
 from .. import __version__
 from ..errors import PaperatlasError
 from .readers import Entry, _entry
@@ -90,8 +90,8 @@ def fetch_items(
 
     kind, lib_id = parse_spec(source)
     sleep = sleep or time.sleep
-    key = key if key is not None else os.environ.get("ZOTERO_API_KEY", "")
-    base = (base or os.environ.get("ZOTERO_API_URL") or API).rstrip("/")
+    key = key if key is not None else settings.get("zotero_api_key")
+    base = (base or settings.raw("zotero_api_url") or API).rstrip("/")
     client = HttpClient(
         connect_timeout=min(10.0, timeout),
         read_timeout=timeout,

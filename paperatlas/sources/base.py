@@ -19,6 +19,7 @@ from xml.etree import ElementTree as ET
 
 from ..errors import PaperatlasError
 from ..ingest.formats import Format, NestedTooDeep
+from ..ingest.pipeline import Records
 from ..models import IngestReport
 from ..registry import Registry
 from ..http_client import MAX_PAGES_ENV, FetchError, HttpClient, Response, max_pages_default
@@ -133,9 +134,13 @@ def fetch(
     client: HttpClient | None = None,
     progress: Callable[[int, int | None], None] | None = None,
     max_pages: int | None = None,
+    write: Callable[[Records], IngestReport] | None = None,
 ) -> FetchReport:
     """Fetch `source` into `store`, resuming from the saved position. Raises FetchError (what was
     stored before the failure stays, with its position) or SourceArgsError.
+
+    Each page is stored by `write` (the library's one write path, `Library.add_papers`, which holds
+    the library's write lock while it plans and writes); without one, under the store's write lock.
 
     A run ends early, saying so in `report.stopped` and its notes, after `max_pages` pages (default
     $PAPERATLAS_FETCH_MAX_PAGES or 1000; the next run resumes there) or when the source sends a page
@@ -167,7 +172,7 @@ def fetch(
             report.pages += 1
             if page.state.get("not_modified"):
                 report.not_modified = True
-            r = _store_page(store, source, page)
+            r = (write or _writer(store))(_records(source, page))
             report.add(r)
             if page.note:
                 report.notes.append(page.note)
@@ -199,33 +204,21 @@ def _page_digest(page: Page) -> str:
     return hashlib.sha256(json.dumps(page.rows, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _store_page(store: Any, source: Source, page: Page) -> IngestReport:
-    """One page through the ingest pipeline. When another process (an overlapping `update` from
-    cron) stored some of the same papers between our planning and our write, the batch's
-    transaction rolls back whole; planning again against what is there now then stores the rest."""
+def _records(source: Source, page: Page) -> Records:
+    return Records(page.url, source.name, page.format, page.rows, page.defaults, (source.key, json.dumps(page.state)))
+
+
+def _writer(store: Any) -> Callable[[Records], IngestReport]:
+    """A page's write when no library hands one in: planned and written under the store's write
+    lock, so an overlapping fetch or ingest in another process cannot store the same papers between
+    the plan and the write."""
     from ..ingest.pipeline import ingest_rows
 
-    for attempt in range(3):
-        try:
-            return ingest_rows(
-                store,
-                page.url,
-                source.name,
-                page.format,
-                page.rows,
-                page.defaults,
-                skip_bad=True,
-                state=(source.key, json.dumps(page.state)),
-            )
-        except Exception as e:  # sqlite3.IntegrityError, psycopg.errors.UniqueViolation
-            if attempt == 2 or not _is_unique_violation(e):
-                raise
-    raise AssertionError("unreachable")
+    def write(r: Records) -> IngestReport:
+        with store.write_lock():
+            return ingest_rows(store, r.name, r.source, r.format, r.rows, r.defaults, skip_bad=True, state=r.state)
 
-
-def _is_unique_violation(e: BaseException) -> bool:
-    name = type(e).__name__
-    return name == "UniqueViolation" or (name == "IntegrityError" and "unique" in str(e).lower())
+    return write
 
 
 # -- helpers the sources share ---------------------------------------------------------------

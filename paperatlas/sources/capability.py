@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import NotFound, PaperatlasError
+from ..ingest.pipeline import Records
+from ..models import IngestReport
 from ..store.sources import Follow
 from .base import FetchReport, create_source, fetch
 from ..http_client import HttpClient
@@ -40,7 +42,11 @@ class Sources:
     """
 
     def __init__(self, lib: LibraryCore) -> None:
+        self._lib = lib
         self._store = lib.store
+
+    def _write(self, records: Records) -> IngestReport:
+        return self._lib.add_papers(records, skip_bad=True)
 
     def fetch(
         self,
@@ -51,17 +57,21 @@ class Sources:
         progress: Callable[[int, int | None], None] | None = None,
         max_pages: int | None = None,
         client_factory: ClientFactory | None = None,
+        embed: Literal["after", "queue", "no"] = "no",
+        listener: Any = None,
         **options: Any,
     ) -> FetchReport:
         """Fetch a source's papers into the library: only new or changed papers are written, one
-        transaction per batch, and a killed fetch resumes where it stopped."""
+        transaction per batch, and a killed fetch resumes where it stopped. `embed` and `listener`:
+        what follows the write (`Library.add_papers`); `report.embedded` counts it."""
         src = create_source(source, args, base_url, **_options(options))
         if client is None and client_factory is not None:
             client = client_factory(src.polite_delay)
-        report = fetch(self._store, src, client, progress, max_pages=max_pages)
+        report = fetch(self._store, src, client, progress, max_pages=max_pages, write=self._write)
         if any(f.key == src.key for f in self._store.sources.follows()):
             # a one-off fetch of a followed source is that subscription's latest run too
             self._store.sources.record_follow_run(src.key, report.summary(), "")
+        report.embedded = self._lib.embed_after(embed, listener)
         return report
 
     def follow(self, source: str, args: Sequence[str], base_url: str | None = None, **options: Any) -> tuple[str, bool]:
@@ -113,7 +123,7 @@ class Sources:
             try:
                 src = create_source(f.source, f.args, base, **opts)
                 client = client_factory(src.polite_delay) if client_factory else None
-                report = fetch(self._store, src, client, max_pages=max_pages)
+                report = fetch(self._store, src, client, max_pages=max_pages, write=self._write)
             except PaperatlasError as e:
                 self._store.sources.record_follow_run(f.key, "", e.message)
                 results.append(UpdateResult(f, None, str(e)))

@@ -35,6 +35,7 @@ from .migrations import MIGRATIONS
 from .sqlite import SQLiteStore, _split_sql
 
 _INGEST_LOCK = 0x7061_7069  # held through a whole ingest or embed (SQLiteStore.write_lock)
+_EMBED_LOCK = 0x7061_706D  # held through a whole embed (SQLiteStore.embed_lock)
 _WRITE_LOCK = 0x7061_7065  # "pape": the advisory lock id every write transaction takes
 _SCHEME = re.compile(r"^postgres(?:ql)?(?:\+psycopg)?://", re.IGNORECASE)
 
@@ -250,6 +251,7 @@ class PostgresStore(SQLiteStore):
         self._lock = threading.Lock()
         self._writer = threading.RLock()
         self._writer_depth = 0
+        self._embedding = threading.Lock()
         self._conns: list[Any] = []
         self._keys: dict[str, list[tuple[str, ...]]] = {}
         self._migrate()
@@ -305,18 +307,20 @@ class PostgresStore(SQLiteStore):
             c.raw.execute("SET default_transaction_read_only = on")
 
     @contextmanager
-    def _hold_write_lock(self, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+    def _hold_write_lock(self, on_wait: Callable[[str], None] | None, kind: str = "write") -> Iterator[None]:
         """Across hosts: a session-level advisory lock (write_lock adds reentrancy, as on SQLite)."""
         raw = self.conn.raw
-        (got,) = raw.execute("SELECT pg_try_advisory_lock(%s)", (_INGEST_LOCK,)).fetchone()
+        key = _INGEST_LOCK if kind == "write" else _EMBED_LOCK
+        (got,) = raw.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
         if not got:
             if on_wait:
-                on_wait(f"another paperatlas process is writing to {redact(self.url)}; waiting for it to finish")
-            raw.execute("SELECT pg_advisory_lock(%s)", (_INGEST_LOCK,))
+                doing = "writing to" if kind == "write" else "embedding the papers of"
+                on_wait(f"another paperatlas process is {doing} {redact(self.url)}; waiting for it to finish")
+            raw.execute("SELECT pg_advisory_lock(%s)", (key,))
         try:
             yield
         finally:
-            raw.execute("SELECT pg_advisory_unlock(%s)", (_INGEST_LOCK,))
+            raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:

@@ -104,6 +104,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._writer = threading.RLock()
         self._writer_depth = 0
+        self._embedding = threading.Lock()
         self._conns: list[sqlite3.Connection] = []  # every thread's, for close_all()
         if self.path != ":memory:":
             parent = Path(self.path).expanduser().resolve().parent
@@ -191,12 +192,21 @@ class SQLiteStore:
                     self._writer_depth = 0
 
     @contextmanager
-    def _hold_write_lock(self, on_wait: Callable[[str], None] | None) -> Iterator[None]:
-        """The cross-process part of write_lock (the PostgreSQL store holds an advisory lock instead)."""
+    def embed_lock(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+        """Held through a whole embed, apart from the write lock: two embeds of one library never
+        compute the same vectors (the second waits, then finds what is left), while ingests, likes
+        and fetches, which take the write lock only, go on. An flock on `<library>.embed.lock`."""
+        with self._embedding, self._hold_write_lock(on_wait, "embed"):
+            yield
+
+    @contextmanager
+    def _hold_write_lock(self, on_wait: Callable[[str], None] | None, kind: str = "write") -> Iterator[None]:
+        """The cross-process part of write_lock and embed_lock (the PostgreSQL store holds an
+        advisory lock instead)."""
         if self.path == ":memory:" or fcntl is None:
             yield
             return
-        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path + (".lock" if kind == "write" else f".{kind}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -204,8 +214,9 @@ class SQLiteStore:
                 holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
                 if on_wait:
                     on_wait(
-                        f"another paperatlas process{f' (pid {holder})' if holder else ''} is writing to "
-                        f"{self.path}; waiting for it to finish"
+                        f"another paperatlas process{f' (pid {holder})' if holder else ''} is "
+                        f"{'writing to' if kind == 'write' else 'embedding the papers of'} {self.path}; "
+                        "waiting for it to finish"
                     )
                 fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)

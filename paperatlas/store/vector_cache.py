@@ -12,7 +12,6 @@ corpora keeps the ones it still uses instead of growing without end.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -20,25 +19,26 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import settings
+
 
 def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def default_cache_path() -> Path | None:
-    env = os.environ.get("PAPERATLAS_VECTOR_CACHE")
+    env = settings.get("vector_cache")
     if env and env.lower() in ("off", "0", "none", "false"):
         return None
     return Path(env) if env else Path.home() / ".cache" / "paperatlas" / "vectors.sqlite"
 
 
-DEFAULT_MAX_MB = 512
+DEFAULT_MAX_MB = int(settings.setting("vector_cache_mb").default)
 
 
 def default_max_bytes() -> int | None:
     """The size bound from $PAPERATLAS_VECTOR_CACHE_MB (default 512 MB); None when it is 0 (no bound)."""
-    env = os.environ.get("PAPERATLAS_VECTOR_CACHE_MB", "").strip()
-    mb = int(env) if env.isdigit() else DEFAULT_MAX_MB
+    mb = int(settings.get("vector_cache_mb"))
     return mb * 1024 * 1024 if mb > 0 else None
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
-import os
 import signal
 import socket
 import sys
@@ -15,6 +14,7 @@ from typing import Any
 
 import click
 
+from .. import settings
 from ..library import Library
 from ..store import is_postgres_url, redact
 
@@ -25,7 +25,7 @@ def tune_for_serving() -> None:
     Measured on 2 cores: OpenBLAS worker threads spinning after each tiny matrix-vector
     product took a hybrid search from ~9 to ~23 ms of CPU, and 2 ONNX threads per query
     were 2x slower per query than 1 once requests overlap."""
-    os.environ.setdefault("PAPERATLAS_EMBED_THREADS", "1")  # read when the model is created
+    settings.put_default("embed_threads", 1)  # read when the model is created
     try:
         from threadpoolctl import threadpool_limits
 
@@ -39,17 +39,17 @@ def app_from_env() -> Any:
     from .app import create_app, warm
 
     tune_for_serving()
-    library = Library(os.environ["PAPERATLAS_SERVE_DB"])
-    hosts = [h for h in os.environ.get("PAPERATLAS_SERVE_HOSTS", "").split(",") if h]
+    library = Library(settings.get("serve_db"))
+    hosts = [h for h in settings.get("serve_hosts").split(",") if h]
     # the last connection's close removes the -wal/-shm files beside the library (read-only or not)
     atexit.register(library.close)
     app = create_app(
         library,
-        read_only=os.environ.get("PAPERATLAS_SERVE_READ_ONLY") == "1",
+        read_only=settings.get("serve_read_only"),
         inline=True,
         allowed_hosts=hosts,
-        owner_signin=os.environ.get("PAPERATLAS_SERVE_OWNER") == "1",
-        signups=os.environ.get("PAPERATLAS_SERVE_SIGNUPS") == "1",
+        owner_signin=settings.get("serve_owner"),
+        signups=settings.get("serve_signups"),
     )
     warm(library)
     return app
@@ -221,7 +221,7 @@ def _port_fix(host: str, port: int) -> str:
     """The fix for a busy port, in the words of the command that started us: `make demo` passes
     PAPERATLAS_PORT_HINT="make demo PORT={port}", since make takes PORT=, not --port."""
     free = free_port_after(host, port)
-    hint = os.environ.get("PAPERATLAS_PORT_HINT")
+    hint = settings.get("port_hint")
     if hint and "{port}" in hint:
         return f"pick another port: {hint.format(port=free)} (free now; PORT=0: any free port)"
     return f"pick another port: --port {free} (free now; --port 0: any free port)"
@@ -309,13 +309,11 @@ def run_serve(
 
     if workers > 1:
         # a PostgreSQL URL goes to the workers as it is; a file path absolute, whatever their cwd
-        os.environ["PAPERATLAS_SERVE_DB"] = (
-            library.path if is_postgres_url(library.path) else str(Path(library.path).resolve())
-        )
-        os.environ["PAPERATLAS_SERVE_READ_ONLY"] = "1" if read_only else "0"
-        os.environ["PAPERATLAS_SERVE_HOSTS"] = ",".join(allowed_hosts)
-        os.environ["PAPERATLAS_SERVE_OWNER"] = "1" if owner else "0"
-        os.environ["PAPERATLAS_SERVE_SIGNUPS"] = "1" if signups else "0"
+        settings.put("serve_db", library.path if is_postgres_url(library.path) else str(Path(library.path).resolve()))
+        settings.put("serve_read_only", read_only)
+        settings.put("serve_hosts", ",".join(allowed_hosts))
+        settings.put("serve_owner", owner)
+        settings.put("serve_signups", signups)
     if reuse_port:
         # this socket only holds the port: it never listens, so the kernel gives it no connections
         try:
