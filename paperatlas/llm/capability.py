@@ -706,8 +706,11 @@ class Llm:
                 prompts.translate(q, "query", "en"),
                 post=_query_text,
             )
-        except PaperatlasError as e:
+        except LlmError as e:
             log.warning("searching %r without its English rendering: %s", q, e)
+            return None
+        except PaperatlasError as e:  # refused for this request (another site, no reader, the budget)
+            log.info("searching %r without its English rendering: %s", q, e.message)
             return None
         return str(row["text"]) or None
 

@@ -326,12 +326,23 @@ def back_to_page(request: Request, fallback: str, not_kept: bool) -> Response:
 
 
 # -- /ask -----------------------------------------------------------------------------------------------------
+# a question has at least one visible character (an empty one is a 400 the API document states)
+QUESTION = "[^\\s\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
 ASK_PARAMS = [
-    Param("q", str, "", "the question (English or Chinese)", max_length=1000),
+    Param("q", str, "", "the question (English or Chinese)", max_length=1000, pattern=QUESTION),
     Param("limit", int, 5, "abstracts the answer may use", minimum=1, maximum=10),
 ]
 ASK_POST_PARAMS = [
-    Param("q", str, None, "the question (English or Chinese)", required=True, where="form", max_length=1000),
+    Param(
+        "q",
+        str,
+        None,
+        "the question (English or Chinese)",
+        required=True,
+        where="form",
+        max_length=1000,
+        pattern=QUESTION,
+    ),
     Param("limit", int, 5, "abstracts the answer may use", minimum=1, maximum=10, where="form"),
     Param(
         "stream",
