@@ -23,11 +23,14 @@ see that the client closed them (the server's writes fail once it has)."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlencode
 
 from ports import free_port
 
@@ -198,3 +201,66 @@ class HostileEndpoint:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class WebServer:
+    """paperatlas's web app under uvicorn on a free loopback port, as `serve` runs it."""
+
+    def __init__(self, lib: Any) -> None:
+        import uvicorn
+
+        from paperatlas.web import create_app
+
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        cfg = uvicorn.Config(create_app(lib, owner_signin=True), host="127.0.0.1", port=self.port, log_level="error")
+        self.server = uvicorn.Server(cfg)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.05)
+        self.csrf = self._csrf()
+
+    def _csrf(self) -> str:
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        c.request("GET", "/")
+        r = c.getresponse()
+        r.read()
+        cookie = next(v for k, v in r.getheaders() if k.lower() == "set-cookie" and v.startswith("pa_csrf="))
+        c.close()
+        return cookie.split(";")[0].split("=", 1)[1]
+
+    def post(
+        self, path: str, form: dict[str, str], headers: dict[str, str] | None = None, timeout: float = 120
+    ) -> tuple[int, bytes]:
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        body = urlencode({**form, "csrf": self.csrf})
+        h = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": f"pa_csrf={self.csrf}",
+            "Accept": "application/json",
+            **(headers or {}),
+        }
+        c.request("POST", path, body=body, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, data
+
+    def abandon(self, path: str, form: dict[str, str], after: float) -> None:
+        """Send the request, wait `after` seconds, then close the connection without reading."""
+        s = socket.create_connection(("127.0.0.1", self.port))
+        body = urlencode({**form, "csrf": self.csrf}).encode()
+        s.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nCookie: pa_csrf={self.csrf}\r\n"
+            f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        time.sleep(after)
+        s.close()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)

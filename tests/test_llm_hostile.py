@@ -377,3 +377,29 @@ def test_a_readers_budget_is_kept(lib: Library, endpoint, monkeypatch) -> None:
         again = c.post("/ask", data={"q": "graphs", "csrf": token}, headers={"accept": "application/json"})
     assert ok.status_code == 200 and over.status_code == 429 and "budget" in over.json()["error"]
     assert again.status_code == 200 and ep.requests == 1  # a stored answer costs nothing
+
+
+@pytest.mark.parametrize(("mode", "stream"), [("trickle", "1"), ("trickle", "0")])
+def test_clients_that_leave_leave_no_model_work_behind(lib: Library, endpoint, mode: str, stream: str) -> None:
+    from hostile_llm import WebServer
+
+    ep = endpoint(mode)
+    lib.llm.configure(ep.url)
+    srv = WebServer(lib)
+    try:
+        leaving = [
+            threading.Thread(target=srv.abandon, args=("/ask", {"q": f"graphs {i}", "stream": stream}, 1.0))
+            for i in range(6)
+        ]
+        for t in leaving:
+            t.start()
+        for t in leaving:
+            t.join()
+        assert ep.requests >= 1  # the model was asked (the rest waited, then gave up with their clients)
+        assert _closed(ep, within=5)  # and every request upstream was closed once its client went away
+        end = time.monotonic() + 5
+        while time.monotonic() < end and any(t.name in ("llm-stream", "llm-watch") for t in threading.enumerate()):
+            time.sleep(0.1)
+        assert not [t.name for t in threading.enumerate() if t.name in ("llm-stream", "llm-watch")]
+    finally:
+        srv.stop()

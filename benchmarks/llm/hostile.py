@@ -15,18 +15,16 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile_llm import MODES, HostileEndpoint  # noqa: E402
+from hostile_llm import MODES, HostileEndpoint, WebServer  # noqa: E402
 
 from paperatlas import Library  # noqa: E402
 
@@ -51,69 +49,6 @@ PAPERS = [
         "authors": ["Alan Turing"],
     },
 ]
-
-
-class Server:
-    """paperatlas's web app under uvicorn on a free loopback port, as `serve` runs it."""
-
-    def __init__(self, lib: Library) -> None:
-        import uvicorn
-
-        from paperatlas.web import create_app
-
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        cfg = uvicorn.Config(create_app(lib, owner_signin=True), host="127.0.0.1", port=self.port, log_level="error")
-        self.server = uvicorn.Server(cfg)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        while not self.server.started:
-            time.sleep(0.05)
-        self.csrf = self._csrf()
-
-    def _csrf(self) -> str:
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        c.request("GET", "/")
-        r = c.getresponse()
-        r.read()
-        cookie = next(v for k, v in r.getheaders() if k.lower() == "set-cookie" and v.startswith("pa_csrf="))
-        c.close()
-        return cookie.split(";")[0].split("=", 1)[1]
-
-    def post(
-        self, path: str, form: dict[str, str], headers: dict[str, str] | None = None, timeout: float = 120
-    ) -> tuple[int, bytes]:
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        body = urlencode({**form, "csrf": self.csrf})
-        h = {
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Cookie": f"pa_csrf={self.csrf}",
-            "Accept": "application/json",
-            **(headers or {}),
-        }
-        c.request("POST", path, body=body, headers=h)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        return r.status, data
-
-    def abandon(self, path: str, form: dict[str, str], after: float) -> None:
-        """Send the request, wait `after` seconds, then close the connection without reading."""
-        s = socket.create_connection(("127.0.0.1", self.port))
-        body = urlencode({**form, "csrf": self.csrf}).encode()
-        s.sendall(
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nCookie: pa_csrf={self.csrf}\r\n"
-            f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
-        time.sleep(after)
-        s.close()
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
 
 
 def stored_bytes(lib: Library) -> int:
@@ -149,7 +84,7 @@ def main() -> None:
         ep.size = args.huge_mib * 1024 * 1024
         ep.every = args.trickle_every
         lib.llm.configure(ep.url)
-        srv = Server(lib)
+        srv = WebServer(lib)
         for what, path, form in (
             ("TL;DR", "/generate", {"id": "p-lora", "task": "tldr", "lang": "en"}),
             ("TL;DR streamed", "/generate", {"id": "p-rl", "task": "tldr", "lang": "en", "stream": "1"}),
@@ -183,7 +118,7 @@ def main() -> None:
     lib.embed()
     ep = HostileEndpoint("ok").start()
     lib.llm.configure(ep.url)
-    srv = Server(lib)
+    srv = WebServer(lib)
     tries = [
         ("POST /ask, Origin: evil", lambda: srv.post("/ask", {"q": "graphs"}, {"Origin": "http://evil.example"})),
         (
@@ -230,7 +165,7 @@ def main() -> None:
         lib.embed()
         ep = HostileEndpoint(mode).start()
         lib.llm.configure(ep.url)
-        srv = Server(lib)
+        srv = WebServer(lib)
         base_threads = threading.active_count()
         ts = [threading.Thread(target=srv.abandon, args=("/ask", form, 1.0)) for _ in range(args.flood)]
         for t in ts:
