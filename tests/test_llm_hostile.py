@@ -181,6 +181,19 @@ def test_a_trickling_reply_ends_at_the_total_deadline(lib: Library, endpoint, mo
     assert _closed(ep)
 
 
+def test_a_silent_endpoint_ends_at_the_read_timeout_setting_and_is_closed(lib: Library, endpoint, monkeypatch) -> None:
+    ep = endpoint("trickle")
+    ep.every = 2.0
+    monkeypatch.setenv("PAPERATLAS_LLM_TIMEOUT", "1")
+    lib.llm.configure(ep.url)
+    started = time.monotonic()
+    with pytest.raises(LlmError) as e:
+        lib.llm.tldr("p-lora", mode="generate")
+    assert "no answer within 1 s" in e.value.message and "PAPERATLAS_LLM_TIMEOUT" in e.value.fix
+    assert time.monotonic() - started < 4 and ep.requests == 1  # not repeated: a retry would start it again
+    assert _closed(ep, within=8)  # the server notices at its second write after the close
+
+
 def test_the_timeouts_are_settings_and_a_bad_one_says_how_to_fix_it(monkeypatch) -> None:
     monkeypatch.setenv("PAPERATLAS_LLM_TIMEOUT", "45")
     monkeypatch.setenv("PAPERATLAS_LLM_DEADLINE", "90")

@@ -285,6 +285,13 @@ class LlmClient:
             self.endpoint,
         )
 
+    def _silent(self) -> LlmError:
+        """The error of an endpoint silent for longer than the per-read timeout (its request is closed)."""
+        return self._fail(
+            f"no answer within {self.config.read_timeout:.0f} s (the request was closed)",
+            f"the model may be too slow for this machine: try a smaller model, or raise ${TIMEOUT_ENV} (seconds)",
+        )
+
     def _stopped(self, why: str) -> LlmError:
         """The error of a request closed by its watch: the deadline passed, or the caller left."""
         if why == "cancelled":
@@ -328,11 +335,7 @@ class LlmClient:
             except TimeoutError:
                 conn.close()
                 # a read timeout after the request went out would repeat a long generation: stop
-                raise self._fail(
-                    f"no answer within {self.config.read_timeout:.0f} s (the request was closed)",
-                    f"the model may be too slow for this machine: try a smaller model, or raise ${TIMEOUT_ENV} "
-                    "(seconds)",
-                ) from None
+                raise self._silent() from None
             except (ConnectionError, http.client.HTTPException, OSError) as e:
                 conn.close()
                 if watch is not None and watch.reason:
@@ -363,6 +366,8 @@ class LlmClient:
         """The body, at most `cap` bytes (a longer one is refused, not cut: its JSON would not parse)."""
         try:
             raw = resp.read(cap + 1)
+        except TimeoutError:
+            raise self._silent() from None
         except (OSError, http.client.HTTPException) as e:
             if watch is not None and watch.reason:
                 raise self._stopped(watch.reason) from None
@@ -501,6 +506,8 @@ class LlmClient:
             raise self._fail(
                 f"the stream sent more than {e.args[0]:,} bytes (closed, nothing kept)", BAD_REPLY_FIX
             ) from None
+        except TimeoutError:
+            raise self._silent() from None
         except (OSError, http.client.HTTPException) as e:
             if watch.reason:
                 raise self._stopped(watch.reason) from None

@@ -154,7 +154,7 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
                     # stored even when it does not parse: the same model on the same prompt would be
                     # asked again at every report for an answer it already gave (the client's checks
                     # on model output have passed, so what is stored is bounded and clean)
-                    model = reply.model_name(client.model())
+                    model = client.model()  # the cache's key; shown by its name below
                     if lib.read_only:
                         row = {"text": answer.text, "model": model}
                     else:

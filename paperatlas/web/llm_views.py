@@ -367,6 +367,8 @@ async def ask(request: Request) -> Response:
     answer = None
     if a["q"].strip():
         answer = await run_in_threadpool(L.llm.stored_answer, a["q"], a["limit"])
+    if not a["q"].strip() and not request.url.path.endswith(".json"):
+        return _ask_page(request, "", None, None)  # the form, whoever asks (a script's bearer included)
     if wants_json(request):
         if not a["q"].strip():
             raise _no_question()
