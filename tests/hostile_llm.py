@@ -233,8 +233,14 @@ class WebServer:
         return cookie.split(";")[0].split("=", 1)[1]
 
     def post(
-        self, path: str, form: dict[str, str], headers: dict[str, str] | None = None, timeout: float = 120
+        self,
+        path: str,
+        form: dict[str, str],
+        headers: dict[str, str] | None = None,
+        timeout: float = 120,
+        method: str = "POST",
     ) -> tuple[int, bytes]:
+        """The status and body of a form request (`method` GET: the form as the query string)."""
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         body = urlencode({**form, "csrf": self.csrf})
         h = {
@@ -243,21 +249,27 @@ class WebServer:
             "Accept": "application/json",
             **(headers or {}),
         }
-        c.request("POST", path, body=body, headers=h)
+        if method == "GET":
+            c.request("GET", f"{path}?{body}", headers=h)
+        else:
+            c.request("POST", path, body=body, headers=h)
         r = c.getresponse()
         data = r.read()
         c.close()
         return r.status, data
 
-    def abandon(self, path: str, form: dict[str, str], after: float) -> None:
+    def abandon(self, path: str, form: dict[str, str], after: float, method: str = "POST") -> None:
         """Send the request, wait `after` seconds, then close the connection without reading."""
         s = socket.create_connection(("127.0.0.1", self.port))
         body = urlencode({**form, "csrf": self.csrf}).encode()
-        s.sendall(
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nCookie: pa_csrf={self.csrf}\r\n"
-            f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
+        if method == "GET":
+            s.sendall(f"GET {path}?{body.decode()} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n\r\n".encode())
+        else:
+            s.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nCookie: pa_csrf={self.csrf}\r\n"
+                f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
         time.sleep(after)
         s.close()
 

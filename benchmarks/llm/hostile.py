@@ -5,8 +5,9 @@ flood (threads and model connections still open after clients leave).
 
     .venv/bin/python benchmarks/llm/hostile.py [--huge-mib 60] [--trickle-every 2] [--flood 20]
 
-The "before" column of the closing note was measured on the commit before these checks with the same
-script's modes driven by hand (issue 45's figures); this script measures the current code only.
+The baseline: the same script with `--old-api` (asks by GET, as the code before these checks did, and
+gives up on a request after `--client-timeout` seconds) and PYTHONPATH pointing at a checkout of that
+code; run both in one session to compare.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def main() -> None:
     ap.add_argument("--trickle-every", type=float, default=2.0)
     ap.add_argument("--flood", type=int, default=20)
     ap.add_argument("--deadline", type=float, default=20.0, help="PAPERATLAS_LLM_DEADLINE for the run")
+    ap.add_argument("--old-api", action="store_true", help="ask by GET /ask (the code before asking was a POST)")
+    ap.add_argument("--client-timeout", type=float, default=60.0, help="seconds a request is waited for")
     args = ap.parse_args()
     os.environ["PAPERATLAS_LLM_DEADLINE"] = str(args.deadline)
     for k in ("PAPERATLAS_LLM_MODEL", "PAPERATLAS_LLM_API_KEY", "PAPERATLAS_LLM_MAX_TOKENS"):
@@ -74,7 +77,11 @@ def main() -> None:
     f = tmp / "papers.jsonl"
     f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
 
+    import paperatlas
+
+    print(f"code: {Path(paperatlas.__file__).parent}; asks by {'GET' if args.old_api else 'POST'}")
     print(f"deadline {args.deadline:.0f} s; huge {args.huge_mib} MiB; trickle 1 byte / {args.trickle_every} s")
+    ask_method = "GET" if args.old_api else "POST"
     print(f"{'mode':<18} {'request':<22} {'status':>6} {'seconds':>8} {'stored B':>9}  answer")
     for mode in MODES:
         lib = Library(tmp / f"{mode}.db", embedder="hashing")
@@ -88,13 +95,19 @@ def main() -> None:
         for what, path, form in (
             ("TL;DR", "/generate", {"id": "p-lora", "task": "tldr", "lang": "en"}),
             ("TL;DR streamed", "/generate", {"id": "p-rl", "task": "tldr", "lang": "en", "stream": "1"}),
-            ("ask", "/ask", {"q": "How can fine-tuning be made cheap?"}),
+            ("ask", "/ask.json" if args.old_api else "/ask", {"q": "How can fine-tuning be made cheap?"}),
         ):
             started = time.monotonic()
-            status, body = srv.post(path, form)
+            method = ask_method if path.startswith("/ask") else "POST"
+            try:
+                status, body = srv.post(path, form, timeout=args.client_timeout, method=method)
+            except TimeoutError:
+                status, body = 0, b"(no answer: the client gave up)"
             took = time.monotonic() - started
             text = body.decode("utf-8", "replace")
-            if "stream" in form:  # the closing event says how it ended
+            if status == 0:
+                shown = body.decode()
+            elif "stream" in form:  # the closing event says how it ended
                 last = [ln for ln in text.splitlines() if ln.startswith("data: ")][-1:]
                 d = json.loads(last[0][6:]) if last else {}
                 status = d.get("status", status)
@@ -120,10 +133,13 @@ def main() -> None:
     lib.llm.configure(ep.url)
     srv = WebServer(lib)
     tries = [
-        ("POST /ask, Origin: evil", lambda: srv.post("/ask", {"q": "graphs"}, {"Origin": "http://evil.example"})),
         (
-            "POST /ask, Sec-Fetch-Site: cross-site",
-            lambda: srv.post("/ask", {"q": "graphs"}, {"Sec-Fetch-Site": "cross-site"}),
+            f"{ask_method} /ask, Origin: evil",
+            lambda: srv.post("/ask", {"q": "graphs"}, {"Origin": "http://evil.example"}, method=ask_method),
+        ),
+        (
+            f"{ask_method} /ask, Sec-Fetch-Site: cross-site",
+            lambda: srv.post("/ask", {"q": "graphs"}, {"Sec-Fetch-Site": "cross-site"}, method=ask_method),
         ),
     ]
     print()
@@ -167,7 +183,7 @@ def main() -> None:
         lib.llm.configure(ep.url)
         srv = WebServer(lib)
         base_threads = threading.active_count()
-        ts = [threading.Thread(target=srv.abandon, args=("/ask", form, 1.0)) for _ in range(args.flood)]
+        ts = [threading.Thread(target=srv.abandon, args=("/ask", form, 1.0, ask_method)) for _ in range(args.flood)]
         for t in ts:
             t.start()
         for t in ts:
