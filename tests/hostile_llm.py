@@ -249,13 +249,35 @@ class WebServer:
             "Accept": "application/json",
             **(headers or {}),
         }
-        if method == "GET":
-            c.request("GET", f"{path}?{body}", headers=h)
-        else:
-            c.request("POST", path, body=body, headers=h)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
+        # the whole answer within `timeout` (a stream that never ends keeps every single read short)
+        gave_up = threading.Event()
+
+        def give_up() -> None:
+            gave_up.set()
+            if c.sock is not None:
+                try:
+                    c.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        timer = threading.Timer(timeout, give_up)
+        timer.start()
+        try:
+            if method == "GET":
+                c.request("GET", f"{path}?{body}", headers=h)
+            else:
+                c.request("POST", path, body=body, headers=h)
+            r = c.getresponse()
+            data = r.read()
+        except (OSError, http.client.HTTPException):
+            if gave_up.is_set():
+                raise TimeoutError(f"no whole answer within {timeout} s") from None
+            raise
+        finally:
+            timer.cancel()
+            c.close()
+        if gave_up.is_set():
+            raise TimeoutError(f"no whole answer within {timeout} s")
         return r.status, data
 
     def abandon(self, path: str, form: dict[str, str], after: float, method: str = "POST") -> None:
