@@ -8,7 +8,7 @@ DB ?= paperatlas.db
 PORT ?= 8000
 TEST_WORKERS ?= 2
 
-.PHONY: demo test install install-test lint bench bench-llm clean settings-docs
+.PHONY: demo test install install-test lint bench bench-llm clean settings-docs llm
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,16 @@ install-test: $(BIN)/python
 bench-llm: install-test
 	PY=$(PY) ./.ci/install-llm --qwen
 	nice -n 19 $(BIN)/paperatlas bench llm
+
+## make llm: a local model for ask, TL;DRs and translations, once: llama.cpp's server built into .venv-llm
+## (about 4 min on 2 quiet cores) and the 1.5B Qwen2.5-Coder instruct model (1.1 GB download, every part
+## pinned by hash); then it prints the two commands that start the server and point paperatlas at it
+llm:
+	PY=$(PY) ./.ci/install-llm --qwen
+	@echo "start the model server (leave it running):"
+	@echo "  .venv-llm/bin/python -m llama_cpp.server --model $${PAPERATLAS_CACHE:-$$HOME/.cache/paperatlas}/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf --model_alias qwen2.5-coder-1.5b-instruct --n_ctx 4096 --port 8080"
+	@echo "then, in the shell that runs paperatlas:"
+	@echo "  export PAPERATLAS_LLM_URL=http://127.0.0.1:8080/v1"
 
 ## make demo: install, ingest the bundled example lists, build their topics, show them, then serve them
 demo: install

@@ -33,7 +33,8 @@ class Setting:
     default: Any
     type: type
     help: str
-    minimum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
     internal: bool = False
 
 
@@ -222,6 +223,41 @@ SETTINGS: tuple[Setting, ...] = (
         "Caps the tokens of every request; 0: each task's own budget.",
         minimum=0,
     ),
+    Setting(
+        "serve_header_timeout",
+        "PAPERATLAS_SERVE_HEADER_TIMEOUT",
+        10.0,
+        float,
+        "Seconds a request's headers may take to arrive before `serve` closes the connection.",
+        minimum=0.1,
+        maximum=3600,
+    ),
+    Setting(
+        "serve_max_connections",
+        "PAPERATLAS_SERVE_MAX_CONNECTIONS",
+        0,
+        int,
+        "Open connections one `serve` process keeps (0: half its descriptor limit, at most 4,000).",
+        minimum=0,
+    ),
+    Setting(
+        "llm_timeout",
+        "PAPERATLAS_LLM_TIMEOUT",
+        300.0,
+        float,
+        "Seconds a model request may go without a byte before it is given up (and closed upstream).",
+        minimum=1,
+        maximum=86_400,
+    ),
+    Setting(
+        "llm_deadline",
+        "PAPERATLAS_LLM_DEADLINE",
+        600.0,
+        float,
+        "Seconds one model request may take in all, streamed or not, before it is given up (and closed upstream).",
+        minimum=1,
+        maximum=86_400,
+    ),
     # -- mail (`digest --email`) --------------------------------------------------------------------
     Setting("smtp_host", "PAPERATLAS_SMTP_HOST", "localhost", str, "SMTP server of `digest --email`."),
     Setting("smtp_port", "PAPERATLAS_SMTP_PORT", 0, int, "SMTP port; 0: 587 with STARTTLS, else 25.", minimum=0),
@@ -335,6 +371,21 @@ def get(name: str) -> Any:
         if s.minimum is not None and value < s.minimum:
             raise _bad(s, text, f"a whole number of at least {s.minimum}")
         return value
+    if s.type is float:
+        want = "a number" + (
+            f" between {s.minimum:g} and {s.maximum:g}" if s.minimum is not None and s.maximum is not None else ""
+        )
+        try:
+            number = float(text)
+        except ValueError:
+            raise _bad(s, text, want) from None
+        if (
+            number != number
+            or (s.minimum is not None and number < s.minimum)
+            or (s.maximum is not None and number > s.maximum)
+        ):
+            raise _bad(s, text, want)
+        return number
     return text
 
 

@@ -360,8 +360,9 @@ def test_pages_without_an_endpoint_send_nothing_and_say_so(web, lib: Library) ->
     assert tl is not None and "We propose low-rank adapters" in tl.text and soup.select_one(".llm-actions") is None
     d = web.get("/tldr.json?ids=p-lora,p-graph,nope").json()
     assert [t["id"] for t in d["tldrs"]] == ["p-lora", "p-graph"] and not d["tldrs"][0]["generated"]
-    r = web.get("/ask.json?q=cheap+fine-tuning")
+    r = web.post("/ask", data={"q": "cheap fine-tuning", "csrf": _csrf(web)}, headers={"accept": "application/json"})
     assert r.status_code == 409 and "PAPERATLAS_LLM_URL" in r.json()["fix"]
+    assert web.get("/ask.json?q=cheap+fine-tuning").status_code == 404  # a GET only reads what is stored
     page = web.get("/ask?q=cheap+fine-tuning&lang=zh")
     assert page.status_code == 200 and "尚未配置语言模型" in page.text
     lib.readers.set_feedback("me", ["p-graph"], "like")
@@ -440,8 +441,9 @@ def test_generation_streams_as_events_then_the_kept_result_and_a_failure_ends_th
     with web.stream("POST", "/generate", data=form) as r:
         again = _sse(r.iter_lines())
     assert again == [("done", dict(result, cached=True))] and len(llm_proxy.chat_requests()) == n
-    # ask streams too (GET, so an EventSource can follow it)
-    with web.stream("GET", "/ask?q=signed+graph+links&limit=1&stream=1") as r:
+    # ask streams too (a POST: asking spends the model and stores the answer)
+    ask = {"q": "signed graph links", "limit": "1", "stream": "1", "csrf": token}
+    with web.stream("POST", "/ask", data=ask) as r:
         asked = _sse(r.iter_lines())
     assert asked[-1][0] == "done" and set(asked[-1][1]["cited"]) <= {x["id"] for x in asked[-1][1]["retrieved"]}
     # a failing endpoint ends the stream with one error event naming it and the fix

@@ -12,14 +12,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, PaperatlasError
 from ..models import Paper
 from ..search.cjk import has_cjk, letter_counts
 from ..store.vector_cache import text_hash
-from . import prompts
-from .client import LlmClient, LlmConfig, LlmError, no_endpoint
+from . import prompts, reply
+from .client import LlmClient, LlmConfig, LlmError, no_endpoint, redact
 from .extractive import EXTRACTIVE_MODEL, clean, extractive_tldr
 from .models import Answer, BatchStatus, CheatItem, Faq, Generated, Translation
 
@@ -32,7 +33,6 @@ else:
 # seconds per paper when nothing was measured yet: Qwen2.5-1.5B Q4_K_M on 2 quiet CPU cores
 # (a title in 1.3 s, a 290-token abstract in 24.7 s); replaced by what this library measured
 DEFAULT_SECONDS = {"translate_title": 1.5, "translate_abstract": 25.0}
-_CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _PREFIX = re.compile(r"^\s*(?:tl;?dr|summary|translation|译文|翻译|answer)\s*[:：]\s*", re.IGNORECASE)
 _TIMING_KEY = "llm_timing"
 # below this share of CJK among the letters a "Chinese" text is not Chinese: a real translation keeps
@@ -40,6 +40,14 @@ _TIMING_KEY = "llm_timing"
 # sentence with a Chinese gloss in brackets stays well under it
 MIN_CJK_SHARE = 0.2
 log = logging.getLogger(__name__)
+# set by a surface that serves visitors: called with the task before the endpoint is asked, it raises
+# (a PaperatlasError) to refuse; asking a model spends the owner's model and stores a text, so the web
+# lets only a signed-in reader of its own pages do it, within a budget (docs/security.md)
+SPEND: ContextVar[Callable[[str], None] | None] = ContextVar("paperatlas_llm_spend", default=None)
+# a model this small (parameters, from its name) gets fewer, shorter passages: its context is short
+# and it loses the question in a long prompt
+SMALL_MODEL_PARAMS = 4e9
+ASK_PASSAGES = {"small": (3, 500), "large": (10, 900)}  # (at most this many papers, characters each)
 # a text with fewer letters is not judged: a title that is a name ("GPT-4", "Mixtral") stays itself
 MIN_LETTERS_TO_JUDGE = 8
 NOT_CHINESE_NOTE = (
@@ -146,8 +154,17 @@ class Llm:
         cfg = self.config
         version = prompts.VERSIONS[task]
         if cfg is not None and cfg.model:
-            return self.store.llm.get_generated(subject, task, lang, cfg.model, version, h)  # type: ignore[no-any-return]
-        return self.store.llm.latest_generated(subject, task, lang, version, h)  # type: ignore[no-any-return]
+            row = self.store.llm.get_generated(subject, task, lang, cfg.model, version, h)
+        else:
+            row = self.store.llm.latest_generated(subject, task, lang, version, h)
+        if row is not None and not reply.usable(row.get("text"), prompts.MAX_TOKENS[task]):
+            # kept before today's checks (too long, control characters): as if never written, so it is
+            # written afresh, and never shown
+            log.warning("a stored %s text of %s fails the checks on model output: treated as absent", task, subject)
+            return None
+        if row is not None:
+            row = {**row, "model": reply.model_name(row.get("model") or "")}
+        return row  # type: ignore[no-any-return]
 
     def _generate(
         self,
@@ -164,6 +181,9 @@ class Llm:
         if row is not None:
             return row, True
         client = self.client()
+        permit = SPEND.get()
+        if permit is not None:
+            permit(task)
         temperature = prompts.TEMPERATURE.get(task, 0.2)
         c = client.chat(messages, prompts.MAX_TOKENS[task], temperature=temperature, on_text=on_text)
         text = post(c.text)
@@ -183,14 +203,21 @@ class Llm:
             wrong_lang = not is_chinese(text)
         if not text:
             raise LlmError(
-                f"language-model endpoint {client.endpoint}: the model {client.model()!r} wrote nothing "
-                f"for {task} of {subject}",
+                f"language-model endpoint {client.endpoint}: the model {reply.model_name(client.model())!r} wrote "
+                f"nothing for {task} of {subject}",
                 "try again, or configure a larger model",
                 client.endpoint,
             )
         model = client.model()  # the name requests use (a server may answer with a file path instead)
         version = prompts.VERSIONS[task]
         self._record_time(model, task, seconds)
+        if not reply.usable(text, prompts.MAX_TOKENS[task]):  # the client's checks hold for what post() made
+            raise LlmError(
+                f"language-model endpoint {client.endpoint}: the reply for {task} of {subject} fails the checks "
+                "on model output (not kept)",
+                "try again, or configure another model",
+                client.endpoint,
+            )
         if self.lib.read_only or wrong_lang:
             # an English text is never stored as the Chinese one: it is returned marked English, and the
             # next request asks again (perhaps of a better model)
@@ -199,13 +226,14 @@ class Llm:
                 "task": task,
                 "lang": "en" if wrong_lang else lang,
                 "note": NOT_CHINESE_NOTE if wrong_lang else "",
-                "model": model,
+                "model": reply.model_name(model),
                 "prompt_version": version,
                 "text_hash": h,
                 "text": text,
                 "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             }, False
-        return self.store.llm.put_generated(subject, task, lang, model, version, h, text), False
+        row = self.store.llm.put_generated(subject, task, lang, model, version, h, text)
+        return {**row, "model": reply.model_name(row.get("model") or model)}, False
 
     def _record_time(self, model: str, task: str, seconds: float) -> None:
         """Keep the running time per request of each task and model: estimates for batches come from it."""
@@ -298,8 +326,18 @@ class Llm:
             h = hash_of(p)
             row = next((r for r in rows.get(pid, []) if r["text_hash"] == h and r["prompt_version"] == version), None)
             if row:
+                if not reply.usable(row["text"], prompts.MAX_TOKENS[task]):
+                    continue  # kept before today's checks: as if never written
                 out[pid] = Generated(
-                    pid, task, lang, row["text"], row["model"], True, row["prompt_version"], row["created_at"], True
+                    pid,
+                    task,
+                    lang,
+                    row["text"],
+                    reply.model_name(row["model"]),
+                    True,
+                    row["prompt_version"],
+                    row["created_at"],
+                    True,
                 )
         return out
 
@@ -395,7 +433,8 @@ class Llm:
         for task in ("translate_title", "translate_abstract"):
             for batch in self.store.llm.iter_generated(task, lang):
                 for r in batch:
-                    out[r["subject"]] = (out.get(r["subject"], "") + " " + r["text"]).strip()
+                    if reply.usable(r["text"], prompts.MAX_TOKENS[task]):
+                        out[r["subject"]] = (out.get(r["subject"], "") + " " + r["text"]).strip()
         return out
 
     # -- batch translation -------------------------------------------------------------------
@@ -541,26 +580,79 @@ class Llm:
         venue: str | None = None,
         year: int | None = None,
     ) -> Answer:
+        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids (see _answer)."""
+        answer = self._answer(question, limit, on_text, venue, year, generate=True)
+        assert answer is not None
+        return answer
+
+    def stored_answer(
+        self, question: str, limit: int = 5, venue: str | None = None, year: int | None = None
+    ) -> Answer | None:
+        """The answer the library holds for `question` over today's retrieved papers (None: none;
+        nothing is sent)."""
+        return self._answer(question, limit, None, venue, year, generate=False)
+
+    def _answer(
+        self,
+        question: str,
+        limit: int,
+        on_text: Callable[[str], None] | None,
+        venue: str | None,
+        year: int | None,
+        generate: bool,
+    ) -> Answer | None:
         """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids.
 
         The answer is in the question's language; it says "not in these papers" when they do not
         answer. Every cited id is among the retrieved (a citation of anything else is dropped and
-        counted in `dropped`)."""
+        counted in `dropped`). A small model is given fewer, shorter abstracts (`passage_budget`).
+        With `generate` False only a stored answer is returned (None when there is none): nothing
+        is sent."""
         question = " ".join(question.split())
         if not question:
             raise PaperatlasError("empty question", 'ask something, e.g. paperatlas ask "which papers use LoRA?"')
         lang = "zh" if has_cjk(question) else "en"
         limit = max(1, min(int(limit), 10))
-        papers = self._retrieve(question, lang, limit, venue, year)
-        retrieved = [{"id": p.id, "title": p.title} for p in papers]
-        if not papers:
-            return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
-        sources = [(n, p.title, _trim(clean(p.abstract), 900)) for n, p in enumerate(papers, start=1)]
         subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}".encode()).hexdigest()[:20]
-        h = text_hash("\x00".join(f"{p.id}\x00{text_hash(p.text)}" for p in papers))
-        row, cached = self._generate(
-            subject, "ask", lang, h, prompts.ask(question, sources, lang), post=lambda t: t.strip(), on_text=on_text
-        )
+        known = self._model_for_budget()
+        # the budget depends on the model; before its name is known (it is asked of the endpoint only
+        # when something is to be generated) a stored answer is looked for under each budget
+        budgets = [passage_budget(known, limit)] if known else sorted({passage_budget(m, limit) for m in ("1b", "")})
+        found = max(n for n, _ in budgets)
+        pool = self._retrieve(question, lang, found, venue, year)
+        if not pool:
+            return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
+
+        def key(n: int) -> str:
+            return text_hash("\x00".join(f"{p.id}\x00{text_hash(p.text)}" for p in pool[:n]))
+
+        row, cached, papers = None, True, pool
+        for n, _ in budgets:
+            row = self._cached(subject, "ask", lang, key(n))
+            if row is not None:
+                papers = pool[:n]
+                break
+        if row is None:
+            if not generate:
+                return None
+            n, chars = passage_budget(self.client().model(), limit)
+            if n > found:
+                pool = self._retrieve(question, lang, n, venue, year)
+            papers = pool[:n]
+            sources = [
+                (k, p.title, _trim(reply.strip_reference_marks(clean(p.abstract)), chars))
+                for k, p in enumerate(papers, start=1)
+            ]
+            row, cached = self._generate(
+                subject,
+                "ask",
+                lang,
+                key(n),
+                prompts.ask(question, sources, lang),
+                post=lambda t: t.strip(),
+                on_text=on_text,
+            )
+        retrieved = [{"id": p.id, "title": p.title} for p in papers]
         answer, cited, dropped = resolve_citations(row["text"], [p.id for p in papers])
         not_found = not cited and _says_not_found(answer, lang)
         if not_found:
@@ -580,8 +672,20 @@ class Llm:
             note=row.get("note") or "",
         )
 
+    def _model_for_budget(self) -> str:
+        """The model's name as far as it is known without asking the endpoint."""
+        cfg = self.config
+        if cfg is None:
+            return ""
+        if cfg.model:
+            return cfg.model
+        c = self._client
+        return c._model if c is not None else ""
+
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
-        # a question in Chinese is searched in English too: search asks query_english itself
+        """The papers an answer may use: the hybrid search's first `limit` (one step, so passages from
+        full texts can join here). A question in Chinese is searched in English too: search asks
+        query_english itself."""
         return [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
 
     def query_english(self, text: str) -> str | None:
@@ -602,8 +706,11 @@ class Llm:
                 prompts.translate(q, "query", "en"),
                 post=_query_text,
             )
-        except PaperatlasError as e:
+        except LlmError as e:
             log.warning("searching %r without its English rendering: %s", q, e)
+            return None
+        except PaperatlasError as e:  # refused for this request (another site, no reader, the budget)
+            log.info("searching %r without its English rendering: %s", q, e.message)
             return None
         return str(row["text"]) or None
 
@@ -664,14 +771,14 @@ class Llm:
     def stats(self) -> dict[str, Any]:
         """What the library holds that a model generated: texts per task, language and model."""
         rows = [
-            {"task": t, "lang": lang, "model": m, "prompt_version": v, "texts": n}
+            {"task": t, "lang": lang, "model": reply.model_name(m), "prompt_version": v, "texts": n}
             for t, lang, m, v, n in self.store.llm.generated_counts()
         ]
         cfg = self.config
         return {
             "generated": rows,
             "texts": sum(r["texts"] for r in rows),
-            "endpoint": cfg.url if cfg else None,
+            "endpoint": redact(cfg.url) if cfg else None,
             "model": (cfg.model or None) if cfg else None,
         }
 
@@ -696,27 +803,25 @@ def _says_not_found(answer: str, lang: str) -> bool:
 
 
 def resolve_citations(text: str, ids: Sequence[str]) -> tuple[str, list[str], int]:
-    """(the answer with each [n] replaced by [paper id], the cited ids in order, citations dropped).
+    """(the answer with each [n] replaced by [paper id], the cited ids in order, citations dropped):
+    see reply.resolve_citations (kept here for its callers)."""
+    return reply.resolve_citations(text, ids)
 
-    A number outside the retrieved papers is a citation of something the model was not given: it
-    is removed from the text and counted, never shown as if a paper said it."""
-    cited: list[str] = []
-    dropped = 0
 
-    def sub(m: re.Match[str]) -> str:
-        nonlocal dropped
-        good = []
-        for n in re.split(r"\s*[,;]\s*", m.group(1)):
-            i = int(n) - 1
-            if 0 <= i < len(ids):
-                good.append(ids[i])
-                if ids[i] not in cited:
-                    cited.append(ids[i])
-            else:
-                dropped += 1
-        return "".join(f"[{g}]" for g in good)
+def passage_budget(model: str, limit: int) -> tuple[int, int]:
+    """(papers, characters of each abstract) an answer by `model` is given: a small model (under
+    SMALL_MODEL_PARAMS parameters by its name, "qwen2.5-1.5b-instruct") gets fewer, shorter ones."""
+    n, chars = ASK_PASSAGES["small" if model_params(model) < SMALL_MODEL_PARAMS else "large"]
+    return max(1, min(limit, n)), chars
 
-    return _CITE.sub(sub, text).strip(), cited, dropped
+
+def model_params(model: str) -> float:
+    """Parameters of a model as its name says ("1.5b", "270m", "8x7b"); infinity when it does not."""
+    m = re.findall(r"(?<![\w.])(?:(\d+)x)?(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", reply.model_name(model).lower())
+    if not m:
+        return float("inf")
+    k, x, unit = m[-1]
+    return (int(k) if k else 1) * float(x) * (1e9 if unit == "b" else 1e6)
 
 
 def parse_faq(text: str) -> list[dict[str, str]]:

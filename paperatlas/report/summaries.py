@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..llm.capability import is_chinese
-from ..llm.client import LlmError
+from ..llm import reply
+from ..errors import PaperatlasError
+from ..llm.capability import SPEND, is_chinese
 from ..llm.prompts import LANG_NAMES
 from ..store.vector_cache import text_hash
 
@@ -35,13 +36,17 @@ PAPERS_SHOWN = 5
 ABSTRACT_CHARS = 600
 
 _CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_ANY_BRACKET = re.compile(r"\[[^\[\]\n]{0,200}\]")
 _LABEL = re.compile(r"^\s*(?:label|标签|名称)\s*[:：]\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 _SUMMARY = re.compile(r"^\s*(?:summary|摘要|概述|总结)\s*[:：]\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 
 
 def messages(phrases: Sequence[str], papers: Sequence[tuple[str, str]], lang: str) -> list[dict[str, str]]:
     """The prompt: the theme's key phrases and its central papers, numbered for citation."""
-    docs = "\n\n".join(f"[{n}] {title}\n{abstract[:ABSTRACT_CHARS]}" for n, (title, abstract) in enumerate(papers, 1))
+    docs = "\n\n".join(
+        f"[{n}] {title}\n{reply.strip_reference_marks(abstract)[:ABSTRACT_CHARS]}"
+        for n, (title, abstract) in enumerate(papers, 1)
+    )
     return [
         {"role": "system", "content": "You are a careful research assistant. Answer only from the text you are given."},
         {
@@ -57,7 +62,10 @@ def messages(phrases: Sequence[str], papers: Sequence[tuple[str, str]], lang: st
 
 def parse(text: str, shown: Sequence[str]) -> dict[str, Any] | None:
     """(label, summary, cited ids) from the model's answer; citations of papers it was not shown are
-    dropped. None when the answer has no usable text."""
+    dropped. None when the answer has no usable text, or fails the checks on model output (a text
+    stored before them included: the theme is then written afresh)."""
+    if not reply.usable(text, MAX_TOKENS):
+        return None
     text = text.strip()
     if not text:
         return None
@@ -70,17 +78,21 @@ def parse(text: str, shown: Sequence[str]) -> dict[str, Any] | None:
 
     def sub(m: re.Match[str]) -> str:
         nonlocal dropped
-        for n in re.split(r"\s*[,;]\s*", m.group(1)):
-            k = int(n)
-            if 1 <= k <= len(shown):
+        for k in reply.citation_numbers(m.group(1)):
+            if k is not None and 1 <= k <= len(shown):
                 if shown[k - 1] not in cited:
                     cited.append(shown[k - 1])
             else:
                 dropped += 1
         return ""
 
-    label = _CITE.sub("", label).strip(" \"'“”*#")[:80]
-    summary = " ".join(_CITE.sub(sub, summary).split()).strip()
+    label = _ANY_BRACKET.sub("", _CITE.sub("", label)).strip(" \"'“”*#")[:80]
+    summary, named, dropped_named = reply.resolve_citations(_CITE.sub(sub, summary), shown)
+    for pid in named:
+        if pid not in cited:
+            cited.append(pid)
+    dropped += dropped_named
+    summary = " ".join(summary.split()).strip()
     if not re.search(r"[^\W\d_]", label):  # punctuation or numbers only ("[", ":"): not a name
         return None
     return {"label": label, "text": summary, "cites": cited, "dropped_citations": dropped}
@@ -98,8 +110,6 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
     Returns notes for the reader: no endpoint, or the endpoint that failed (the report stays complete).
     """
     if mode not in MODES:
-        from ..errors import PaperatlasError
-
         raise PaperatlasError(f"unknown summaries mode {mode!r}", f"use one of: {', '.join(MODES)}")
     if mode == "off" or not themes:
         return []
@@ -122,23 +132,29 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
                 row = store.llm.get_generated(subject, TASK, lang, cfg.model, VERSION, h)
             else:
                 row = store.llm.latest_generated(subject, TASK, lang, VERSION, h)
+            if row is not None and not reply.usable(row.get("text"), MAX_TOKENS):
+                row = None  # kept before today's checks on model output: as if never written
             if row is None and generate:
                 try:
                     client = llm.client()
+                    permit = SPEND.get()
+                    if permit is not None:  # a visitor's page view may not spend the owner's model
+                        permit(TASK)
                     answer = client.chat(msgs, MAX_TOKENS)
-                except LlmError as e:
+                except PaperatlasError as e:
                     notes.append(
                         Note(
                             "the language model failed ({error}): the themes keep their key-phrase labels "
                             "and extractive descriptions",
-                            error=str(e),
+                            error=e.message,
                         )
                     )
                     generate = False
                 else:
                     # stored even when it does not parse: the same model on the same prompt would be
-                    # asked again at every report for an answer it already gave
-                    model = client.model()
+                    # asked again at every report for an answer it already gave (the client's checks
+                    # on model output have passed, so what is stored is bounded and clean)
+                    model = client.model()  # the cache's key; shown by its name below
                     if lib.read_only:
                         row = {"text": answer.text, "model": model}
                     else:
@@ -154,7 +170,7 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
                 # a Chinese summary written in English is not shown as Chinese (the English one stands)
                 not_chinese += 1
                 continue
-            got["model"] = row["model"]  # type: ignore[index]
+            got["model"] = reply.model_name(row["model"])  # type: ignore[index]
             t.setdefault("summary", {})[lang] = got
     if unusable:
         notes.append(

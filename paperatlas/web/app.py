@@ -302,8 +302,16 @@ class Language:
                 msg = {**msg, "headers": headers}
             await send(msg)
 
-        with i18n.language(lang):
-            await self.app(scope, receive, send_with_language)
+        # whatever this request reaches that would ask the language model asks spend_guard first
+        from ..llm.capability import SPEND
+        from .llm_views import spend_guard
+
+        spend = SPEND.set(spend_guard(request))
+        try:
+            with i18n.language(lang):
+                await self.app(scope, receive, send_with_language)
+        finally:
+            SPEND.reset(spend)
 
 
 def _cross_site(request: Request) -> bool:

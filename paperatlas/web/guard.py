@@ -15,31 +15,27 @@ the process's descriptors (Errno 24) and nobody else could connect. This protoco
 from __future__ import annotations
 
 import asyncio
-import os
 import resource
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-HEADER_TIMEOUT_DEFAULT = 10.0  # seconds; a browser sends its headers in one packet
+from .. import settings
+
 MAX_CONNECTIONS_CEILING = 4_000  # open connections per server process
 
 
 def header_timeout() -> float:
     """Seconds a request's headers may take: PAPERATLAS_SERVE_HEADER_TIMEOUT, default 10."""
-    raw = os.environ.get("PAPERATLAS_SERVE_HEADER_TIMEOUT", "").strip()
-    try:
-        return float(raw) if raw and float(raw) > 0 else HEADER_TIMEOUT_DEFAULT
-    except ValueError:
-        return HEADER_TIMEOUT_DEFAULT
+    return float(settings.get("serve_header_timeout"))
 
 
 def max_connections() -> int:
     """Open connections one server process keeps: PAPERATLAS_SERVE_MAX_CONNECTIONS, default half the
     process's descriptor limit (the rest is for the library, its models and its threads), at most 4,000."""
-    raw = os.environ.get("PAPERATLAS_SERVE_MAX_CONNECTIONS", "").strip()
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
+    cap = int(settings.get("serve_max_connections"))
+    if cap > 0:
+        return cap
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY or soft <= 0:
         return MAX_CONNECTIONS_CEILING

@@ -1,9 +1,18 @@
 """Pages of the language-model layer: /ask, /cheatsheet, /tldr (stored or extractive TL;DRs, sends
-nothing) and POST /generate (a TL;DR, FAQ or translation from the configured endpoint)."""
+nothing) and POST /generate (a TL;DR, FAQ or translation from the configured endpoint).
+
+Asking the model is a write: it spends the owner's model (and key) and stores a text. So every path
+that reaches the endpoint (POST /ask, POST /generate, a Chinese search's English rendering) goes
+through `spend_guard`: a request from this site's own pages (Fetch Metadata / Origin), by a signed-in
+reader or the local owner, within that reader's budget; GET /ask only shows a stored answer. The
+model's work is cancelled when its client goes away (`run_cancellable`, `stream_events`)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable
+from contextvars import copy_context
 from typing import Any
 
 from starlette.requests import Request
@@ -11,9 +20,23 @@ from starlette.responses import Response
 
 from ..errors import NotFound, PaperatlasError
 from ..i18n import N_, gettext
-from ..llm.client import LlmError, NoEndpoint, no_endpoint
+from ..llm.client import CANCEL, LlmBusy, LlmError, NoEndpoint, no_endpoint
 from ..models import Paper
-from .common import Endpoint, HTTPError, Param, check_write, done, json_response, lib, query, render, wants_json
+from . import auth
+from .common import (
+    Endpoint,
+    HTTPError,
+    Param,
+    check_write,
+    current_reader,
+    done,
+    is_owner_request,
+    json_response,
+    lib,
+    query,
+    render,
+    wants_json,
+)
 
 NAV = [(N_("Ask"), "/ask")]
 LANG_CHOICES = ("en", "zh")
@@ -26,7 +49,84 @@ def _lang(request: Request, given: str | None = None) -> str:
     return lang if lang in LANG_CHOICES else "en"
 
 
+# model requests one reader may start: BUDGET_BURST at once, then one every BUDGET_EVERY seconds
+# (docs/security.md states it; kept per server process, like the sign-up limit)
+BUDGET_BURST = 60
+BUDGET_EVERY = 30.0
+BUDGET = auth.SignupLimit(burst=BUDGET_BURST, every=BUDGET_EVERY)
+
+
+def _cross_site(request: Request) -> bool:
+    from ..hosts import foreign_origin
+
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site.lower() not in ("same-origin", "none"):
+        return True
+    return foreign_origin(request.headers.get("origin"), request.headers.get("host"))
+
+
+def spend_guard(request: Request) -> Callable[[str], None]:
+    """What `lib.llm` calls before it asks the endpoint for this request: it raises unless the request
+    comes from this site, from a signed-in reader or the local owner, within the reader's budget.
+    Evaluated only when a model would be asked (a page that sends nothing pays nothing)."""
+
+    def permit(task: str) -> None:
+        if _cross_site(request):
+            raise HTTPError(
+                403,
+                gettext("another site's page may not ask this server's language model"),
+                gettext("ask from this site's own pages"),
+            )
+        r = current_reader(request)
+        who = r.name if r is not None else (auth.OWNER if is_owner_request(request) else "")
+        if not who:
+            raise HTTPError(
+                401,
+                gettext("sign in first: asking the language model is kept for readers"),
+                gettext("sign in on /signin; scripts send `Authorization: Bearer TOKEN`"),
+            )
+        wait = BUDGET.take(f"{id(lib(request))}:{who}")
+        if wait:
+            raise HTTPError(
+                429,
+                gettext(
+                    "{name} has used this server's language-model budget ({n} requests, then one every {s} s)",
+                    name=who,
+                    n=BUDGET_BURST,
+                    s=int(BUDGET_EVERY),
+                ),
+                gettext("try again in {s} s", s=int(wait) + 1),
+            )
+
+    return permit
+
+
+async def run_cancellable(request: Request, work: Callable[[], Any]) -> Any:
+    """`work()` in a thread; when the client goes away before it ends, its model request is closed
+    (the client library sees the CANCEL event) and the work ends with LlmCancelled."""
+    cancel = threading.Event()
+    ctx = copy_context()
+    ctx.run(CANCEL.set, cancel)
+    loop = asyncio.get_running_loop()
+    fut = loop.run_in_executor(None, ctx.run, work)
+    try:
+        while True:
+            done_, _ = await asyncio.wait({fut}, timeout=0.25)
+            if done_:
+                return fut.result()
+            if await request.is_disconnected():
+                cancel.set()
+                return await fut
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
+
+
 def _llm_error(e: PaperatlasError) -> HTTPError:
+    if isinstance(e, HTTPError):
+        return e
+    if isinstance(e, LlmBusy):
+        return HTTPError(503, e.message, e.fix)
     if isinstance(e, NoEndpoint):
         return HTTPError(
             409,
@@ -141,11 +241,13 @@ def stream_events(work: Callable[[Callable[[str], None]], dict[str, Any]]) -> Re
 
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+    cancel = threading.Event()
 
     def put(item: tuple[str, Any]) -> None:
         loop.call_soon_threadsafe(queue.put_nowait, item)
 
     def run() -> None:
+        CANCEL.set(cancel)  # this thread's own context: the request is closed when the reader leaves
         try:
             put(("done", work(lambda piece: put(("text", piece)))))
         except PaperatlasError as e:
@@ -154,20 +256,23 @@ def stream_events(work: Callable[[Callable[[str], None]], dict[str, Any]]) -> Re
         except Exception as e:  # noqa: BLE001 - the stream must end with an event, whatever failed
             put(("error", {"status": 500, "error": f"generation failed: {type(e).__name__}: {e}", "fix": ""}))
 
-    threading.Thread(target=run, name="llm-stream", daemon=True).start()
+    threading.Thread(target=copy_context().run, args=(run,), name="llm-stream", daemon=True).start()
 
     def sse(data: Any, event: str = "") -> str:
         body = json.dumps(data, ensure_ascii=False, default=str)
         return (f"event: {event}\n" if event else "") + f"data: {body}\n\n"
 
     async def events() -> Any:
-        while True:
-            kind, data = await queue.get()
-            if kind == "text":
-                yield sse({"text": data})
-                continue
-            yield sse(data, kind)
-            return
+        try:
+            while True:
+                kind, data = await queue.get()
+                if kind == "text":
+                    yield sse({"text": data})
+                    continue
+                yield sse(data, kind)
+                return
+        finally:  # ended, or the client went away (the response task is cancelled): stop the model
+            cancel.set()
 
     return StreamingResponse(
         events(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
@@ -180,7 +285,6 @@ async def generate(request: Request) -> Response:
     a = {p.name: p.parse(data.get(p.name)) for p in GENERATE_PARAMS}
     L = lib(request)
     lang = _lang(request, a["lang"])
-    from starlette.concurrency import run_in_threadpool
 
     def work(on_text: Callable[[str], None] | None = None) -> dict[str, Any]:
         if a["task"] == "tldr":
@@ -195,7 +299,7 @@ async def generate(request: Request) -> Response:
             raise _llm_error(no_endpoint())
         return stream_events(work)
     try:
-        result = await run_in_threadpool(work)
+        result = await run_cancellable(request, work)
     except PaperatlasError as e:
         raise _llm_error(e) from None
     from .common import paper_url
@@ -222,44 +326,99 @@ def back_to_page(request: Request, fallback: str, not_kept: bool) -> Response:
 
 
 # -- /ask -----------------------------------------------------------------------------------------------------
+# a question has at least one visible character (an empty one is a 400 the API document states)
+QUESTION = "[^\\s\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
 ASK_PARAMS = [
-    Param("q", str, "", "the question (English or Chinese)", max_length=1000),
+    Param("q", str, "", "the question (English or Chinese)", max_length=1000, pattern=QUESTION),
     Param("limit", int, 5, "abstracts the answer may use", minimum=1, maximum=10),
+]
+ASK_POST_PARAMS = [
+    Param(
+        "q",
+        str,
+        None,
+        "the question (English or Chinese)",
+        required=True,
+        where="form",
+        max_length=1000,
+        pattern=QUESTION,
+    ),
+    Param("limit", int, 5, "abstracts the answer may use", minimum=1, maximum=10, where="form"),
     Param(
         "stream",
         bool,
         False,
         "true: answer as server-sent events (the text as it comes, then `done` with the answer, or `error`)",
+        where="form",
     ),
 ]
 
 
+def _no_question() -> HTTPError:
+    return HTTPError(400, gettext("missing parameter {name!r}", name="q"), gettext("add q=... to the request"))
+
+
 async def ask(request: Request) -> Response:
+    """GET /ask: the form, and the answer the library holds for `q` (sends nothing to a model)."""
+    from starlette.concurrency import run_in_threadpool
+
     a = query(request, ASK_PARAMS)
     L = lib(request)
     answer = None
-    error = None
-    if a["stream"]:
+    if a["q"].strip():
+        answer = await run_in_threadpool(L.llm.stored_answer, a["q"], a["limit"])
+    if not a["q"].strip() and not request.url.path.endswith(".json"):
+        return _ask_page(request, "", None, None)  # the form, whoever asks (a script's bearer included)
+    if wants_json(request):
         if not a["q"].strip():
-            raise HTTPError(400, gettext("missing parameter {name!r}", name="q"), gettext("add q=... to the request"))
+            raise _no_question()
+        if answer is None:
+            raise HTTPError(
+                404,
+                gettext("no stored answer to this question"),
+                gettext("POST /ask with q=... asks the model (a signed-in reader, from this site)"),
+            )
+        return json_response(answer.to_dict())
+    return _ask_page(request, a["q"], answer, None)
+
+
+def _ask_page(request: Request, q: str, answer: Any, error: HTTPError | None) -> Response:
+    L = lib(request)
+    cfg = L.llm.config if L.llm.configured else None
+    return render(
+        request,
+        "ask.html",
+        q=q,
+        answer=answer,
+        error=error,
+        configured=cfg is not None,
+        deadline=int(cfg.deadline) if cfg else 0,
+    )
+
+
+async def ask_post(request: Request) -> Response:
+    """POST /ask: answer the question from the retrieved abstracts with the configured model."""
+    data = await check_write(request)
+    a = {p.name: p.parse(data.get(p.name)) for p in ASK_POST_PARAMS}
+    L = lib(request)
+    if not a["q"].strip():
+        raise _no_question()
+    if a["stream"]:
         if not L.llm.configured:
             raise _llm_error(no_endpoint())
         return stream_events(lambda on_text: L.llm.ask(a["q"], a["limit"], on_text=on_text).to_dict())
-    if a["q"].strip() and (L.llm.configured or wants_json(request)):  # the page says how to configure one
-        from starlette.concurrency import run_in_threadpool
-
-        try:
-            answer = await run_in_threadpool(L.llm.ask, a["q"], a["limit"])
-        except PaperatlasError as e:
-            err = _llm_error(e)
-            if wants_json(request):
-                raise err from None
-            error = err
+    try:
+        if not L.llm.configured:
+            raise no_endpoint()
+        answer = await run_cancellable(request, lambda: L.llm.ask(a["q"], a["limit"]))
+    except PaperatlasError as e:
+        err = _llm_error(e)
+        if wants_json(request):
+            raise err from None
+        return _ask_page(request, a["q"], None, err)
     if wants_json(request):
-        if answer is None:
-            raise HTTPError(400, gettext("missing parameter {name!r}", name="q"), gettext("add q=... to the request"))
         return json_response(answer.to_dict())
-    return render(request, "ask.html", q=a["q"], answer=answer, error=error, configured=L.llm.configured)
+    return _ask_page(request, a["q"], answer, None)
 
 
 # -- /cheatsheet ----------------------------------------------------------------------------------------------
@@ -299,9 +458,20 @@ ENDPOINTS = [
         tags=["llm"],
         response=ANSWER_SCHEMA,
         api_required=("q",),
-        statuses=(409, 502),
-        summary="Ask the papers: an answer from the retrieved abstracts only, each claim cited by paper id "
-        "(needs a configured language model).",
+        summary="The stored answer to a question, from the retrieved abstracts only, each claim cited by paper "
+        "id (sends nothing to a model; POST /ask asks one).",
+    ),
+    Endpoint(
+        "/ask",
+        ask_post,
+        methods=("POST",),
+        params=ASK_POST_PARAMS,
+        writes=True,
+        tags=["llm"],
+        response=ANSWER_SCHEMA,
+        statuses=(409, 502, 503),
+        summary="Ask the papers: the configured language model answers from the retrieved abstracts only, each "
+        "claim cited by paper id (a signed-in reader, from this site, within the reader's budget).",
     ),
     Endpoint(
         "/cheatsheet",
@@ -327,7 +497,7 @@ ENDPOINTS = [
         params=GENERATE_PARAMS,
         writes=True,
         tags=["llm"],
-        statuses=(409, 502),
+        statuses=(409, 502, 503),
         summary="Generate (or fetch from the library) a paper's TL;DR, FAQ or translation.",
     ),
 ]

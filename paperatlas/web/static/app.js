@@ -170,13 +170,14 @@
   });
 })();
 
-// Ask: where a model is configured, show the answer as the model writes it (server-sent events from
-// /ask?stream=1), then load the answer's page, whose citations and sources the server renders. Without
-// scripts, or if the stream cannot start, the form is a plain GET and the page comes when it is done.
+// Ask: where a model is configured, show the answer as the model writes it (POST /ask with stream=1
+// answers server-sent events; a POST, because asking spends the model and stores the answer), then load
+// the answer's page (GET /ask shows the stored answer, whose citations and sources the server renders).
+// Without scripts, or where fetch streams are missing, the form posts as it is.
 (function () {
   const form = document.querySelector("form.ask-form[data-stream]");
-  if (!form || !window.EventSource) return;
-  form.addEventListener("submit", function (ev) {
+  if (!form || !window.fetch || !window.TextDecoder) return;
+  form.addEventListener("submit", async function (ev) {
     const input = form.querySelector("input[name=q]");
     const q = input ? input.value.trim() : "";
     if (!q) return;
@@ -190,17 +191,49 @@
       form.after(live);
     }
     live.textContent = "";
-    const es = new EventSource(page + "&stream=1");
-    es.onmessage = function (m) { live.textContent += JSON.parse(m.data).text; };
-    es.addEventListener("done", function () { es.close(); location.assign(page); });
-    // the server's own `error` event carries data; a failed connection does not: then the plain page says why
-    es.addEventListener("error", function (m) {
-      es.close();
-      if (!m.data) { location.assign(page); return; }
-      const e = JSON.parse(m.data);
-      live.className = "error";
-      live.textContent = e.error + (e.fix ? " " + e.fix : "");
-    });
+    const body = new URLSearchParams(new FormData(form));
+    body.set("stream", "1");
+    let failure = null;
+    let finished = false;
+    try {
+      const r = await fetch("/ask", { method: "POST", body: body, headers: { accept: "text/event-stream" } });
+      if (!r.ok || !r.body) {
+        let e = null;
+        try { e = await r.json(); } catch (x) { e = null; }
+        failure = e && e.error ? e : { error: "HTTP " + r.status, fix: "" };
+      } else {
+        const reader = r.body.getReader();
+        const dec = new TextDecoder();
+        let buf = "";
+        for (;;) {
+          const chunk = await reader.read();
+          if (chunk.done) break;
+          buf += dec.decode(chunk.value, { stream: true });
+          let cut;
+          while ((cut = buf.indexOf("\n\n")) >= 0) {
+            const block = buf.slice(0, cut);
+            buf = buf.slice(cut + 2);
+            let kind = "message";
+            let data = "";
+            block.split("\n").forEach(function (line) {
+              if (line.startsWith("event: ")) kind = line.slice(7);
+              else if (line.startsWith("data: ")) data += line.slice(6);
+            });
+            if (!data) continue;
+            const d = JSON.parse(data);
+            if (kind === "message") live.textContent += d.text;
+            else if (kind === "done") finished = true;
+            else if (kind === "error") failure = d;
+          }
+        }
+      }
+    } catch (x) {
+      form.submit();  // the stream could not start: the plain form says why when it is done
+      return;
+    }
+    if (finished) { location.assign(page); return; }
+    live.className = "error";
+    live.textContent = failure ? failure.error + (failure.fix ? " " + failure.fix : "") : "";
   });
 })();
 
