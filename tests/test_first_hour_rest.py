@@ -16,3 +16,53 @@ def test_fetch_help_lists_every_registered_source() -> None:
     for name in SOURCES.names():
         assert f"{name} " in text.split("Example:")[0], name
     assert "virtual CONF YEAR" in text and "miniconf CONF YEAR" in text
+
+
+def test_recommendation_scores_are_printed_with_the_decimals_that_tell_them_apart() -> None:
+    from paperatlas.cli.common import score_decimals
+
+    assert score_decimals([0.99934, 0.99921, 0.99907]) == 4
+    assert score_decimals([0.9999912, 0.9999901]) == 6
+    assert score_decimals([0.91, 0.52, 0.5]) == 3
+    assert score_decimals([0.999, 0.999]) == 3  # equal scores need no more
+
+
+def test_interest_labels_do_not_repeat_a_word_across_overlapping_n_grams() -> None:
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from paperatlas.recommend.interests import key_phrases
+
+    vocab = np.array(["simulation based", "based inference", "fluid", "inference", "turbulence"])
+    corpus = SimpleNamespace(
+        keywords={0: [], 1: []},
+        tfidf=np.array([[0.9, 0.8, 0.5, 0.1, 0.3], [0.9, 0.8, 0.5, 0.1, 0.3]]),
+        label_mask=np.ones(len(vocab)),
+        cache={},
+        vocab=vocab,
+    )
+    phrases = key_phrases(corpus, [0, 1], n=3)
+    assert phrases == ["simulation based", "fluid", "turbulence"], phrases
+
+
+def test_embed_with_nothing_to_do_does_not_say_embedded_0_papers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from paperatlas import Library
+
+    db = str(tmp_path / "demo.db")
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(sorted((Path(__file__).parents[1] / "examples").glob("*.txt")))
+        lib.embed()
+    res = CliRunner().invoke(cli, ["--db", db, "embed", "--embedder", "hashing", "--no-multilingual"])
+    assert res.exit_code == 0, res.output
+    assert "embedded 0 papers" not in res.output and "nothing to embed" in res.output
+
+
+def test_make_install_silences_only_setuptools_editable_note() -> None:
+    from pathlib import Path
+
+    make = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf-8")
+    assert "EDITABLE := PYTHONWARNINGS=ignore::UserWarning:setuptools.command.editable_wheel" in make
+    assert make.count("$(EDITABLE) $(BIN)/pip install") == 2
