@@ -66,3 +66,20 @@ def test_make_install_silences_only_setuptools_editable_note() -> None:
     make = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf-8")
     assert "EDITABLE := PYTHONWARNINGS=ignore::UserWarning:setuptools.command.editable_wheel" in make
     assert make.count("$(EDITABLE) $(BIN)/pip install") == 2
+
+
+def test_the_chinese_build_notice_ends_its_sentences_in_chinese() -> None:
+    from paperatlas import i18n
+    from paperatlas.web.app import make_env
+
+    t = make_env().get_template("_results.html")
+    with i18n.language("zh"):
+        for eta in (0, 3960):
+            html = t.render(
+                crosslingual={"building": True, "done": 120, "total": 8088, "eta_s": eta},
+                a={"session": None},
+                hits=None,
+                error=None,
+            )
+            notice = html[html.index('class="notice crosslingual"') : html.index("</p>")]
+            assert "。在此之前" in notice and ". 在此之前" not in notice and "分钟." not in notice, notice
