@@ -83,3 +83,19 @@ def test_the_chinese_build_notice_ends_its_sentences_in_chinese() -> None:
             )
             notice = html[html.index('class="notice crosslingual"') : html.index("</p>")]
             assert "。在此之前" in notice and ". 在此之前" not in notice and "分钟." not in notice, notice
+
+
+def test_session_shows_each_talk_of_an_oral_session_with_its_time(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from paperatlas import Library
+
+    db = str(tmp_path / "p.db")
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest([Path(__file__).parent / "data" / "programme" / "neurips-2025-orals-posters.json"])
+    res = CliRunner().invoke(cli, ["--db", db, "session", "neurips-2025-oral-session-17"])
+    assert res.exit_code == 0, res.output
+    talk = [ln for ln in res.output.splitlines() if "1kPO9vCRbg" in ln][0]
+    assert talk.split()[0] == "12:15-12:30", talk
+    res = CliRunner().invoke(cli, ["--db", db, "session", "neurips-2025-san-diego-poster-session-6"])
+    assert [ln.split()[0] for ln in res.output.splitlines()[1:]] == ["#2449", "#2504"]

@@ -74,8 +74,11 @@ def test_the_paper_page_says_when_and_where(client: TestClient) -> None:
         "#2504",
         "2025-12-05T16:30:00-08:00",
     )
-    html = client.get("/paper/7HVADbW8fh").text
+    html = client.get("/paper/7HVADbW8fh?lang=en").text
     assert f'href="/session/{SID}"' in html and "<b>#2504</b>" in html
+    # one row says where and when: the session and the poster number are not repeated in a second row
+    meta = html.split("<dt>id</dt>")[0]  # the paper's own fields (related papers follow)
+    assert meta.count("San Diego Poster Session 6") == 1 and meta.count("#2504") == 1, meta
 
 
 def test_the_api_document_lists_the_programme(client: TestClient) -> None:
