@@ -133,3 +133,15 @@ def test_author_line_recognition_on_real_author_lists_holds_its_floors() -> None
         assert rate["all"] >= 0.97 and rate["case: lower"] >= 0.94 and rate["case: as written"] >= 0.99, rate
         assert wrong["abstract (whole)"] == 0 and wrong["title (lower)"] <= 0.005, wrong
         assert wrong["keywords (lower)"] <= 0.015 and wrong["title (as written)"] <= 0.035, wrong
+
+
+def test_a_paper_whose_author_line_is_not_taken_for_one_is_warned_about() -> None:
+    """`Naman Deep Singh` (`deep` is a title word) is still no author line: the paper then starts its
+    abstract with its authors; the reading says so instead of storing it silently."""
+    recs = _records("Shahriar Talebi", "Naman Deep Singh", "Hadi Vafaii")
+    reading = read_blocks(list(enumerate(_paste(recs, "", True).splitlines()[1:], 2)))
+    rows = [row for _, row in reading.rows]
+    assert not rows[1].get("authors")
+    assert any("1 of 3 papers has no author line" in p and recs[1]["title"][:30] in p for p in reading.problems), (
+        reading.problems
+    )

@@ -1062,8 +1062,19 @@ def _problems(
         missing = [r for r in titled if not r.abstract]
         where = "; ".join(f"line {r.line}: {_name(r)}" for r in missing[:5]) + (" ..." if len(missing) > 5 else "")
         out.append(
-            f"{len(missing)} of {len(titled)} papers have no abstract ({where}): check that the list "
+            f"{len(missing)} of {len(titled)} papers {'has' if len(missing) == 1 else 'have'} no abstract "
+            f"({where}): check that the list "
             "gives one under each title"
+        )
+    with_authors = sum(1 for r in titled if r.authors)
+    if with_authors and with_authors < len(titled):
+        # a list that gives authors gives them for every paper: one without was likely read into its abstract
+        missing = [r for r in titled if not r.authors]
+        where = "; ".join(f"line {r.line}: {_name(r)}" for r in missing[:5]) + (" ..." if len(missing) > 5 else "")
+        out.append(
+            f"{len(missing)} of {len(titled)} papers {'has' if len(missing) == 1 else 'have'} no author line "
+            f"({where}): check the line under "
+            "each title (an author line not taken for one starts the abstract)"
         )
     if numbers:
         expected = set(range(min(numbers), max(numbers) + 1))
