@@ -24,6 +24,7 @@ def test_ask_box_is_wide_on_desktop_and_key_hints_hide_on_a_phone(browser, serve
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto("/ask?lang=en")
     assert not page.locator("footer.site [data-show-keys]").is_visible()
+    assert not page.locator("footer.site").inner_text().rstrip().endswith("·")  # no separator left dangling
     assert page.evaluate("document.documentElement.scrollWidth") <= 391
     ctx.close()
 
