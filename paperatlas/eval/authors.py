@@ -179,7 +179,9 @@ def table(res: dict[str, Any]) -> str:
         rows.append(f"== {part} records ==")
         head = f"{'author lines recognised':38}" + "".join(f"{n:>22}" for n in names)
         rows += [head, "-" * len(head)]
-        for key in first["authors"]:
+        order = ["all"] + [f"case: {c}" for c in CASES] + [f"separator: {x}" for x in SEPARATORS]
+        order += [f"decoration: {d}" for d in DECORATIONS]
+        for key in [k for k in order if k in first["authors"]]:
             cells = []
             for n in names:
                 a, k = res[n][part]["authors"][key]
