@@ -10,15 +10,19 @@ TEST_WORKERS ?= 2
 
 .PHONY: demo test install install-test lint bench bench-llm clean settings-docs llm
 
+# setuptools' note on every editable install ("be careful with folders ... with the same name as your
+# package") reads like a failure in the first minute of `make demo`; only that module's notes are silenced
+EDITABLE := PYTHONWARNINGS=ignore::UserWarning:setuptools.command.editable_wheel
+
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e .
+	$(EDITABLE) $(BIN)/pip install --quiet -c constraints.txt -e .
 
 install-test: $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]'
+	$(EDITABLE) $(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]'
 	@# the local model server of the LLM tests, from the wheel cache (.ci/install-llm builds it once, ~4 min;
 	@# .ci/run does); without it those tests skip
 	PY=$(PY) ./.ci/install-llm --if-cached || echo "warning: no local LLM server (.ci/install-llm failed): the LLM tests will skip"

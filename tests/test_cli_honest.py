@@ -157,7 +157,7 @@ def test_triage_hint_keeps_the_reader(runner: CliRunner, demo_db: Path) -> None:
 def test_tag_takes_either_order_and_names_a_wrong_argument(runner: CliRunner, demo_db: Path) -> None:
     ids = [p["id"] for p in json.loads(run(runner, demo_db, "list", "--json", "--limit", "2").stdout)]
     r = run(runner, demo_db, "tag", ids[0], "to-read", "--reader", "alice")
-    assert r.exit_code == 0 and "tagged 1 papers 'to-read' for alice" in r.stdout
+    assert r.exit_code == 0 and "tagged 1 paper 'to-read' for alice" in r.stdout
     r = run(runner, demo_db, "tag", "to-read", ids[1], "--reader", "alice")
     assert r.exit_code == 0
     listed = json.loads(run(runner, demo_db, "tag", "to-read", "--reader", "alice", "--json").stdout)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -427,6 +428,9 @@ def test_cli_reader_commands(topic_lib: Library, runner) -> None:
     run("like", "bandits-4", "--reader", "cl2")
     grp = json.loads(run("group", "--readers", "cl,cl2", "--n", "4", "--json"))
     assert len(grp["papers"]) == 4 and len(grp["members"]) == 2
+    text = " ".join(run("group", "--readers", "cl,cl2", "--n", "4").split())
+    assert "How this list serves each member (fair to every member)" in text and "members (nash)" not in text
+    assert re.search(r"cl2: \d of the 4 papers (is|are) among their top picks; the list is \d+% as good", text), text
     assert "<feed" in run("digest", "--reader", "cl", "--format", "atom", "--limit", "3")
     assert [r["name"] for r in json.loads(run("readers", "--json"))] == ["cl", "cl2"]
 

@@ -239,10 +239,67 @@ def test_report_without_papers_or_topics_says_what_to_do(corl: str, tmp_path: Pa
     db = str(tmp_path / "bare.db")
     with Library(db, embedder="hashing") as lib:
         lib.ingest(FILES[:1])
-    r = CliRunner().invoke(cli, ["--db", db, "report"])
-    assert r.exit_code == 1 and "topics build" in r.output
     r = CliRunner().invoke(cli, ["--db", db, "report", "--year", "2025-2201"])
     assert r.exit_code == 1 and "2019-2025" in r.output
+
+
+def test_a_report_without_topics_comes_at_once_with_the_themes_marked_missing(tmp_path: Path) -> None:
+    """Institutions, countries and reviews need no topics: the report gives them, says the themes are
+    missing, and the terminal (never the shareable file) names the commands that add them."""
+    db = str(tmp_path / "bare.db")
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(FILES)
+    r = CliRunner().invoke(cli, ["--db", db, "report", "--venue", "CoRL", "--json"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.stdout)
+    assert rep["scope"]["themes_missing"] and rep["themes"] == [] and "trends" not in rep
+    assert rep["countries"][0]["name"] == "United States" and rep["institutions"] and rep["reviews"]["papers"]
+    assert any("topics build" in h for h in rep["hints"]) and not any("paperatlas" in n for n in rep["notes"])
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(cli, ["--db", db, "report", "--format", "html", "-o", str(out)])
+    assert r.exit_code == 0 and "hint: run `paperatlas embed`, then `paperatlas topics build`" in r.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "not built yet" in html and "Institutions and countries" in html
+    assert "paperatlas embed" not in html and "topics build" not in html
+
+
+def test_the_offline_report_has_no_cli_notes_a_true_title_and_no_empty_sections(tmp_path: Path) -> None:
+    """The demo: untitled abstracts of two venues of one year, no authors, topics built, no model."""
+    db = str(tmp_path / "demo.db")
+    examples = sorted((Path(__file__).parents[1] / "examples").glob("*.txt"))
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(examples)
+        lib.embed()
+        lib.topics.build(seed=0)
+        lib.ingest([FILES[0]])  # papers added after the topic build: in no theme
+    out = tmp_path / "demo.html"
+    r = CliRunner().invoke(cli, ["--db", db, "report", "--format", "html", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    html = out.read_text(encoding="utf-8")
+    assert "<title>CoRL 2021, ICLR 2026, NeurIPS 2026: the papers at a glance</title>" in html
+    assert not re.search(r"`paperatlas|docs/llm|paperatlas (embed|topics)", html), re.findall(r"paperatlas \w+", html)
+    assert "Most prolific authors" in html  # CoRL's papers have authors
+    assert "papers are in no theme" in html and "hint:" in r.stderr
+    md = tmp_path / "demo.md"
+    CliRunner().invoke(cli, ["--db", db, "report", "--venue", "ICLR", "-o", str(md)])
+    text = md.read_text(encoding="utf-8")
+    assert text.startswith("# ICLR 2026: the conference at a glance") and "Most prolific authors" not in text
+    assert "`paperatlas" not in text
+
+
+def test_plural_of_one_paper_in_no_theme() -> None:
+    from paperatlas.report.figures import build_report
+    from paperatlas.store.report import PaperFacts
+
+    facts = [PaperFacts(f"p{i}", f"T{i}", "V", 2024, "", [f"A{i}"], {}) for i in range(3)]
+    rep = build_report({}, facts, {"p0": 0, "p1": 0}, [_theme(0)], lambda t, ids: ids)
+    assert rep.notes == ["1 of 3 papers is in no theme (added after the themes were built)"]
+
+
+def _theme(topic: int):  # type: ignore[no-untyped-def]
+    from paperatlas.report.figures import ThemeInput
+
+    return ThemeInput(topic, "a theme", ["a", "theme"])
 
 
 # -- the statistics --------------------------------------------------------------------------------
@@ -560,3 +617,21 @@ def test_bench_report_runs_on_the_recorded_years_and_counts_what_it_built(tmp_pa
     assert out["papers"] == len(RAW) and out["years"] == list(range(2021, 2026))
     assert out["largest_group"]["papers"] == 24 and out["largest_group"]["venue"] == "CoRL"
     assert out["themes"] >= 2 and out["html_bytes"] > 0 and {"ingest_s", "embed_s", "topics_s"} <= set(out["setup"])
+
+
+def test_bar_charts_have_a_phone_layout_that_fits_390_px() -> None:
+    """The wide chart scrolls sideways on a phone (its numbers cut at the screen's edge); the narrow one,
+    shown under 600 px, puts each label above its bar and every number inside its 360 units."""
+    from paperatlas.report.charts import NARROW_W, Bar, hbars
+    from paperatlas.report.render import asset
+
+    bars = [
+        Bar("University of California, Berkeley and a long name", 120, "#a", "120 · 20.8%"),
+        Bar("b", 3, "#b", "3 · 0.5%"),
+    ]
+    svg = str(hbars(bars, "Institutions"))
+    narrow = svg[svg.index('class="chart narrow"') :]
+    for x, text in re.findall(r'<text x="([\d.]+)"[^>]*class="num">([^<]+)<', narrow):
+        assert float(x) + 7.5 * len(text) <= NARROW_W, (x, text)
+    assert narrow.count('href="#a"') == 1 and narrow.count('href="#b"') == 1
+    assert re.search(r"@media \(max-width:600px\)\{[^}]*svg\.chart\.wide\{display:none\}", asset("report.css"))

@@ -74,8 +74,11 @@ def test_the_paper_page_says_when_and_where(client: TestClient) -> None:
         "#2504",
         "2025-12-05T16:30:00-08:00",
     )
-    html = client.get("/paper/7HVADbW8fh").text
+    html = client.get("/paper/7HVADbW8fh?lang=en").text
     assert f'href="/session/{SID}"' in html and "<b>#2504</b>" in html
+    # one row says where and when: the session and the poster number are not repeated in a second row
+    meta = html.split("<dt>id</dt>")[0]  # the paper's own fields (related papers follow)
+    assert meta.count("San Diego Poster Session 6") == 1 and meta.count("#2504") == 1, meta
 
 
 def test_the_api_document_lists_the_programme(client: TestClient) -> None:
@@ -88,3 +91,17 @@ def test_a_session_only_search_names_the_session(client: TestClient) -> None:
     html = client.get(f"/search?session={SID}").text
     count = html.split('<p class="count">', 1)[1].split("</p>", 1)[0]
     assert "San Diego Poster Session 6" in count and SID not in count, count
+
+
+def test_the_owners_agenda_before_any_star_is_me_s_not_a_sign_in(tmp_path: Path) -> None:
+    """On this machine the header says "reader me": /agenda with no reader yet is me's empty agenda."""
+    lib = Library(tmp_path / "empty.db", embedder="hashing")
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 50000)) as c:
+        for lang in ("en", "zh"):
+            html = c.get(f"/agenda?lang={lang}").text
+            assert "/signin" not in html.split("<main", 1)[-1], lang
+        assert "Nothing on your agenda yet" in c.get("/agenda?lang=en").text
+        a = c.get("/agenda.json")
+        assert a.status_code == 200 and a.json()["reader"] == "me" and a.json()["sessions"] == []
+        assert lib.readers.find("me") is None  # a page only reads: no reader was created
+    lib.close()

@@ -315,12 +315,23 @@ def show_hits(
         nothing_found(ctx, what, hint, **filters)
 
 
+def score_decimals(scores: list[float]) -> int:
+    """Decimals that tell the scores apart (3, up to 6): recommendation scores crowd near 1, where
+    three decimals print 0.999 for every paper."""
+    distinct = len({round(s, 9) for s in scores})
+    for d in range(3, 7):
+        if len({f"{s:.{d}f}" for s in scores}) >= distinct:
+            return d
+    return 6
+
+
 def print_hits(hits: list[Any]) -> None:
+    d = score_decimals([h.score for h in hits])
     for i, h in enumerate(hits, start=1):
         p = h.paper
         derived = " [dim](derived title)[/dim]" if p.title_derived else ""
         out.print(
-            f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.3f}[/dim]"
+            f"{i:>2}. [bold]{p.title}[/bold]{derived}  [dim]{p.venue} {p.year or ''} · {p.id} · {h.score:.{d}f}[/dim]"
         )
         if h.reason:
             out.print(f"    [italic]{h.reason}[/italic]")

@@ -44,6 +44,10 @@ from ..eval.pastes import pastes_cmd  # noqa: E402
 
 eval_.add_command(pastes_cmd)
 
+from ..eval.authors import authors_cmd  # noqa: E402
+
+eval_.add_command(authors_cmd)
+
 from ..eval.report import report_cmd  # noqa: E402
 
 eval_.add_command(report_cmd)

@@ -484,7 +484,10 @@ def embed(
             n = embed_with_ray(lib, ray_address, workers, rebuild=rebuild, progress=update)
         else:
             n = lib.embed(progress=update, rebuild=rebuild)
-    click.echo(f"embedded {n} papers with {lib.embedder.id}{where}")
+    if n or rebuild:
+        click.echo(f"embedded {n} paper{'' if n == 1 else 's'} with {lib.embedder.id}{where}")
+    else:  # "embedded 0 papers" read as a failure, above the multilingual build that follows
+        click.echo(f"every paper already has its {lib.embedder.id} vector: nothing to embed{where}")
     if multilingual is False:
         lib.multilingual.set_enabled(False)
         click.echo("multilingual index dropped (Chinese queries search with the default model)")

@@ -92,7 +92,9 @@ def session_cmd(ctx: click.Context, session_id: str, as_json: bool) -> None:
         f"{info.session}  {info.start[:16].replace('T', ' ')}-{info.end[11:16]}  {', '.join(info.rooms)}", markup=False
     )
     for e in events:
-        out.print(f"  {e.poster_position or '-':>7}  {e.name}  {e.paper_id}", markup=False)
+        # a poster by its number; a talk by its own time in the session (orals follow one another)
+        where = e.poster_position or (f"{e.start[11:16]}-{e.end[11:16]}" if e.start and e.end else e.start[11:16])
+        out.print(f"  {where or '-':>11}  {e.name}  {e.paper_id}", markup=False)
 
 
 @click.command("agenda")

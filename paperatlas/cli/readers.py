@@ -172,7 +172,9 @@ def tag(
         tag, ids = _tag_arguments(lib, tag, paper_ids)
         lib.readers.tag(reader, ids, tag, remove)
         r = lib.readers.get(reader)
-        click.echo(f"{'untagged' if remove else 'tagged'} {len(ids)} papers {tag!r} for {r.name}")
+        click.echo(
+            f"{'untagged' if remove else 'tagged'} {len(ids)} paper{'' if len(ids) == 1 else 's'} {tag!r} for {r.name}"
+        )
         return
     r = lib.readers.get(reader)
     ids = [pid for pid, tags in lib.readers.tags(r).items() if tag in tags]

@@ -305,6 +305,9 @@ def triage_neither(ctx: click.Context, a: str, b: str, reader: str | None) -> No
     click.echo("recorded")
 
 
+GROUP_METHODS = {"nash": "fair to every member", "sum": "the plain sum of scores"}
+
+
 @click.command("group")
 @click.option("--readers", "names", required=True, help="Comma-separated reader names.")
 @click.option("--n", "n", type=int, default=10, show_default=True, help="Papers in the list.")
@@ -340,12 +343,17 @@ def group(ctx: click.Context, names: str, n: int, method: str, as_json: bool) ->
     if as_json:
         return
     print_hits(res["papers"])
-    out.print(f"\n[bold]members ({method})[/bold]")
+    n_list = len(res["papers"])
+    out.print(f"\n[bold]How this list serves each member[/bold] ({GROUP_METHODS[method]})")
     other = next(iter(res["compare"]))
     for m, o in zip(res["members"], res["compare"][other]):
+        # satisfaction: the member's points over those of their own best list; share: of the group's points
         out.print(
-            f"  {m['reader']}: share {m['share']:.0%}, satisfaction {m['satisfaction']:.0%}, "
-            f"{m['in_their_top']} of their top picks  [dim]({other}: satisfaction {o['satisfaction']:.0%})[/dim]"
+            f"  {m['reader']}: {m['in_their_top']} of the {n_list} papers "
+            f"{'is' if m['in_their_top'] == 1 else 'are'} among their top picks; the list is "
+            f"{m['satisfaction']:.0%} as good for them as their own best {n_list} "
+            f"and holds {m['share']:.0%} of what the group gets from it  "
+            f"[dim](with {GROUP_METHODS[other]}: {o['satisfaction']:.0%} as good)[/dim]"
         )
 
 

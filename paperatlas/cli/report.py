@@ -117,6 +117,8 @@ def report_cmd(
     write_output(text, output, "the report")
     for note in rep.notes:
         click.echo(f"note: {note}", err=True)
+    for hint in rep.hints:
+        click.echo(f"hint: {hint}", err=True)
 
 
 COMMANDS = [report_cmd]

@@ -89,8 +89,21 @@ def _client(timeout: float, retries: int, delay: float | None, deadline: float =
     return make
 
 
+#: how each source is called, for the help; a source registered without an entry here is listed by name
+USAGE = {
+    "openreview": "openreview VENUE_ID",
+    "arxiv": "arxiv CATEGORY...",
+    "paperlists": "paperlists VENUE YEAR",
+    "acl": "acl EVENT",
+    "pmlr": "pmlr VOLUME",
+    "virtual": "virtual CONF YEAR (a conference's programme: sessions, rooms, times)",
+    "miniconf": "miniconf CONF YEAR [TRACK...] --base-url SITE (a Mini-Conf site)",
+}
+
+
 def _sources_help() -> str:
-    return ", ".join(SOURCES.names())
+    """Every registered source, so the help never lags behind the registry."""
+    return ", ".join(USAGE.get(n, f"{n} ARGS...") for n in SOURCES.names())
 
 
 @click.command("fetch", context_settings={"ignore_unknown_options": False})
@@ -126,7 +139,7 @@ def fetch_cmd(
 ) -> None:
     """Store a venue's papers from the web (only new or changed ones; a killed fetch resumes).
 
-    SOURCE is one of: openreview VENUE_ID, arxiv CATEGORY..., paperlists VENUE YEAR, acl EVENT, pmlr VOLUME.
+    SOURCE is one of: {sources}.
 
     Example:
 
@@ -136,6 +149,8 @@ def fetch_cmd(
         paperatlas fetch paperlists iclr 2025 --no-embed
         paperatlas fetch paperlists nips --years 2019-2025
         paperatlas fetch openreview "ICLR.cc/{year}/Conference" --years 2023-2025
+        paperatlas fetch virtual neurips 2025
+        paperatlas fetch virtual neurips 2025 --base-url http://127.0.0.1:8000  # a local mirror
     """
     from ..sources.base import create_source
 
@@ -175,6 +190,9 @@ def fetch_cmd(
     embedded = maybe_embed(lib, no_embed, quiet=as_json)
     if as_json:
         echo_json({**report.to_dict(), "embedded": embedded})
+
+
+fetch_cmd.help = (fetch_cmd.help or "").replace("{sources}", _sources_help())
 
 
 def _fetch_years(

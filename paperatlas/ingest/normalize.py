@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -344,4 +344,25 @@ def preprint_link(
         if not mine or not (mine & _surnames(authors)):
             continue
         return ("into", oid) if mine_arxiv else ("absorb", oid)
+    return None
+
+
+def swallowed_copy(paper: Paper, stored: Sequence[Paper]) -> str | None:
+    """The id of a stored paper that `paper` (with the same title) only repeats with text glued to its
+    abstract, or None. A pasted list that missed a paper's start reads it into the abstract above it
+    (`abstract + next title + authors + next abstract`) or its author line into its own abstract's
+    start: the same paper, to merge rather than store twice. Same venue and year where both give them,
+    and one abstract (at least 80 characters) wholly inside the other."""
+    mine = normalize_key(paper.abstract, clean=False)
+    for other in stored:
+        if other.id == paper.id:
+            continue
+        if paper.venue and other.venue and paper.venue.strip().lower() != other.venue.strip().lower():
+            continue
+        if paper.year and other.year and paper.year != other.year:
+            continue
+        theirs = normalize_key(other.abstract, clean=False)
+        short, long_ = sorted((mine, theirs), key=len)
+        if len(short) >= 80 and short in long_:
+            return other.id
     return None

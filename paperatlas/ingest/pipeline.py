@@ -24,7 +24,7 @@ from ..errors import IngestError
 from ..models import BadRecord, IngestReport, Paper
 from ..store.sqlite import SQLiteStore
 from .formats import FileError, Format, read_file
-from .normalize import RecordError, preprint_link, title_key, to_paper
+from .normalize import RecordError, preprint_link, swallowed_copy, title_key, to_paper
 
 Progress = Callable[[int, int], None]  # (done, total)
 # papers per write transaction; the environment override lets the crash test make batches small
@@ -311,6 +311,12 @@ def store_parsed(
                     action = "merged"
                 elif link is not None:
                     absorb_into[paper.id] = link[1]
+                else:
+                    ids = [m[0] for m in matches[tkeys[id(paper)]]]
+                    same = swallowed_copy(paper, list(store.get_papers(ids).values()))
+                    if same is not None:
+                        by_key[key] = same
+                        action = "merged"
             if action == "new":
                 planned_new.add(paper.id)
             if action in ("new", "updated"):

@@ -303,6 +303,7 @@ _AUTHOR_SEP = re.compile(r"\s*(?:,|;|，|、|；|\band\b|&|\s·|·\s)\s*")
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _MARK_CHARS = r"\d*†‡§¶∗#" + _SUPERSCRIPTS
 _MARKS = re.compile(rf"[{_MARK_CHARS}]+$|\([^)]*\)|\[[^]]*\]")
+_TRAILING_MARKS = re.compile(rf"[{_MARK_CHARS}]+$")
 # affiliation marks glued to a name: "Hao Zhang2*", "Aaron Archer¹*", "Qi Liu1,3"
 _FOOTNOTE_MARKS = re.compile(rf"(?<=[^\W\d_])[{_MARK_CHARS}]+(?:,(?=\d)\d+)*(?=\s*(?:[,;，、；&·]|\band\b|$))")
 _PRESENTATION_LINE = re.compile(
@@ -384,9 +385,11 @@ def _number(line: str) -> int | None:
     return int(m.group(1) or m.group(2)) if m else None
 
 
-_NAME_WORD = r"[^\W\d_][\w'’.-]*"
+# a word of a name starts with a letter; a nickname stands in quotes (`Zhangyang "Atlas" Wang`)
+_NAME_WORD = r"(?:[^\W\d_][\w'’.-]*|[\"“][^\W\d_][\w'’.-]*[\"”])"
 _NAME_WORDS = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD})*")  # every word of the name starts with a letter
 _CJK_PUNCT = re.compile(r"[，。：:]")
+_SUFFIX_COMMA = re.compile(r",\s*(?=(?:jr|sr|ii|iii|iv)\.?$)", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -394,6 +397,8 @@ def _is_name(part: str, lower_ok: bool = False) -> bool:
     p = _MARKS.sub("", _FORMAT_CHARS.sub("", part)).strip().strip("*").strip()
     if not p:
         return False
+    if "," in p:
+        p = _SUFFIX_COMMA.sub(" ", p)
     if _CJK.search(p):
         return 2 <= len(p.replace(" ", "")) <= 6 and not _CJK_PUNCT.search(p)
     ws = p.split()
@@ -403,16 +408,42 @@ def _is_name(part: str, lower_ok: bool = False) -> bool:
         return False
     if lower_ok and len(ws) >= 2 and any(w.islower() for w in ws):
         # "zheng zhang", "weitao Du": a name written (partly) in lower case; a phrase has function words
-        return not any(w.strip(".").lower() in FUNCTION_WORDS for w in ws)
+        # (an initial such as `a.` is none, nor a surname such as `an` at the end)
+        return not any(
+            w.strip(".").lower() in FUNCTION_WORDS
+            and not (len(w) == 2 and w.endswith("."))
+            and not (i == len(ws) - 1 and w.lower() in _FUNCTION_SURNAMES)
+            for i, w in enumerate(ws)
+        )
     caps = 0
     for w in ws:
-        w = w.strip(".,")
-        if not w or w.lower() in NAME_PARTICLES:
+        w = w.strip('.,"“”')
+        if not w or w.lower() in NAME_PARTICLES and not (len(w) == 1 and w.isupper()):  # `Y. Du`: an initial
             continue
-        if not (w[0].isupper() or w[0] in "'’"):
+        if not (w[0].isupper() or w[0] in "'’" or w[1:2] in ("'", "’") and w[2:3].isupper()):  # `d'Orsi`
             return False
         caps += 1
     return caps >= 1
+
+
+#: endings of English words that are rare at the end of a name (`sampling`, `estimation`, `robustness`);
+#: pinyin given names end in -ing too, so that ending counts only in longer words
+_WORD_ENDINGS = re.compile(r"(?:tion|sion|ment|ness|ity|ism|ics|ive|ance|ence|able|ous|ful|less)s?$")
+#: words of sentences that are names too, as a name's last word (`weixin an`)
+_FUNCTION_SURNAMES = {"an", "be", "e", "y", "da", "de", "du", "le", "la", "di", "al"}
+
+
+def _is_lower_name(part: str) -> bool:
+    """A name written all in lower case (`ernest k. ryu`): two to five words, none of them a word of
+    sentences or titles or with an English word's ending. A line of them is an author line only when
+    every part is one, so a lower-case keyword list (`sampling, robustness`) is turned away."""
+    p = " ".join(_MARKS.sub("", _FORMAT_CHARS.sub("", part)).split())
+    ws = p.split()
+    return (
+        2 <= len(ws) <= 5
+        and _is_name(p, True)
+        and not any(_WORD_ENDINGS.search(w.strip(".")) for w in ws if len(w) > 3)
+    )
 
 
 _ET_AL = re.compile(r"[,;]?\s*(?:\bet\s+al\.?|等)\s*$", re.IGNORECASE)
@@ -428,10 +459,18 @@ def _drop_et_al(s: str) -> str:
     return _ET_AL.sub("", s) if t.endswith("等") or t.lower().endswith(("al", "al.")) else s
 
 
+#: what follows a name after a comma and belongs to it (`Martin Luther King, Jr.`)
+_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+
+
 @functools.lru_cache(maxsize=65536)
 def _author_parts(line: str) -> tuple[str, ...]:
     s = _drop_et_al(_FOOTNOTE_MARKS.sub("", _FORMAT_CHARS.sub("", line.strip())))
-    return tuple(x.strip() for x in _AUTHOR_SEP.split(s) if x and x.strip() and _not_only_marks(x))
+    parts = [x.strip() for x in _AUTHOR_SEP.split(s) if x and x.strip() and _not_only_marks(x)]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i].lower() in _SUFFIXES:
+            parts[i - 1] += ", " + parts.pop(i)
+    return tuple(parts)
 
 
 def _not_only_marks(x: str) -> bool:
@@ -480,6 +519,8 @@ def is_author_line(line: str) -> bool:
     parts = _author_parts(s)
     if not parts:
         return False
+    if len(parts) >= 2 and all(x.islower() for x in parts):
+        return all(_is_lower_name(x) for x in parts)  # `sehyun kwon, jaeseung park`
     lower_ok = len(parts) >= 2 and any(not x.islower() for x in parts)
     if not all(_is_name(x, lower_ok) for x in parts):
         return False
@@ -489,6 +530,8 @@ def is_author_line(line: str) -> bool:
 
 
 _PAREN = re.compile(r"\(([^)]*)\)")
+#: a short bracketed word between the words of a name is a nickname, not an affiliation: `Ruian (Ian) Shi`
+_NICKNAME = re.compile(r"^[^\W\d_][\w'’.-]*\s+\([^\W\d_][\w.-]{0,15}\)\s+[^\W\d_][\w'’.-]*\s*$")
 _BRACKETS = re.compile(r"\([^)]*\)|\[[^]]*\]")
 
 
@@ -496,6 +539,9 @@ def split_author_line(line: str) -> tuple[list[str], list[dict[str, str]]]:
     """Names in order, without affiliation marks, and the affiliations given in parentheses."""
     names, affiliations = [], []
     for part in _author_parts(line):
+        if _NICKNAME.search(part):
+            names.append(" ".join(_TRAILING_MARKS.sub("", part).split()).strip("* "))
+            continue
         bracketed = "(" in part or "[" in part
         m = _PAREN.search(part) if bracketed else None
         name = " ".join(_MARKS.sub("", _BRACKETS.sub("", part) if bracketed else part).split()).strip("* ")
@@ -981,9 +1027,18 @@ def _labelled(lines: list[tuple[int, str]]) -> TextListReading:
     return reading
 
 
-def _problems(recs: list[_Rec], guessed: list[_Rec], numbers: set[int]) -> list[str]:
+def _problems(
+    recs: list[_Rec], guessed: list[_Rec], numbers: set[int], appended: list[tuple[int, _Rec]] = ()
+) -> list[str]:
     """What a reader should check, each naming the paper by title and line, with the fix."""
     out = []
+    for n, r in appended:
+        if r in guessed:
+            continue
+        out.append(
+            f"line {n}: a paragraph with no title line above it was read as more of the abstract of "
+            f"{_name(r)} (line {r.line}): if it is another paper, put its title line and author line above it"
+        )
     for r in guessed:
         out.append(
             f"line {r.line}: {_name(r)}: the title was a guess (a Title Case line above a paragraph, "
@@ -1007,8 +1062,19 @@ def _problems(recs: list[_Rec], guessed: list[_Rec], numbers: set[int]) -> list[
         missing = [r for r in titled if not r.abstract]
         where = "; ".join(f"line {r.line}: {_name(r)}" for r in missing[:5]) + (" ..." if len(missing) > 5 else "")
         out.append(
-            f"{len(missing)} of {len(titled)} papers have no abstract ({where}): check that the list "
+            f"{len(missing)} of {len(titled)} papers {'has' if len(missing) == 1 else 'have'} no abstract "
+            f"({where}): check that the list "
             "gives one under each title"
+        )
+    with_authors = sum(1 for r in titled if r.authors)
+    if with_authors and with_authors < len(titled):
+        # a list that gives authors gives them for every paper: one without was likely read into its abstract
+        missing = [r for r in titled if not r.authors]
+        where = "; ".join(f"line {r.line}: {_name(r)}" for r in missing[:5]) + (" ..." if len(missing) > 5 else "")
+        out.append(
+            f"{len(missing)} of {len(titled)} papers {'has' if len(missing) == 1 else 'have'} no author line "
+            f"({where}): check the line under "
+            "each title (an author line not taken for one starts the abstract)"
         )
     if numbers:
         expected = set(range(min(numbers), max(numbers) + 1))
@@ -1055,6 +1121,7 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
     blocks = _blocks(cl.content)
     recs: list[_Rec] = []
     guessed: list[_Rec] = []
+    appended: list[tuple[int, _Rec]] = []  # (line, paper): a paragraph read as more of that paper's abstract
     wrapped = 0
     last_number: list[int | None] = [None]
     numbers: set[int] = set()
@@ -1145,7 +1212,7 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
         elif titled and recs and recs[-1].title and recs[-1].abstract:
             add_abstract(recs[-1], block)  # a second paragraph of a titled paper's abstract
             if not forced_abstract:
-                guessed.append(recs[-1])
+                appended.append((n0, recs[-1]))
         else:
             recs.append(_Rec(n0, abstract=[text], lines=[n0 for n0, _ in block], abstract_lines=list(block)))
 
@@ -1196,6 +1263,6 @@ def read_blocks(lines: list[tuple[int, str]]) -> TextListReading:
             f"{len(cl.dropped)} page-navigation lines ([ OpenReview ], PDF ...) were left out "
             f"(line {', line '.join(map(str, cl.dropped[:5]))}{' ...' if len(cl.dropped) > 5 else ''})"
         )
-    problems = _problems(recs, guessed, numbers)
+    problems = _problems(recs, guessed, numbers, appended)
     shape = "titles" if not with_abstracts else "titled"
     return TextListReading(rows, shape, notes, problems, shape_name)

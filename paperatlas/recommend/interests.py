@@ -101,7 +101,8 @@ def key_phrases(corpus: Corpus, rows: Sequence[int], n: int = 5, muted: Sequence
         if w[i] <= 0 or len(out) >= n:
             break
         term = str(corpus.vocab[i])
-        if term in muted_set or any(term in o or o in term for o in out):
+        # "simulation based" then "based inference": n-grams that share a word say the same thing twice
+        if term in muted_set or any(term in o or o in term or set(term.split()) & set(o.split()) for o in out):
             continue
         out.append(term)
     return out

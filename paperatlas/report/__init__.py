@@ -121,16 +121,16 @@ class Report:
                 gettext("`paperatlas stats` lists the venues and years this library holds"),
             )
         store = self.lib.store
-        if not store.topics.topics_meta():
-            raise PaperatlasError(
-                gettext("this library has no topics yet, so the report has no themes"),
-                gettext("run `paperatlas embed`, then `paperatlas topics build`"),
-            )
-        themes = [ThemeInput(r["topic"], r["label"], list(r["phrases"])) for r in store.topics.list_topics("coarse")]
-        stored_central = {r["topic"]: list(r["central"]) for r in store.topics.list_topics("coarse")}
-        placed = store.topics.paper_topics([p.id for p in papers])
+        # without topics the report comes at once all the same: who is there, how it was judged; the
+        # themes and their trends are marked missing with the commands that add them (building them
+        # here would embed every paper first: minutes, where the report should take a second)
+        have_topics = bool(store.topics.topics_meta())
+        rows = store.topics.list_topics("coarse") if have_topics else []
+        themes = [ThemeInput(r["topic"], r["label"], list(r["phrases"])) for r in rows]
+        stored_central = {r["topic"]: list(r["central"]) for r in rows}
+        placed = store.topics.paper_topics([p.id for p in papers]) if have_topics else {}
         assignment = {pid: int(v["coarse"]) for pid, v in placed.items()}
-        vectors = self.lib.vectors([pid for pid in assignment])
+        vectors = self.lib.vectors([pid for pid in assignment]) if assignment else {}
 
         def central(topic: int, ids: list[str]) -> list[str]:
             """The theme's papers in scope, nearest to their own centroid first."""
@@ -156,13 +156,16 @@ class Report:
         rep = build_report(scope, papers, assignment, themes, central, description if describe else None)
         meta = store.topics.topics_meta() or {}
         rep.scope["topics_built_at"] = meta.get("built_at", "")
-        if meta.get("data_version") != list(store.data_version()):
-            rep.notes.append(
-                Note("papers changed since the topics were built: `paperatlas topics build` refreshes them")
-            )
-        if self.llm is not None and summaries != "off":
+        rep.scope["themes_missing"] = not have_topics
+        if not have_topics:
+            rep.notes.append(Note("the themes and their trends are not in this report: they were not built yet"))
+            rep.hints.append(Note("run `paperatlas embed`, then `paperatlas topics build`, to add the themes"))
+        elif meta.get("data_version") != list(store.data_version()):
+            rep.notes.append(Note("papers changed since the themes were built"))
+            rep.hints.append(Note("`paperatlas topics build` refreshes the themes"))
+        if self.llm is not None and summaries != "off" and rep.themes:
             from .summaries import summarise_themes
 
-            rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries)
+            rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries, rep.hints)
         rep.titles = {p.id: p.title for p in papers}
         return rep

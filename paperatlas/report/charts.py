@@ -11,12 +11,39 @@ from markupsafe import Markup, escape
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#4d7c0f")
 
 
-def _open_svg(width: int, height: int, title: str) -> str:
+def _open_svg(width: int, height: int, title: str, cls: str = "", wrap: bool = True) -> str:
     # the wrapper scrolls sideways on a phone instead of shrinking the text
     return (
-        f'<div class="chart-wrap"><svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img"'
+        ('<div class="chart-wrap">' if wrap else "")
+        + f'<svg class="chart{" " + cls if cls else ""}" viewBox="0 0 {width} {height}" width="100%" role="img"'
         f' aria-label="{escape(title)}" preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>'
     )
+
+
+NARROW_W = 360  # the phone layout of a bar chart: the label above its bar, so nothing runs off a 390 px screen
+
+
+def _narrow_hbars(bars: Sequence[Bar], title: str, top: float) -> str:
+    row = 34
+    plot = NARROW_W - 96
+    out = [_open_svg(NARROW_W, row * len(bars) + 4, title, "narrow", wrap=False)]
+    for i, b in enumerate(bars):
+        y = i * row + 2
+        w = max(1.0, plot * b.value / top)
+        label = b.label if len(b.label) <= 52 else b.label[:51] + "…"
+        out.append(
+            f'<a href="{escape(b.href)}"><g class="bar"><title>{escape(b.label)}: {escape(b.text)}</title>'
+            f'<text x="0" y="{y + 12}" class="lbl">{escape(label)}</text>'
+        )
+        x = 0.0
+        for v, cls in b.parts or ((b.value, "fill"),):
+            pw = max(1.0, plot * v / top) if not b.parts else plot * v / top
+            if pw > 0:
+                out.append(f'<rect x="{x:.1f}" y="{y + 16}" width="{pw:.1f}" height="12" class="{cls}"/>')
+                x += pw
+        out.append(f'<text x="{w + 4:.1f}" y="{y + 26}" class="num">{escape(b.text)}</text></g></a>')
+    out.append("</svg>")
+    return "".join(out)
 
 
 @dataclass
@@ -35,7 +62,7 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
     top = max(b.value for b in bars) or 1.0
     plot = width - label_w - 110
     h = row * len(bars) + 6
-    out = [_open_svg(width, h, title)]
+    out = [_open_svg(width, h, title, "wide")]
     for i, b in enumerate(bars):
         y = i * row + 3
         w = max(1.0, plot * b.value / top)
@@ -56,7 +83,9 @@ def hbars(bars: Sequence[Bar], title: str, width: int = 640, row: int = 22, labe
         out.append(
             f'<text x="{label_w + w + 4:.1f}" y="{y + row * 0.68:.1f}" class="num">{escape(b.text)}</text></g></a>'
         )
-    out.append("</svg></div>")
+    out.append("</svg>")
+    out.append(_narrow_hbars(bars, title, top))
+    out.append("</div>")
     return Markup("".join(out))
 
 

@@ -57,6 +57,9 @@ class ConferenceReport:
     trends: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)  # id -> title of every paper the report names
+    # what the person who makes the report can run to complete it (commands, docs): shown by the CLI and
+    # the local web page, never in the shareable files
+    hints: list[str] = field(default_factory=list)
 
     def to_dict(self, ids: bool = True) -> dict[str, Any]:
         """The report as JSON. `ids=False` leaves out the id lists behind each count and the titles (a
@@ -75,6 +78,7 @@ class ConferenceReport:
             "reviews": self.reviews,
             **({"trends": self.trends} if self.trends else {}),
             "notes": self.notes,
+            "hints": self.hints,
             "titles": self.titles,
         }
         return d if ids else _without_ids(d)
@@ -265,15 +269,17 @@ def build_report(
             by_topic.setdefault(t, []).append(p.id)
     placed = sum(len(v) for v in by_topic.values())
     notes: list[str] = []
-    if placed < len(papers):
+    hints: list[str] = []
+    if placed < len(papers) and themes:
+        n = len(papers) - placed
         notes.append(
-            Note(
-                "{n} of {total} papers are in no theme (embedded or added after the last topic build): "
-                "`paperatlas embed` then `paperatlas topics build` places them",
-                n=len(papers) - placed,
-                total=len(papers),
+            Note("{n} of {total} papers is in no theme (added after the themes were built)", n=n, total=len(papers))
+            if n == 1
+            else Note(
+                "{n} of {total} papers are in no theme (added after the themes were built)", n=n, total=len(papers)
             )
         )
+        hints.append(Note("`paperatlas embed`, then `paperatlas topics build` places them"))
     theme_list = []
     for th in themes:
         ids = by_topic.get(th.topic)
@@ -352,8 +358,13 @@ def build_report(
                 by_year.setdefault(str(facts[i].year), []).append(i)
             t["ids_by_year"] = {str(y): by_year.get(str(y), []) for y in years}
         trends = trends_of(theme_list, facts, years, placed_by_year)  # type: ignore[arg-type]
+    venues: dict[str, set[int]] = {}
+    for p in papers:
+        if p.venue:
+            venues.setdefault(p.venue, set()).update([p.year] if p.year is not None else [])
     scope = {
         **scope,
+        "venues_present": {v: sorted(ys) for v, ys in sorted(venues.items())},
         "years_present": years,
         "with_affiliations": with_aff,
         "with_countries": with_country,
@@ -377,4 +388,5 @@ def build_report(
         reviews=reviews,
         trends=trends,
         notes=notes,
+        hints=hints,
     )

@@ -38,18 +38,33 @@ def signed_pp(x: float) -> str:
     return f"{x * 100:+.1f} pp"
 
 
+def _span(ys: list[int]) -> str:
+    return "" if not ys else str(ys[0]) if len(ys) == 1 else f"{ys[0]}–{ys[-1]}"
+
+
 def heading(rep: ConferenceReport) -> str:
+    """The report's title from the venues and years its papers have: `NeurIPS 2023–2024: the conference
+    at a glance`, `ICLR 2026, NeurIPS 2026: the papers at a glance` for a library of a few venues."""
     venue = rep.scope.get("venue") or ""
-    ys = rep.scope.get("years_present") or []
-    span = "" if not ys else str(ys[0]) if len(ys) == 1 else f"{ys[0]}–{ys[-1]}"
-    what = " ".join(x for x in (venue, span) if x)
-    return gettext("{what}: the conference at a glance", what=what) if what else gettext("The library at a glance")
+    present: dict[str, list[int]] = rep.scope.get("venues_present") or {}
+    if not venue and len(present) == 1:
+        venue = next(iter(present))
+    if venue:
+        what = " ".join(x for x in (venue, _span(rep.scope.get("years_present") or [])) if x)
+        return gettext("{what}: the conference at a glance", what=what)
+    if 2 <= len(present) <= 3:
+        what = ", ".join(" ".join(x for x in (v, _span(ys)) if x) for v, ys in present.items())
+        return gettext("{what}: the papers at a glance", what=what)
+    return gettext("The library at a glance")
 
 
 def _env() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True)
     env.globals["_"] = lambda message, **params: Markup.escape(i18n.translate(message)).format(**params)
     env.globals["in_language"] = i18n.in_language
+    env.globals["ngettext"] = lambda singular, plural, n, **params: Markup.escape(
+        i18n.translate_plural(singular, plural, n)
+    ).format(n=n, **params)
     return env
 
 
@@ -158,6 +173,7 @@ def body_html(
             paper_href=paper_href or (lambda pid: ""),
             author_href=author_href or (lambda name: ""),
             inline_script=Markup(asset("report.js")) if offline else "",
+            offline=offline,
             v=v,
         )
     )
@@ -181,15 +197,23 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     names = {k: i18n.translate(v) for k, v in TYPE_NAMES.items()}
     out = [f"# {heading(rep)}", ""]
     types = ", ".join(f"{names[t]} {n}" for t, n in r["types"].items())
-    out.append(gettext("{n} papers", n=r["papers"]) + (f" · {types}" if types else ""))
+    out.append(i18n.ngettext("{n} paper", "{n} papers", r["papers"]) + (f" · {types}" if types else ""))
     out.append("")
     for note in r["notes"]:
         out += [f"> {i18n.in_language(note)}", ""]
+    if r["scope"].get("themes_missing"):
+        out += [
+            f"## {gettext('Themes')}",
+            "",
+            gettext("Not in this report: the library's themes were not built yet."),
+            "",
+        ]
     header = (
         f"| # | {gettext('theme')} | {gettext('papers')} | {gettext('share')} "
         f"| {gettext('orals and spotlights')} | {gettext('mean rating')} |"
     )
-    out += [f"## {gettext('Themes')}", "", header, "|---|---|---|---|---|---|"]
+    if r["themes"]:
+        out += [f"## {gettext('Themes')}", "", header, "|---|---|---|---|---|---|"]
     for t in r["themes"]:
         c = t["types"]
         hi = c.get("oral", 0) + c.get("spotlight", 0) + c.get("highlight", 0)
@@ -283,6 +307,7 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
         ]
         out += [f"- {names.get(t, t)}: {v['rating_avg']} ({v['papers']})" for t, v in rv["by_type"].items()]
         out.append("")
-    out += [f"## {gettext('Most prolific authors')}", ""]
-    out += [f"{i}. {a['name']} ({a['papers']})" for i, a in enumerate(r["authors"], start=1)]
-    return "\n".join(out) + "\n"
+    if r["authors"]:  # a list without author lines has none to name
+        out += [f"## {gettext('Most prolific authors')}", ""]
+        out += [f"{i}. {a['name']} ({a['papers']})" for i, a in enumerate(r["authors"], start=1)]
+    return "\n".join(out).rstrip("\n") + "\n"

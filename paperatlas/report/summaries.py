@@ -102,12 +102,15 @@ def _subject(shown: Sequence[str]) -> str:
     return "theme:" + hashlib.sha1("\n".join(shown).encode("utf-8")).hexdigest()[:16]
 
 
-def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], mode: str = "cached") -> list[str]:
+def summarise_themes(
+    lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], mode: str = "cached", hints: list[str] | None = None
+) -> list[str]:
     """Add `summary` ({lang: {label, text, cites, model}}) to each theme of a report, in place.
 
     mode: "auto" asks the configured endpoint for what is not cached (nothing without one),
     "cached" only reads stored texts (never sends anything), "off" does nothing.
-    Returns notes for the reader: no endpoint, or the endpoint that failed (the report stays complete).
+    Returns notes for the reader: no endpoint, or the endpoint that failed (the report stays complete);
+    what the person making the report can do about them goes to `hints`.
     """
     if mode not in MODES:
         raise PaperatlasError(f"unknown summaries mode {mode!r}", f"use one of: {', '.join(MODES)}")
@@ -187,12 +190,14 @@ def summarise_themes(lib: LibraryCore, llm: Llm, themes: list[dict[str, Any]], m
     if cfg is None and missing:
         notes.append(
             Note(
-                "no language-model endpoint is configured: the theme labels are the topic model's key phrases "
-                "(c-TF-IDF) and the descriptions are extractive (docs/llm.md configures one for written summaries)"
+                "the theme labels are the topic model's key phrases (c-TF-IDF) and the descriptions are "
+                "sentences of the themes' central papers"
             )
         )
+        if hints is not None:
+            hints.append(Note("docs/llm.md configures a language model for written theme summaries"))
     elif missing and not notes and mode == "cached":
-        notes.append(
-            Note("{n} theme summaries are not written yet: `paperatlas report` with an endpoint writes them", n=missing)
-        )
+        notes.append(Note("{n} theme summaries are not written yet", n=missing))
+        if hints is not None:
+            hints.append(Note("`paperatlas report` with a language-model endpoint writes them"))
     return notes

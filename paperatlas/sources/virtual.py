@@ -93,9 +93,12 @@ class VirtualSource:
                 f"the programme at {url} lists no events" + (f" ({'; '.join(feed.notes)})" if feed.notes else ""),
                 "check CONF and YEAR (the virtual site may not have published it yet)",
             )
-        for ev in feed.events:  # the feed gives its pages as paths of the virtual site
+        # the feed gives its pages as paths of the virtual site: they are the conference's pages, on its own
+        # address, even when the feed was read from a mirror (which may be gone tomorrow)
+        home = HOSTS.get(self.conf, f"https://{self.conf}.cc").rstrip("/")
+        for ev in feed.events:
             if ev.url.startswith("/"):
-                ev.url = self.base_url + ev.url
+                ev.url = home + ev.url
         p = plan(self._store, self.feed, self.venue, self.year, feed)
         new_etag = resp.headers.get("ETag", "") or resp.headers.get("Etag", "")
         done = (self.key, json.dumps({"url": url, "etag": new_etag, "complete": True}))

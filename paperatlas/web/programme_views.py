@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -18,7 +19,17 @@ from starlette.responses import Response
 from ..errors import NotFound
 from ..i18n import N_, gettext
 from . import auth
-from .common import Endpoint, Param, current_reader, json_response, lib, query, render, wants_json
+from .common import (
+    Endpoint,
+    Param,
+    current_reader,
+    is_owner_request,
+    json_response,
+    lib,
+    query,
+    render,
+    wants_json,
+)
 
 NAV = [(N_("Programme"), "/programme")]
 HERE = Path(__file__).resolve().parent
@@ -175,6 +186,14 @@ def agenda_page(request: Request) -> Response:
     a = query(request, AGENDA_PARAMS)
     L = lib(request)
     r = current_reader(request)
+    if r is None and is_owner_request(request):
+        # the owner on this machine before their first star: the header says "reader me", so the page
+        # is me's agenda, empty yet, never a request to sign in
+        empty = {"reader": auth.OWNER, "timezone": a["tz"] or "", "sessions": [], "clashes": [], "unscheduled": []}
+        if wants_json(request):
+            counts = {"sessions": 0, "items": 0, "clashes": 0, "unscheduled": 0}
+            return json_response({**empty, "counts": counts, "notes": [], "ics_url": ""})
+        return render(request, "agenda.html", agenda=SimpleNamespace(**empty), a=a, ics_url="", people=[])
     if r is None:
         if wants_json(request):
             raise NotFound(

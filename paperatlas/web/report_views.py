@@ -96,13 +96,17 @@ def report_page(request: Request) -> Response:
     i18n.set_language(lang)
     body = body_html(rep, lang, paper_href=paper_url, author_href=author_url, v=web(request).asset_version)
     qs = request.url.query
+    venues = _venues(request)
+    years = sorted({y for g in venues for y in g["years"]})
     return render(
         request,
         "report.html",
         a=a,
         body=body,
         title=heading(rep),
-        venues=_venues(request),
+        venues=venues,
+        # an example from the library's own years, never years it does not hold
+        years_hint="" if not years else str(years[0]) if len(years) == 1 else f"{years[0]}-{years[-1]}",
         export_qs=("?" + qs + "&") if qs else "?",
     )
 

@@ -45,6 +45,53 @@ def write(name: str, text: str) -> None:
     (HERE / name).write_text(text, encoding="utf-8")
 
 
+HARD_NAME = re.compile(r'["“(]|\\b(?:van|von|de|der|di|da|del|bin)\\b|\\bJr\\b|\\b[A-Z]\\.|[^\\x00-\\x7f]|^[a-z]')
+
+
+def write_author_strings(
+    recs: dict[str, dict], expect: dict[str, dict], name: str, n: int, part: int, folder: Path = HERE
+) -> None:
+    """`n` records whose author lists hold a hard name, from one part of the records (`part`: 0 the
+    part the reader was tuned on, 1 the held-out fifth of `paperatlas eval authors`)."""
+    import hashlib
+
+    def in_part(r: dict) -> bool:
+        return (int(hashlib.sha1(r["id"].encode()).hexdigest()[:8], 16) % 5 == 0) == bool(part)
+
+    quoted = sorted(
+        (r for r in recs.values() if in_part(r) and any(c in a for a in r["authors"] for c in '"“(')),
+        key=lambda r: r["id"],
+    )
+    hard = sorted(
+        (r for r in recs.values() if in_part(r) and sum(bool(HARD_NAME.search(a)) for a in r["authors"]) >= 2),
+        key=lambda r: r["id"],
+    )
+    rng = random.Random(12 + part)
+    rs = rng.sample(quoted, 2) + rng.sample([r for r in hard if r not in quoted], n - 2)
+    rng.shuffle(rs)
+    lines = ["NeurIPS 2023, ICLR 2024 and ICML 2024 papers (pasted from the sites)"]
+    sup = "¹²³⁴⁵"
+    for i, r in enumerate(rs, 1):
+        style = i % 4
+        if style == 1:
+            authors = ", ".join(r["authors"]).lower()
+        elif style == 2:
+            authors = "; ".join(r["authors"])
+        elif style == 3:
+            authors = ", ".join(a + sup[k % 5] for k, a in enumerate(r["authors"]))
+        else:
+            authors = ", ".join(r["authors"])
+        lines += [f"{i}. {r['title']}", authors, r["abstract"]]
+    (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    papers = []
+    for i, r in enumerate(rs, 1):
+        e = exp(r)
+        if i % 4 == 1:
+            e["first_author"] = r["authors"][0].lower()
+        papers.append(e)
+    expect[name] = {"shape": "numbered, real hard author strings", "venue": None, "year": None, "papers": papers}
+
+
 def main() -> None:
     recs = load_records()
     expect: dict[str, dict] = {}
@@ -272,6 +319,11 @@ def main() -> None:
         "year": None,
         "papers": items,
     }
+
+    # 12. real author strings that are hard to take for author lines: written all in lower case, with a
+    # quoted or bracketed nickname, particles, initials, `Jr`, accents; numbered, no blank lines, the
+    # author lines in turn as written, all lower case, `;`-joined and with affiliation marks
+    write_author_strings(recs, expect, "r-author-strings.txt", 12, 0)
 
     (HERE / "expect.json").write_text(json.dumps(expect, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print({k: len(v["papers"]) for k, v in expect.items()})
