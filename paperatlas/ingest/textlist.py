@@ -26,6 +26,7 @@ import functools
 import itertools
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 # ---------------------------------------------------------------------------
@@ -1028,7 +1029,7 @@ def _labelled(lines: list[tuple[int, str]]) -> TextListReading:
 
 
 def _problems(
-    recs: list[_Rec], guessed: list[_Rec], numbers: set[int], appended: list[tuple[int, _Rec]] = ()
+    recs: list[_Rec], guessed: list[_Rec], numbers: set[int], appended: Sequence[tuple[int, _Rec]] = ()
 ) -> list[str]:
     """What a reader should check, each naming the paper by title and line, with the fix."""
     out = []

@@ -303,8 +303,8 @@ def build_report(
         with_aff += bool(names)
         with_country += bool(countries)
         multi_country += len(countries) > 1
-        for n in names:
-            inst_groups.setdefault(n, []).append(p.id)
+        for name in names:
+            inst_groups.setdefault(name, []).append(p.id)
         for c in countries:
             country_groups.setdefault(c, []).append(p.id)
         for a in p.extra.get("affiliations") or []:

@@ -206,8 +206,8 @@ class Translator:
     def _stored(self, subject: str, lang: str, h: str) -> dict[str, Any] | None:
         cfg = self.llm.config
         if cfg is not None and cfg.model:
-            return self.store.llm.get_generated(subject, TASK, lang, cfg.model, PROMPT_VERSION, h)  # type: ignore[no-any-return]
-        return self.store.llm.latest_generated(subject, TASK, lang, PROMPT_VERSION, h)  # type: ignore[no-any-return]
+            return self.store.llm.get_generated(subject, TASK, lang, cfg.model, PROMPT_VERSION, h)
+        return self.store.llm.latest_generated(subject, TASK, lang, PROMPT_VERSION, h)
 
     def estimate(self, paper_ids: Sequence[str], lang: str = "zh") -> Estimate:
         """Sections, chunks, chunks still to translate, tokens and seconds, before anything is sent."""

@@ -67,10 +67,10 @@ def terms(texts: Sequence[str], limit: int = MAX_TERMS) -> list[str]:
         words = [w.lower() for w in _WORDS.findall(text)]
         for n in (2, 3):
             for i in range(len(words) - n + 1):
-                gram = words[i : i + n]
-                if gram[0] in _STOP or gram[-1] in _STOP or any(len(w) < 3 for w in gram):
+                run = words[i : i + n]
+                if run[0] in _STOP or run[-1] in _STOP or any(len(w) < 3 for w in run):
                     continue
-                counts[" ".join(gram)] += 1
+                counts[" ".join(run)] += 1
     for gram, n in counts.items():
         if n >= 3 and not any(gram in t.lower() and gram != t.lower() for t in out):
             out.setdefault(gram, n)

@@ -189,7 +189,13 @@ def agenda_page(request: Request) -> Response:
     if r is None and is_owner_request(request):
         # the owner on this machine before their first star: the header says "reader me", so the page
         # is me's agenda, empty yet, never a request to sign in
-        empty = {"reader": auth.OWNER, "timezone": a["tz"] or "", "sessions": [], "clashes": [], "unscheduled": []}
+        empty: dict[str, Any] = {
+            "reader": auth.OWNER,
+            "timezone": a["tz"] or "",
+            "sessions": [],
+            "clashes": [],
+            "unscheduled": [],
+        }
         if wants_json(request):
             counts = {"sessions": 0, "items": 0, "clashes": 0, "unscheduled": 0}
             return json_response({**empty, "counts": counts, "notes": [], "ics_url": ""})
