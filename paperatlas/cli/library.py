@@ -328,6 +328,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
                 "aliases": lib.aliases(p.id),
                 "links": links,
                 "events": [e.to_dict() for e in lib.programme.events_for(p.id)],
+                **lib.contributions(p.id),
             }
         )
         return
