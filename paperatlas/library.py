@@ -561,3 +561,14 @@ class Library:
             if callable(sorts) and not isinstance(cap, type):
                 out.update({s.name: s for s in sorts()})
         return out
+
+    def sort_ids(self, ids: Sequence[str], name: str) -> list[str]:
+        """`ids` in the order of the contributed sort `name`, largest value first; ids without a
+        value keep their order after the others. Unknown names raise, listing the known ones."""
+        sorts = self.sorts()
+        if name not in sorts:
+            raise PaperatlasError(
+                f"cannot sort by {name!r}", f"use one of: {', '.join(sorted(sorts)) or '(none in this library)'}"
+            )
+        value = sorts[name].key(self, list(ids))
+        return sorted(ids, key=lambda i: (i not in value, -value.get(i, 0.0)))
