@@ -200,3 +200,38 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
     assert order[3:] == ["unknown"]  # no count: after the others
     bad = CliRunner().invoke(cli, ["--db", db, "search", "open", "--sort", "stars"])
     assert bad.exit_code == 1 and "use one of: citations" in bad.output
+
+
+def test_paper_page_and_mcp_show_the_citations(oa: SourceServer, db: str) -> None:
+    from bs4 import BeautifulSoup
+    from mcp import Client
+    import anyio
+    from starlette.testclient import TestClient
+
+    from paperatlas.mcp import create_server
+    from paperatlas.web import create_app
+
+    r = CliRunner().invoke(cli, ["--db", db, "enrich", "--all", "--base-url", oa.url, "--delay", "0"])
+    assert r.exit_code == 0, r.output
+    lib = Library(db, embedder="hashing")
+    with TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
+        j = c.get("/paper/oa-state.json").json()
+        assert j["openalex_id"] == "W2741809807" and j["cited_by"] == ["later"] and j["references"] == ["preprint"]
+        assert j["cited_by_count"] == WORK["cited_by_count"]
+        for lang, words in (("en", "cites 1 paper in this library"), ("zh", "引用本库 1 篇论文")):
+            page = BeautifulSoup(c.get(f"/paper/oa-state?lang={lang}").text, "html.parser")
+            line = page.select_one("dd.cited-by").get_text(" ", strip=True)
+            assert words in line and "2024: 118" in line, line
+            cited = [a["href"] for a in page.select("section.library-citations a")]
+            assert "/paper/later" in cited and "/paper/preprint" in cited
+        plain = BeautifulSoup(c.get("/paper/unknown").text, "html.parser")
+        assert plain.select_one("dd.cited-by") is None  # not found in OpenAlex: nothing claimed
+
+    async def ask() -> dict[str, Any]:
+        async with Client(create_server(lib)) as m:
+            res = await m.call_tool("get_paper", {"id": "later"})
+            return res.structured_content
+
+    rec = anyio.run(ask)
+    assert rec["openalex_id"] == "W900000003" and rec["references"] == ["oa-state"] and rec["cited_by_count"] == 40
+    lib.close()
