@@ -198,6 +198,8 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
     order = [h["id"] for h in json.loads(r.output)]
     assert order[:3] == ["oa-state", "later", "preprint"], order  # cited_by_count large to small
     assert order[3:] == ["unknown"]  # no count: after the others
+    listed = CliRunner().invoke(cli, ["--db", db, "list", "--sort", "citations", "--limit", "2", "--json"])
+    assert [p["id"] for p in json.loads(listed.output)] == ["oa-state", "later"], listed.output
     bad = CliRunner().invoke(cli, ["--db", db, "search", "open", "--sort", "stars"])
     assert bad.exit_code == 1 and "use one of: citations" in bad.output
 

@@ -205,6 +205,12 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--status", help="Only this status, e.g. Oral.")
 @click.option("--limit", type=int, default=50, show_default=True, help="At most this many (0 = all).")
 @click.option("--offset", type=int, default=0, help="Skip this many first.")
+@click.option(
+    "--sort",
+    "sort_",
+    metavar="ORDER",
+    help="Order by ORDER instead of ingest order: citations (after `paperatlas enrich`).",
+)
 @facet_options
 @json_option
 @click.pass_context
@@ -216,12 +222,13 @@ def list_(
     status: str | None,
     limit: int,
     offset: int,
+    sort_: str | None,
     institution: str | None,
     country: str | None,
     type_: str | None,
     as_json: bool,
 ) -> None:
-    """List papers in ingest order.
+    """List papers in ingest order (or --sort citations: most cited first).
 
     Example:
 
@@ -231,7 +238,12 @@ def list_(
     """
     lib = get_library(ctx)
     facets = {"institution": institution, "country": country, "type": type_}
-    papers = lib.papers(venue, year, status, limit or None, offset, **facets)
+    if sort_:
+        every = {p.id: p for p in lib.papers(venue, year, status, None, 0, **facets)}
+        ordered = [every[i] for i in lib.sort_ids(list(every), sort_)]
+        papers = ordered[offset : offset + limit] if limit else ordered[offset:]
+    else:
+        papers = lib.papers(venue, year, status, limit or None, offset, **facets)
     if as_json:
         echo_json([p.public() for p in papers])
     elif papers:
