@@ -237,3 +237,20 @@ def test_paper_page_and_mcp_show_the_citations(oa: SourceServer, db: str) -> Non
     rec = anyio.run(ask)
     assert rec["openalex_id"] == "W900000003" and rec["references"] == ["oa-state"] and rec["cited_by_count"] == 40
     lib.close()
+
+
+def test_citation_neighbours_and_the_blend(oa: SourceServer, db: str) -> None:
+    from paperatlas.citations import blend
+
+    r = CliRunner().invoke(cli, ["--db", db, "enrich", "--all", "--base-url", oa.url, "--delay", "0"])
+    assert r.exit_code == 0, r.output
+    lib = Library(db, embedder="hashing")
+    assert lib.citations.citation_neighbours("oa-state") == {"preprint": 1.0, "later": 1.0}
+    assert lib.citations.citation_neighbours("oa-state", ("cites",)) == {"preprint": 1.0}
+    # the preprint and the later paper are both linked to oa-state, not to each other: no co-citation
+    assert lib.citations.citation_neighbours("preprint", ("cocited",)) == {}
+    assert lib.citations.citation_neighbours("unknown") == {}
+    lib.close()
+    ranked = blend([("x", 0.5), ("y", 0.4)], {"y": 2.0, "z": 1.0}, 0.5)
+    assert ranked == [("y", 0.9), ("x", 0.5), ("z", 0.25)]
+    assert blend([("x", 0.5)], {"z": 1.0}, 0.0) == [("x", 0.5)]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 BATCH = 50  # ids per OR filter: the API's cap on one filter's values
 TITLE_THRESHOLD = 0.92  # SequenceMatcher ratio of the normalised titles; below it a search hit is not taken
 MAX_AGE_DAYS = 30
+LINK_KINDS = ("cocited", "coupled", "cites", "cited_by")
 SELECT = "id,doi,display_name,publication_year,cited_by_count,counts_by_year,referenced_works,related_works,ids"
 _ARXIV_NEW = re.compile(r"^\d{4}\.\d{4,5}$")
 _ARXIV_OLD = re.compile(r"^[a-z\-]+(?:\.[A-Z]{2})?/\d{7}$")
@@ -111,6 +112,19 @@ def title_similarity(a: str, b: str) -> float:
     if not ka or not kb:
         return 0.0
     return SequenceMatcher(None, ka, kb).ratio()
+
+
+def blend(content: Sequence[tuple[str, float]], links: dict[str, float], weight: float) -> list[tuple[str, float]]:
+    """Content neighbours (id, cosine) blended with citation neighbours (id, strength): each
+    strength is scaled by the largest, so `weight` is the cosine one full citation link is worth.
+    Papers linked only by citations join with their link score alone."""
+    if weight <= 0 or not links:
+        return list(content)
+    top = max(links.values())
+    score = {pid: s for pid, s in content}
+    for pid, s in links.items():
+        score[pid] = score.get(pid, 0.0) + weight * s / top
+    return sorted(score.items(), key=lambda kv: -kv[1])
 
 
 def _parse_results(resp: Response) -> list[dict[str, Any]]:
@@ -308,6 +322,41 @@ class Citations:
             extras = getattr(h, "extras", None)
             if isinstance(extras, dict) and h.paper.id in counts:
                 extras["citations"] = {"cited_by_count": counts[h.paper.id]}
+
+    def citation_neighbours(self, paper_id: str, kinds: Sequence[str] = LINK_KINDS) -> dict[str, float]:
+        """Library papers linked to `paper_id` through citations, each with a strength: how many
+        library papers cite both (`cocited`) plus how many references the two share (`coupled`)
+        plus 1 when it cites the other (`cites`) or the other cites it (`cited_by`); `kinds` picks
+        which of these count."""
+        r = self._store.citations.get(paper_id)
+        if r is None or not r.matched:
+            return {}
+        cs = self._store.citations
+        out: dict[str, float] = {}
+
+        def add(pid: str, w: float) -> None:
+            if pid != paper_id:
+                out[pid] = out.get(pid, 0.0) + w
+
+        citers = cs.citing_papers(r.openalex_id) if r.openalex_id else []
+        refs_of_citers = cs.references_of(citers)
+        work_paper = cs.papers_of_works([w for ws in refs_of_citers.values() for w in ws] + r.referenced_works)
+        if "cocited" in kinds:
+            for ws in refs_of_citers.values():
+                for w in set(ws):
+                    if w in work_paper:
+                        add(work_paper[w], 1.0)
+        if "coupled" in kinds:
+            for pid, n in cs.papers_citing_any(r.referenced_works).items():
+                add(pid, float(n))
+        if "cited_by" in kinds:
+            for pid in citers:
+                add(pid, 1.0)
+        if "cites" in kinds:
+            for w in r.referenced_works:
+                if w in work_paper:
+                    add(work_paper[w], 1.0)
+        return out
 
     def neighbours(self) -> list[tuple[str, str]]:
         """Every (citing, cited) pair of library papers."""

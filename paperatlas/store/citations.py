@@ -116,6 +116,29 @@ class CitationStore:
             )
         ]
 
+    def references_of(self, paper_ids: Sequence[str]) -> dict[str, list[str]]:
+        """paper id -> the works its reference list names (papers without one are left out)."""
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(paper_ids))):
+            marks = ",".join("?" * len(chunk))
+            for pid, wid in self._db.conn.execute(
+                f"SELECT paper_id, work_id FROM citation_refs WHERE paper_id IN ({marks}) ORDER BY paper_id, work_id",
+                chunk,
+            ):
+                out.setdefault(pid, []).append(wid)
+        return out
+
+    def papers_citing_any(self, work_ids: Sequence[str]) -> dict[str, int]:
+        """paper id -> how many of `work_ids` its reference list names (bibliographic coupling)."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(list(dict.fromkeys(work_ids))):
+            marks = ",".join("?" * len(chunk))
+            for pid, n in self._db.conn.execute(
+                f"SELECT paper_id, COUNT(*) FROM citation_refs WHERE work_id IN ({marks}) GROUP BY paper_id", chunk
+            ):
+                out[pid] = out.get(pid, 0) + int(n)
+        return out
+
     def cited_by_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
         """paper id -> its OpenAlex cited-by count (papers without one are left out)."""
         out: dict[str, int] = {}
