@@ -254,3 +254,21 @@ def test_citation_neighbours_and_the_blend(oa: SourceServer, db: str) -> None:
     ranked = blend([("x", 0.5), ("y", 0.4)], {"y": 2.0, "z": 1.0}, 0.5)
     assert ranked == [("y", 0.9), ("x", 0.5), ("z", 0.25)]
     assert blend([("x", 0.5)], {"z": 1.0}, 0.0) == [("x", 0.5)]
+
+
+def test_enrich_on_postgresql(oa: SourceServer, pg_server: Any, tmp_path: Path) -> None:
+    from pgserver import fresh_db_name
+
+    src = tmp_path / "papers.jsonl"
+    src.write_text("\n".join(json.dumps(p) for p in PAPERS), encoding="utf-8")
+    lib = Library(pg_server.url(fresh_db_name("cite")), embedder="hashing")
+    lib.ingest([str(src)])
+    rep = lib.citations.enrich(base_url=oa.url, client=HttpClient(sleep=lambda s: None))
+    assert rep.matched == {"doi": 1, "arxiv": 1, "title": 1} and rep.unmatched == 1
+    fields = lib.citations.paper_fields("oa-state")
+    assert fields["references"] == ["preprint"] and fields["cited_by"] == ["later"]
+    again = lib.citations.enrich(["oa-state"], base_url=oa.url, client=HttpClient(sleep=lambda s: None), refresh=True)
+    assert again.matched == {"doi": 1}  # replaced, not duplicated
+    assert lib.citations.paper_fields("oa-state")["references"] == ["preprint"]
+    assert lib.sort_ids(["unknown", "preprint", "oa-state"], "citations") == ["oa-state", "preprint", "unknown"]
+    lib.close()
