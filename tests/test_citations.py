@@ -226,6 +226,10 @@ def test_paper_page_and_mcp_show_the_citations(oa: SourceServer, db: str) -> Non
             assert words in line and "2024: 118" in line, line
             cited = [a["href"] for a in page.select("section.library-citations a")]
             assert "/paper/later" in cited and "/paper/preprint" in cited
+            # the neighbourhood map: the preprint it cites and the paper citing it, as links
+            nodes = {a["href"]: a["class"] for a in page.select("figure.citation-map svg a")}
+            assert nodes == {"/paper/preprint": ["node", "cites"], "/paper/later": ["node", "cited_by"]}, nodes
+            assert len(page.select("figure.citation-map line.edge")) == 2  # oa-state -> preprint, later -> oa-state
         plain = BeautifulSoup(c.get("/paper/unknown").text, "html.parser")
         assert plain.select_one("dd.cited-by") is None  # not found in OpenAlex: nothing claimed
 

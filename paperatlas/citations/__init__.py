@@ -358,6 +358,40 @@ class Citations:
                     add(work_paper[w], 1.0)
         return out
 
+    def neighbourhood(self, paper_id: str, most: int = 12) -> dict[str, Any]:
+        """A small map of a paper's citation neighbours in the library, laid out on a circle around
+        it: {"center", "nodes": [{id, title, year, relation, strength, x, y}], "edges": [[a, b]]}
+        with x, y in 0..1 ({} when it has none). `relation`: cites | cited_by | linked (co-cited or
+        sharing references)."""
+        import math
+
+        fields = self.paper_fields(paper_id)
+        links = self.citation_neighbours(paper_id)
+        if not links:
+            return {}
+        cites, cited_by = set(fields.get("references") or []), set(fields.get("cited_by") or [])
+        chosen = sorted(links, key=lambda pid: (-links[pid], pid))[:most]
+        papers = {p.id: p for p in self._lib.get_many(chosen)}
+        chosen = [pid for pid in chosen if pid in papers]
+        nodes = []
+        for i, pid in enumerate(chosen):
+            angle = 2 * math.pi * i / max(1, len(chosen)) - math.pi / 2
+            rel = "cites" if pid in cites else "cited_by" if pid in cited_by else "linked"
+            nodes.append(
+                {
+                    "id": pid,
+                    "title": papers[pid].title,
+                    "year": papers[pid].year,
+                    "relation": rel,
+                    "strength": links[pid],
+                    "x": round(0.5 + 0.38 * math.cos(angle), 4),
+                    "y": round(0.5 + 0.38 * math.sin(angle), 4),
+                }
+            )
+        inside = set(chosen) | {paper_id}
+        edges = [[a, b] for a, b in self._store.citations.graph() if a in inside and b in inside]
+        return {"center": paper_id, "nodes": nodes, "edges": edges}
+
     def neighbours(self) -> list[tuple[str, str]]:
         """Every (citing, cited) pair of library papers."""
         return self._store.citations.graph()

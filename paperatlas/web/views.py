@@ -513,6 +513,7 @@ def paper(request: Request) -> Response:
         liked=_liked(request, [h.paper.id for h in related]),
         cite=contributed,
         cite_papers=_cite_papers(L, contributed),
+        hood=L.citations.neighbourhood(p.id) if contributed.get("openalex_id") else {},
     )
 
 
