@@ -187,3 +187,34 @@ def test_follow_and_update_fetch_openalex(oa: SourceServer, tmp_path: Path) -> N
     assert r.exit_code == 0 and "following openalex --venue Nature" in r.output, r.output
     r = CliRunner().invoke(cli, ["--db", db, "update", "--no-embed"])
     assert r.exit_code == 0 and "2 new" in r.output, r.output
+
+
+def test_years_fetch_one_year_each(oa: SourceServer, tmp_path: Path) -> None:
+    db = str(tmp_path / "lib.db")
+    args = ["--db", db, "fetch", "openalex", "--venue", "S137773608", "--years", "2017-2018", "--base-url", oa.url]
+    r = CliRunner().invoke(cli, [*args, "--no-embed", "--json"])
+    assert r.exit_code == 0, r.output
+    filters = [h.query["filter"][0] for h in oa.hits("/works") if h.query["cursor"][0] == "*"]
+    assert filters == [
+        "primary_location.source.id:S137773608,publication_year:2017",
+        "primary_location.source.id:S137773608,publication_year:2018",
+    ]
+
+
+def test_hostile_link_fields_are_bounded() -> None:
+    from paperatlas.sources.openalex import MAX_WORK_IDS, work_links
+
+    w = {
+        "id": "https://openalex.org/W1",
+        "cited_by_count": -5,
+        "counts_by_year": [{"year": "2020", "cited_by_count": 3}, "x", {"year": 2021, "cited_by_count": 2}],
+        "referenced_works": [f"https://openalex.org/W{i}" for i in range(MAX_WORK_IDS + 500)] + ["javascript:alert(1)"],
+        "related_works": "not a list",
+    }
+    links = work_links(w)
+    assert links["cited_by_count"] is None and links["counts_by_year"] == [{"year": 2021, "cited_by_count": 2}]
+    assert len(links["referenced_works"]) == MAX_WORK_IDS and links["related_works"] == []
+    assert work_row({"id": "https://openalex.org/W2", "authorships": "x", "primary_location": 3}) == {
+        "id": "W2",
+        "openalex_id": "W2",
+    }

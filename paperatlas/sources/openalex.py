@@ -247,6 +247,9 @@ class OpenAlexSource:
         **options: Any,
     ) -> None:
         reject_options("openalex", options, "--venue, --year, --author, --institution, --search, --mailto, --base-url")
+        if len(args) == 1 and args[0].strip().isdigit() and year in (None, ""):
+            # `fetch openalex --venue CVPR --years 2023-2025` hands each year over as the argument
+            year, args = args[0], []
         if args:
             raise SourceArgsError(
                 f"openalex takes options, not arguments ({' '.join(args)})",
