@@ -198,10 +198,22 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
     order = [h["id"] for h in json.loads(r.output)]
     assert order[:3] == ["oa-state", "later", "preprint"], order  # cited_by_count large to small
     assert order[3:] == ["unknown"]  # no count: after the others
+    lib = Library(db, embedder="hashing")
+    # citation velocity: the recorded work's counts of this year and the last (its counts_by_year)
+    import datetime as dt
+
+    recent = {c["year"]: c["cited_by_count"] for c in WORK["counts_by_year"]}
+    this = dt.date.today().year
+    assert lib.citations.rising(["oa-state"]) == {"oa-state": float(recent.get(this, 0) + recent.get(this - 1, 0))}
+    (keep,) = [f.keep for f in lib.citations.filters() if f.name == "min_citations"]
+    assert (
+        keep(lib, 41) == {"oa-state"} and keep(lib, 0) == {"oa-state", "later", "preprint"} and keep(lib, None) is None
+    )
+    lib.close()
     listed = CliRunner().invoke(cli, ["--db", db, "list", "--sort", "citations", "--limit", "2", "--json"])
     assert [p["id"] for p in json.loads(listed.output)] == ["oa-state", "later"], listed.output
     bad = CliRunner().invoke(cli, ["--db", db, "search", "open", "--sort", "stars"])
-    assert bad.exit_code == 1 and "use one of: citations" in bad.output
+    assert bad.exit_code == 1 and "use one of: citations, rising" in bad.output
 
 
 def test_paper_page_and_mcp_show_the_citations(oa: SourceServer, db: str) -> None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 BATCH = 50  # ids per OR filter: the API's cap on one filter's values
 TITLE_THRESHOLD = 0.92  # SequenceMatcher ratio of the normalised titles; below it a search hit is not taken
 MAX_AGE_DAYS = 30
+RISING_YEARS = 2  # citation velocity: citations in this year and the one before
 LINK_KINDS = ("cocited", "coupled", "cites", "cited_by")
 SELECT = "id,doi,display_name,publication_year,cited_by_count,counts_by_year,referenced_works,related_works,ids"
 _ARXIV_NEW = re.compile(r"^\d{4}\.\d{4,5}$")
@@ -47,6 +48,22 @@ class Sort:
     help: str
     owner: str
     key: Callable[[Any, Sequence[str]], dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A search/list filter (the shape of paperatlas.contrib.Filter)."""
+
+    name: str
+    type: type
+    help: str
+    owner: str
+    keep: Callable[[Any, Any], set[str] | None]
+    choices: tuple[str, ...] = ()
+    pattern: str = ""
+    max_length: int = 200
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 @dataclass
@@ -305,6 +322,27 @@ class Citations:
         """paper id -> OpenAlex cited-by count, for sorting (papers without one are left out)."""
         return {k: float(v) for k, v in self._store.citations.cited_by_counts(paper_ids).items()}
 
+    def rising(self, paper_ids: Sequence[str], years: int = RISING_YEARS) -> dict[str, float]:
+        """paper id -> citations in the last `years` calendar years, this one included (citation velocity)."""
+        since = dt.date.today().year - years + 1
+        return {k: float(v) for k, v in self._store.citations.recent_citations(paper_ids, since).items()}
+
+    def filters(self) -> list[Filter]:
+        return [
+            Filter(
+                "min_citations",
+                int,
+                "only papers OpenAlex counts at least this many citations for (after `paperatlas enrich`)",
+                "citations",
+                lambda lib, n: (
+                    None
+                    if n is None
+                    else {pid for pid, c in self.citation_counts(lib.store.paper_ids()).items() if c >= n}
+                ),
+                minimum=0,
+            )
+        ]
+
     def sorts(self) -> list[Sort]:
         return [
             Sort(
@@ -312,7 +350,13 @@ class Citations:
                 "most cited first (OpenAlex cited-by count; run `paperatlas enrich` first)",
                 "citations",
                 lambda lib, ids: self.citation_counts(ids),
-            )
+            ),
+            Sort(
+                "rising",
+                f"most cited in the last {RISING_YEARS} years first (citation velocity; after `paperatlas enrich`)",
+                "citations",
+                lambda lib, ids: self.rising(ids),
+            ),
         ]
 
     def decorate(self, hits: Sequence[Hit]) -> None:

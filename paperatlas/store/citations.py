@@ -152,6 +152,20 @@ class CitationStore:
                 out[pid] = int(n)
         return out
 
+    def recent_citations(self, paper_ids: Sequence[str], since_year: int) -> dict[str, int]:
+        """paper id -> citations counted in `since_year` and later (from counts_by_year)."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(list(paper_ids)):
+            marks = ",".join("?" * len(chunk))
+            for pid, years in self._db.conn.execute(
+                f"SELECT paper_id, counts_by_year FROM citation_works WHERE matched=1 AND paper_id IN ({marks})", chunk
+            ):
+                counts = json.loads(years or "[]")
+                out[pid] = sum(
+                    int(c.get("cited_by_count") or 0) for c in counts if int(c.get("year") or 0) >= since_year
+                )
+        return out
+
     def graph(self) -> list[tuple[str, str]]:
         """Every (citing paper, cited paper) pair within the library."""
         return [
