@@ -288,3 +288,28 @@ def test_enrich_on_postgresql(oa: SourceServer, pg_server: Any, tmp_path: Path) 
     assert lib.citations.paper_fields("oa-state")["references"] == ["preprint"]
     assert lib.sort_ids(["unknown", "preprint", "oa-state"], "citations") == ["oa-state", "preprint", "unknown"]
     lib.close()
+
+
+def test_report_lists_the_most_cited_papers(oa: SourceServer, db: str, tmp_path: Path) -> None:
+    extra = tmp_path / "more.jsonl"  # enough papers for a topic model to build themes over
+    extra.write_text(
+        "\n".join(
+            json.dumps({"id": f"x{i}", "title": f"Filler study {i} of retrieval", "abstract": f"words {i} retrieval"})
+            for i in range(40)
+        ),
+        encoding="utf-8",
+    )
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest([str(extra)])
+        lib.embed()
+        lib.topics.build(seed=0)
+    r = CliRunner().invoke(cli, ["--db", db, "enrich", "--all", "--base-url", oa.url, "--delay", "0"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(CliRunner().invoke(cli, ["--db", db, "report", "--json"]).output)
+    assert [c["id"] for c in rep["cited"]] == ["oa-state", "later", "preprint"]
+    assert rep["cited"][0]["cited_by_count"] == WORK["cited_by_count"]
+    md = CliRunner().invoke(cli, ["--db", db, "report", "--format", "markdown"])
+    assert "## Most cited papers" in md.output and f"cited {WORK['cited_by_count']} times" in md.output, md.output
+    html = CliRunner().invoke(cli, ["--db", db, "report", "--format", "html"]).output
+    section = html.split('<section id="cited">')[1].split("</section>")[0]
+    assert "The state of OA" in section and "Measuring open access uptake" in section

@@ -133,6 +133,10 @@ class ReportResult(BaseModel):
     reviews: dict[str, Any]
     trends: dict[str, Any] | None = None
     notes: list[str] = Field(default_factory=list)
+    cited: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the most cited papers (after `paperatlas enrich`): id, cited_by_count, recent (this year and last)",
+    )
 
 
 class HitsResult(BaseModel):

@@ -57,6 +57,9 @@ class ConferenceReport:
     trends: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)  # id -> title of every paper the report names
+    # the most cited papers in scope, by OpenAlex counts (empty before `paperatlas enrich`):
+    # [{"id", "cited_by_count", "recent"}], `recent` the citations of this year and the last
+    cited: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, ids: bool = True) -> dict[str, Any]:
         """The report as JSON. `ids=False` leaves out the id lists behind each count and the titles (a
@@ -76,6 +79,7 @@ class ConferenceReport:
             **({"trends": self.trends} if self.trends else {}),
             "notes": self.notes,
             "titles": self.titles,
+            **({"cited": self.cited} if self.cited else {}),
         }
         return d if ids else _without_ids(d)
 
