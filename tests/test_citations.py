@@ -313,3 +313,18 @@ def test_report_lists_the_most_cited_papers(oa: SourceServer, db: str, tmp_path:
     html = CliRunner().invoke(cli, ["--db", db, "report", "--format", "html"]).output
     section = html.split('<section id="cited">')[1].split("</section>")[0]
     assert "The state of OA" in section and "Measuring open access uptake" in section
+
+
+def test_enrich_usage_and_saved_papers(oa: SourceServer, db: str) -> None:
+    run = CliRunner().invoke
+    assert run(cli, ["--db", db, "enrich"]).exit_code == 2  # nothing named
+    assert run(cli, ["--db", db, "enrich", "--all", "oa-state"]).exit_code == 2  # two at once
+    assert run(cli, ["--db", db, "enrich", "--all", "--reader", "ada"]).exit_code == 2
+    unknown = run(cli, ["--db", db, "enrich", "no-such-paper", "--base-url", oa.url])
+    assert unknown.exit_code != 0 and "no-such-paper" in unknown.output and not oa.seen
+    nobody = run(cli, ["--db", db, "enrich", "--saved", "--reader", "ada", "--base-url", oa.url])
+    assert nobody.exit_code == 4 and "liked none" in nobody.output, nobody.output
+    assert run(cli, ["--db", db, "like", "later", "--reader", "ada"]).exit_code == 0
+    r = run(cli, ["--db", db, "enrich", "--saved", "--reader", "ada", "--base-url", oa.url, "--delay", "0", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["looked_up"] == 1 and json.loads(r.output)["matched"] == {"title": 1}

@@ -187,6 +187,15 @@ def test_follow_and_update_fetch_openalex(oa: SourceServer, tmp_path: Path) -> N
     assert r.exit_code == 0 and "following openalex --venue Nature" in r.output, r.output
     r = CliRunner().invoke(cli, ["--db", db, "update", "--no-embed"])
     assert r.exit_code == 0 and "2 new" in r.output, r.output
+    # following a person: their works arrive with `update`
+    orcid = "0000-0001-6187-6610"
+    r = CliRunner().invoke(cli, ["--db", db, "follow", "openalex", "--author", orcid, "--base-url", oa.url])
+    assert r.exit_code == 0 and f"following openalex --author {orcid}" in r.output, r.output
+    oa.seen.clear()
+    r = CliRunner().invoke(cli, ["--db", db, "update", "--no-embed"])
+    assert r.exit_code == 0, r.output
+    asked = [h.query.get("filter", [""])[0] for h in oa.hits("/works")]
+    assert f"authorships.author.orcid:https://orcid.org/{orcid}" in asked
 
 
 def test_years_fetch_one_year_each(oa: SourceServer, tmp_path: Path) -> None:

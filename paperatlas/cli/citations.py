@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from .common import EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, json_option
+from .common import EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, json_option, progress_bar
 from .sources import _client
 
 
@@ -84,9 +84,16 @@ def enrich_cmd(
     if wanted is not None and not wanted:
         raise Fail("no papers to look up: the reader has liked none yet", EXIT_EMPTY)
     client = _client(timeout, retries, delay)(0.2)
-    report = lib.citations.enrich(
-        wanted, base_url=base_url, client=client, mailto=mailto, refresh=refresh, max_age_days=max_age
-    )
+    with progress_bar("looking papers up in OpenAlex") as progress:
+        report = lib.citations.enrich(
+            wanted,
+            base_url=base_url,
+            client=client,
+            mailto=mailto,
+            refresh=refresh,
+            max_age_days=max_age,
+            progress=progress,
+        )
     if as_json:
         echo_json(report.to_dict())
     else:
