@@ -328,3 +328,18 @@ def test_enrich_usage_and_saved_papers(oa: SourceServer, db: str) -> None:
     r = run(cli, ["--db", db, "enrich", "--saved", "--reader", "ada", "--base-url", oa.url, "--delay", "0", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["looked_up"] == 1 and json.loads(r.output)["matched"] == {"title": 1}
+
+
+def test_a_paper_merged_after_enrich_keeps_its_links(oa: SourceServer, db: str, tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["--db", db, "enrich", "--all", "--base-url", oa.url, "--delay", "0"])
+    assert r.exit_code == 0, r.output
+    venue = tmp_path / "venue.jsonl"
+    venue.write_text(json.dumps({"id": "venue-version", "title": "Measuring open access uptake", "abstract": "Final."}))
+    lib = Library(db, embedder="hashing")
+    lib.ingest([str(venue)])
+    with lib.store.transaction() as c:  # the preprint becomes an alias of its venue version, as ingest merges them
+        lib.store._absorb(c, "preprint", "venue-version")
+    assert lib.citations.paper_fields("oa-state")["references"] == ["venue-version"]  # not the id that is gone
+    merged = lib.citations.paper_fields("venue-version")
+    assert merged["openalex_id"] == CITED_ID and merged["cited_by"] == ["oa-state"]
+    lib.close()

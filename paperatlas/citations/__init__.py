@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -301,13 +301,17 @@ class Citations:
         """What `show --json`, the paper page and MCP add for a paper: its OpenAlex id and counts,
         and the library papers it cites and that cite it ({} when it was never looked up)."""
         r = self._store.citations.get(paper_id)
+        for alias in self._store.aliases_of(paper_id) if r is None else []:
+            r = self._store.citations.get(alias)  # looked up before it was merged into this paper
+            if r is not None:
+                break
         if r is None:
             return {}
         if not r.matched:
             return {"openalex_id": "", "cited_by_count": None, "references": [], "cited_by": []}
         refs = self._store.citations.papers_of_works(r.referenced_works)
-        references = sorted({pid for pid in refs.values() if pid != paper_id})
-        cited_by = [pid for pid in self._store.citations.citing_papers(r.openalex_id) if pid != paper_id]
+        references = sorted(set(self._live(refs.values())) - {paper_id})
+        cited_by = [pid for pid in self._live(self._store.citations.citing_papers(r.openalex_id)) if pid != paper_id]
         return {
             "openalex_id": r.openalex_id,
             "cited_by_count": r.cited_by_count,
@@ -317,6 +321,16 @@ class Citations:
             "references_count": len(r.referenced_works),
             "match": {"method": r.method, "score": r.score, "fetched_at": r.fetched_at},
         }
+
+    def _live(self, ids: Iterable[str]) -> list[str]:
+        """The ids as the library knows them now: a paper merged into another since it was looked up
+        counts as that one, a paper no longer there not at all (order kept, no repeats)."""
+        out: dict[str, None] = {}
+        for pid in ids:
+            now = self._store.resolve_id(pid)
+            if now:
+                out[now] = None
+        return list(out)
 
     def citation_counts(self, paper_ids: Sequence[str]) -> dict[str, float]:
         """paper id -> OpenAlex cited-by count, for sorting (papers without one are left out)."""
