@@ -82,6 +82,8 @@ PAPERS = [
 
 def works(query: dict[str, list[str]]) -> bytes:
     flt = query.get("filter", [""])[0]
+    if flt == "authorships.author.id:A5023888391":  # Jason Priem, an author of the recorded work
+        return json.dumps({"meta": {"count": 1, "next_cursor": None}, "results": [WORK]}).encode()
     if flt.startswith("doi:"):
         found = [BY_DOI[d] for d in flt[4:].split("|") if d in BY_DOI]
     elif flt.startswith("title.search:"):
@@ -343,3 +345,22 @@ def test_a_paper_merged_after_enrich_keeps_its_links(oa: SourceServer, db: str, 
     merged = lib.citations.paper_fields("venue-version")
     assert merged["openalex_id"] == CITED_ID and merged["cited_by"] == ["oa-state"]
     lib.close()
+
+
+def test_import_reader_author_likes_their_papers_and_what_they_cite(oa: SourceServer, db: str) -> None:
+    run = CliRunner().invoke
+    base = ["--db", db, "import-reader", "--reader", "jason", "--base-url", oa.url]
+    nobody = run(cli, [*base, "--author", "A1"])  # OpenAlex lists no works of theirs
+    assert nobody.exit_code == 4 and "paperatlas enrich" in nobody.output, nobody.output
+    before = json.loads(run(cli, [*base, "--author", "A5023888391", "--json"]).output)
+    assert before["own"] == ["oa-state"] and before["cited"] == []  # by DOI; what it cites needs `enrich`
+    assert run(cli, ["--db", db, "enrich", "--all", "--base-url", oa.url, "--delay", "0"]).exit_code == 0
+    r = run(cli, [*base, "--author", "A5023888391", "--json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["works"] == 1 and got["own"] == ["oa-state"] and got["cited"] == [{"id": "preprint", "by": 1}]
+    with Library(db, embedder="hashing") as lib:
+        assert sorted(p.id for p in lib.readers.liked("jason")) == ["oa-state", "preprint"]
+    assert run(cli, [*base]).exit_code == 2  # neither a file nor --author
+    bad = run(cli, [*base, "--author", "Jason Priem"])
+    assert bad.exit_code == 1 and "ORCID" in bad.output

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..http_client import HttpClient
 from ..ingest.clean import normalize_key
 from ..sources.base import get_parsed, parse_json
-from ..sources.openalex import DEFAULT_BASE, bare_doi, mailto_default, work_id, work_links
+from ..sources.openalex import DEFAULT_BASE, author_filter, bare_doi, mailto_default, work_id, work_links
 from ..store.citations import CitationRecord
 
 if TYPE_CHECKING:
@@ -100,6 +100,32 @@ class EnrichReport:
             "notes": self.notes,
             "summary": self.summary(),
         }
+
+
+@dataclass
+class AuthorPapers:
+    """A researcher's works in OpenAlex as far as this library is concerned."""
+
+    author: str
+    works: int  # their works OpenAlex lists
+    own: list[str]  # library papers that are their works
+    cited: list[str]  # library papers their works cite, most cited first
+    votes: dict[str, int] = field(default_factory=dict)  # cited paper -> how many of their works cite it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "author": self.author,
+            "works": self.works,
+            "own": self.own,
+            "cited": [{"id": pid, "by": self.votes.get(pid, 0)} for pid in self.cited],
+        }
+
+
+def _parse_page(resp: Response) -> dict[str, Any]:
+    data = parse_json(resp)
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ValueError("no `results` list in the answer")
+    return data
 
 
 def paper_doi(p: Paper) -> str:
@@ -449,6 +475,54 @@ class Citations:
         inside = set(chosen) | {paper_id}
         edges = [[a, b] for a, b in self._store.citations.graph() if a in inside and b in inside]
         return {"center": paper_id, "nodes": nodes, "edges": edges}
+
+    def author_papers(
+        self,
+        author: str,
+        base_url: str | None = None,
+        client: HttpClient | None = None,
+        mailto: str | None = None,
+        max_pages: int = 25,
+    ) -> AuthorPapers:
+        """A researcher's own works from OpenAlex (an OpenAlex author id or ORCID) and the library
+        papers they make a profile of: the works themselves where the library has them, and the
+        library papers those works cite, most cited by them first. Papers not in the library are
+        counted, not stored. Matching uses the library's OpenAlex ids (`enrich` or `fetch openalex`
+        first) and DOIs. Raises SourceArgsError for an id that is neither, FetchError offline."""
+        flt = author_filter(author)
+        client = client or HttpClient(delay=0.2)
+        base = (base_url or DEFAULT_BASE).rstrip("/")
+        mail = (mailto if mailto is not None else mailto_default()).strip()
+        works: list[dict[str, Any]] = []
+        cursor: str | None = "*"
+        seen: set[str] = set()
+        pages = 0
+        while cursor and cursor not in seen and pages < max_pages:
+            seen.add(cursor)
+            pages += 1
+            params = {"filter": flt, "per-page": 200, "cursor": cursor, "select": SELECT}
+            if mail:
+                params["mailto"] = mail
+            resp, data = get_parsed(client, f"{base}/works", _parse_page, f"openalex works of {author}", params)
+            works += [w for w in data["results"] if isinstance(w, dict) and work_id(w.get("id"))]
+            nxt = (data.get("meta") or {}).get("next_cursor")
+            cursor = nxt if isinstance(nxt, str) and nxt else None
+        cs = self._store.citations
+        own_ids = [work_id(w.get("id")) for w in works]
+        by_work = cs.papers_of_works(own_ids)
+        dois = {bare_doi(w.get("doi")) for w in works if bare_doi(w.get("doi"))}
+        own = set(self._live(by_work.values()))
+        if dois:
+            for p in self._store.get_papers(self._store.paper_ids()).values():
+                if paper_doi(p) in dois:
+                    own.add(p.id)
+        votes: dict[str, int] = {}
+        for w in works:
+            for ref_pid in self._live(cs.papers_of_works(work_links(w)["referenced_works"]).values()):
+                if ref_pid not in own:
+                    votes[ref_pid] = votes.get(ref_pid, 0) + 1
+        cited = sorted(votes, key=lambda pid: (-votes[pid], pid))
+        return AuthorPapers(author, len(works), sorted(own), cited, votes)
 
     def neighbours(self) -> list[tuple[str, str]]:
         """Every (citing, cited) pair of library papers."""

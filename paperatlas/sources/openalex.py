@@ -226,6 +226,19 @@ def _parse_list(resp: Response) -> dict[str, Any]:
     return data
 
 
+def author_filter(value: str) -> str:
+    """The works filter for an OpenAlex author id or an ORCID (SourceArgsError for anything else)."""
+    v = value.strip()
+    if m := _AUTHOR_ID.match(v):
+        return f"authorships.author.id:{m.group(1).upper()}"
+    if m := _ORCID.match(v):
+        return f"authorships.author.orcid:https://orcid.org/{m.group(1).upper()}"
+    raise SourceArgsError(
+        f"--author {value!r} is neither an OpenAlex author id nor an ORCID",
+        "give A5023888391 (openalex.org/authors/...) or 0000-0001-6187-6610 (orcid.org/...)",
+    )
+
+
 @SOURCES.register("openalex")
 class OpenAlexSource:
     name: ClassVar[str] = "openalex"
@@ -292,15 +305,7 @@ class OpenAlexSource:
 
     @staticmethod
     def _author(value: str) -> str:
-        v = value.strip()
-        if m := _AUTHOR_ID.match(v):
-            return f"authorships.author.id:{m.group(1).upper()}"
-        if m := _ORCID.match(v):
-            return f"authorships.author.orcid:https://orcid.org/{m.group(1).upper()}"
-        raise SourceArgsError(
-            f"--author {value!r} is neither an OpenAlex author id nor an ORCID",
-            "give A5023888391 (openalex.org/authors/...) or 0000-0001-6187-6610 (orcid.org/...)",
-        )
+        return author_filter(value)
 
     @staticmethod
     def _institution(value: str) -> str:
