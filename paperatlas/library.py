@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from .authors import Authors, split_author_filters
+from .citations import Citations
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from . import settings
 from .errors import ModelMismatch, NotFound, PaperatlasError
@@ -129,6 +130,7 @@ class Library:
         self.topics.places = self.programme.map_places  # the map's point details say where it is presented
         self.recommend.attach_events = self.programme.attach  # and so do recommendations
         self.report = Report(self, self.llm)
+        self.citations = Citations(self)
 
     def close(self) -> None:
         if self._queued is not None:  # its connections close with the store: let it finish first
@@ -677,3 +679,33 @@ class Library:
         """(label, URL) pairs, most useful first: PDF, OpenReview, arXiv, DOI, the source page."""
         p = self.get(paper_id)
         return paper_links(p, self.store.aliases_of(p.id))
+
+    def contributions(self, paper_id: str) -> dict[str, Any]:
+        """The fields the capabilities add to one paper wherever it is shown in full (`show --json`,
+        the paper page, MCP): each capability with a `paper_fields(id)` contributes its own keys."""
+        out: dict[str, Any] = {}
+        for cap in vars(self).values():
+            fields = getattr(cap, "paper_fields", None)
+            if callable(fields) and not isinstance(cap, type):
+                out.update(fields(paper_id))
+        return out
+
+    def sorts(self) -> dict[str, Any]:
+        """name -> Sort: the orders the capabilities contribute to search and lists."""
+        out: dict[str, Any] = {}
+        for cap in vars(self).values():
+            sorts = getattr(cap, "sorts", None)
+            if callable(sorts) and not isinstance(cap, type):
+                out.update({s.name: s for s in sorts()})
+        return out
+
+    def sort_ids(self, ids: Sequence[str], name: str) -> list[str]:
+        """`ids` in the order of the contributed sort `name`, largest value first; ids without a
+        value keep their order after the others. Unknown names raise, listing the known ones."""
+        sorts = self.sorts()
+        if name not in sorts:
+            raise PaperatlasError(
+                f"cannot sort by {name!r}", f"use one of: {', '.join(sorted(sorts)) or '(none in this library)'}"
+            )
+        value = sorts[name].key(self, list(ids))
+        return sorted(ids, key=lambda i: (i not in value, -value.get(i, 0.0)))

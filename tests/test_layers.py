@@ -27,6 +27,7 @@ CAPABILITIES = [
     "topics",
     "programme",
     "sources",
+    "citations",
     "report",
     "translate",
 ]

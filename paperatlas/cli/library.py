@@ -205,6 +205,12 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--status", help="Only this status, e.g. Oral.")
 @click.option("--limit", type=int, default=50, show_default=True, help="At most this many (0 = all).")
 @click.option("--offset", type=int, default=0, help="Skip this many first.")
+@click.option(
+    "--sort",
+    "sort_",
+    metavar="ORDER",
+    help="Order by ORDER instead of ingest order: citations (after `paperatlas enrich`).",
+)
 @facet_options
 @json_option
 @click.pass_context
@@ -216,12 +222,13 @@ def list_(
     status: str | None,
     limit: int,
     offset: int,
+    sort_: str | None,
     institution: str | None,
     country: str | None,
     type_: str | None,
     as_json: bool,
 ) -> None:
-    """List papers in ingest order.
+    """List papers in ingest order (or --sort citations: most cited first).
 
     Example:
 
@@ -231,7 +238,12 @@ def list_(
     """
     lib = get_library(ctx)
     facets = {"institution": institution, "country": country, "type": type_}
-    papers = lib.papers(venue, year, status, limit or None, offset, **facets)
+    if sort_:
+        every = {p.id: p for p in lib.papers(venue, year, status, None, 0, **facets)}
+        ordered = [every[i] for i in lib.sort_ids(list(every), sort_)]
+        papers = ordered[offset : offset + limit] if limit else ordered[offset:]
+    else:
+        papers = lib.papers(venue, year, status, limit or None, offset, **facets)
     if as_json:
         echo_json([p.public() for p in papers])
     elif papers:
@@ -328,6 +340,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
                 "aliases": lib.aliases(p.id),
                 "links": links,
                 "events": [e.to_dict() for e in lib.programme.events_for(p.id)],
+                **lib.contributions(p.id),
             }
         )
         return
@@ -354,6 +367,9 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
             out.print(f"{label}: {p.extra[key]}", markup=False)
     for e in lib.programme.events_for(p.id):
         out.print(event_text(e.to_dict()), markup=False)
+    cite = lib.contributions(p.id)
+    if cite.get("openalex_id"):
+        out.print(citation_line(cite), markup=False)
     out.print(f"[dim]{p.id}[/dim]")
     for label, u in lib.reading_links(p.id):
         out.print(f"{label}: {u}", markup=False)
@@ -546,6 +562,12 @@ def copy_(src: str, dst: str) -> None:
     type=click.File("r", encoding="utf-8"),
     help="Run one query per line of this file; with --json prints one JSON line per query.",
 )
+@click.option(
+    "--sort",
+    "sort_",
+    metavar="ORDER",
+    help="Order the matching papers by ORDER instead of relevance: citations (after `paperatlas enrich`).",
+)
 @facet_options
 @event_filter_options
 @llm_options
@@ -563,6 +585,7 @@ def search(
     status: str | None,
     author: str | None,
     queries: Any,
+    sort_: str | None,
     institution: str | None,
     country: str | None,
     type_: str | None,
@@ -647,7 +670,10 @@ def search(
         )
     if query:
         say_crosslingual(lib, query, mode)
-    hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)
+    if sort_:
+        hits = _sorted_hits(lib, sort_, query or "", mode, limit, offset, venue, year, status, author, facets)
+    else:
+        hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)
     what = (
         f"no papers match {query!r}"
         if query
@@ -669,6 +695,44 @@ def search(
     show_hits(ctx, hits, as_json, what, hint, **filters)
     if hits and not as_json:
         click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)
+
+
+def citation_line(c: dict[str, Any]) -> str:
+    """ "cited by 1,234 (2025: 30, 2024: 118, 2023: 142) · cites 3 in this library · cited by 2 in this library"."""
+    parts = []
+    if c.get("cited_by_count") is not None:
+        years = ", ".join(
+            f"{y['year']}: {y['cited_by_count']}"
+            for y in sorted(c.get("counts_by_year") or [], key=lambda y: -y["year"])[:3]
+        )
+        parts.append(f"cited by {c['cited_by_count']:,}" + (f" ({years})" if years else ""))
+    parts.append(f"cites {len(c.get('references') or [])} in this library")
+    parts.append(f"cited by {len(c.get('cited_by') or [])} in this library")
+    return " · ".join(parts) + f" · OpenAlex {c['openalex_id']}"
+
+
+def _sorted_hits(
+    lib: Any,
+    order: str,
+    query: str,
+    mode: str,
+    limit: int,
+    offset: int,
+    venue: str | None,
+    year: int | None,
+    status: str | None,
+    author: str | None,
+    facets: dict[str, Any],
+) -> Any:
+    """The matching papers (up to MAX_RESULTS of them) in a contributed order, then the page asked for."""
+    import copy
+
+    found = lib.search(query, mode, MAX_RESULTS, 0, venue, year, status, author=author, **facets)
+    by_id = {h.paper.id: h for h in found}
+    ordered = [by_id[i] for i in lib.sort_ids(list(by_id), order)]
+    page = copy.copy(found)
+    page[:] = ordered[offset : offset + limit] if limit else ordered[offset:]
+    return page
 
 
 @click.command()

@@ -216,7 +216,14 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
 
 
 @click.command("import-reader")
-@click.argument("file", metavar="FILE|zotero:users/ID")
+@click.argument("file", metavar="FILE|zotero:users/ID", required=False)
+@click.option(
+    "--author",
+    metavar="ID",
+    help="Instead of a FILE: a researcher's own works in OpenAlex (OpenAlex id A… or ORCID); the library "
+    "papers they wrote or cite are liked (`paperatlas enrich` first, so the library's papers are matched).",
+)
+@click.option("--base-url", metavar="URL", help="--author: ask this OpenAlex mirror instead of api.openalex.org.")
 @reader_option
 @click.option(
     "--format",
@@ -229,7 +236,15 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
 @json_option
 @click.pass_context
 @handle_errors
-def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, as_json: bool) -> None:
+def import_reader(
+    ctx: click.Context,
+    file: str | None,
+    author: str | None,
+    base_url: str | None,
+    reader: str | None,
+    fmt: str,
+    as_json: bool,
+) -> None:
     """Bootstrap a reader from their own library: like every paper of a Zotero export (CSL-JSON, RIS,
     BibTeX/BibLaTeX, Zotero RDF) or of a list of titles / ids (one a line) that is in this library,
     and list the entries that are not. Matches by DOI, arXiv id, URL, then title. `zotero:users/ID`
@@ -242,8 +257,17 @@ def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, a
         paperatlas import-reader my-papers.bib --reader alice
 
         ZOTERO_API_KEY=... paperatlas import-reader zotero:users/475425 --reader alice
+
+        paperatlas import-reader --author 0000-0001-6187-6610 --reader alice
     """
     from ..refs.zotero_api import is_spec
+
+    if (file is None) == (author is None):
+        raise click.UsageError("give a FILE (or zotero:users/ID), or --author ID")
+    if author is not None:
+        _import_author(ctx, author, base_url, reader, as_json)
+        return
+    assert file is not None
 
     if not is_spec(file) and not Path(file).is_file():
         raise Fail(
@@ -266,6 +290,33 @@ def import_reader(ctx: click.Context, file: str, reader: str | None, fmt: str, a
             ctx,
             f"none of the entries of {file} is in this library ({lib.count()} papers)",
             "ingest the list those papers come from first, then import again",
+            reader=reader,
+        )
+
+
+def _import_author(ctx: click.Context, author: str, base_url: str | None, reader: str | None, as_json: bool) -> None:
+    """Like the library papers a researcher wrote or cites, from their works in OpenAlex."""
+    lib = get_library(ctx)
+    found = lib.citations.author_papers(author, base_url=base_url)
+    ids = found.own + found.cited
+    if ids:
+        lib.readers.set_feedback(reader, ids, "like")
+    if as_json:
+        echo_json({**found.to_dict(), "liked": ids})
+    else:
+        click.echo(
+            f"{found.works} works of {author} in OpenAlex: {len(found.own)} in this library, "
+            f"{len(found.cited)} library papers they cite; {len(ids)} liked"
+        )
+        for pid in found.own:
+            click.echo(f"  liked {pid}  (their work)")
+        for pid in found.cited:
+            click.echo(f"  liked {pid}  (cited by {found.votes.get(pid, 0)} of their works)")
+    if not ids:
+        nothing_found(
+            ctx,
+            f"none of the {found.works} works of {author}, nor what they cite, is in this library",
+            "run `paperatlas enrich --all` first (it matches the library's papers to OpenAlex), then import again",
             reader=reader,
         )
 

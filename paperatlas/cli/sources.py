@@ -70,6 +70,16 @@ def _source_options(f: Any) -> Any:
         [
             click.option("--all", "all_", is_flag=True, help="openreview: every submission, not only accepted papers."),
             click.option("--since", metavar="DATE", help="arxiv: papers submitted on or after DATE (YYYY-MM-DD)."),
+            click.option("--venue", metavar="NAME", help='openalex: a venue\'s works ("CVPR", or its source id S…).'),
+            click.option("--year", metavar="YEAR", help="openalex: only works published in YEAR."),
+            click.option("--author", metavar="ID", help="openalex: an author's works (OpenAlex id A… or ORCID)."),
+            click.option("--institution", metavar="ROR", help="openalex: an institution's works (its ROR id)."),
+            click.option("--search", "search_", metavar="WORDS", help="openalex: works matching WORDS."),
+            click.option(
+                "--mailto",
+                metavar="ADDRESS",
+                help="openalex: contact address for the polite pool (default $PAPERATLAS_OPENALEX_MAILTO).",
+            ),
         ]
     ):
         f = opt(f)
@@ -98,6 +108,7 @@ USAGE = {
     "pmlr": "pmlr VOLUME",
     "virtual": "virtual CONF YEAR (a conference's programme: sessions, rooms, times)",
     "miniconf": "miniconf CONF YEAR [TRACK...] --base-url SITE (a Mini-Conf site)",
+    "openalex": "openalex --venue NAME [--year YEAR] | --author ID | --institution ROR | --search WORDS (any venue)",
 }
 
 
@@ -127,6 +138,12 @@ def fetch_cmd(
     args: tuple[str, ...],
     all_: bool,
     since: str | None,
+    venue: str | None,
+    year: str | None,
+    author: str | None,
+    institution: str | None,
+    search_: str | None,
+    mailto: str | None,
     base_url: str | None,
     timeout: float,
     retries: int,
@@ -151,10 +168,24 @@ def fetch_cmd(
         paperatlas fetch openreview "ICLR.cc/{year}/Conference" --years 2023-2025
         paperatlas fetch virtual neurips 2025
         paperatlas fetch virtual neurips 2025 --base-url http://127.0.0.1:8000  # a local mirror
+        paperatlas fetch openalex --venue "CVPR" --year 2025 --mailto me@example.org
     """
     from ..sources.base import create_source
 
-    options = {k: v for k, v in (("all", all_), ("since", since)) if v}
+    options = {
+        k: v
+        for k, v in (
+            ("all", all_),
+            ("since", since),
+            ("venue", venue),
+            ("year", year),
+            ("author", author),
+            ("institution", institution),
+            ("search", search_),
+            ("mailto", mailto),
+        )
+        if v
+    }
     if years:
         _fetch_years(
             ctx,
@@ -169,7 +200,7 @@ def fetch_cmd(
             as_json,
         )
         return
-    if not args:
+    if not args and source != "openalex":
         raise click.UsageError("give the source's arguments, e.g. `fetch paperlists iclr 2025`, or --years")
     create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
     lib = get_library(ctx, create=True)
@@ -265,6 +296,12 @@ def follow_cmd(
     args: tuple[str, ...],
     all_: bool,
     since: str | None,
+    venue: str | None,
+    year: str | None,
+    author: str | None,
+    institution: str | None,
+    search_: str | None,
+    mailto: str | None,
     base_url: str | None,
     as_json: bool,
 ) -> None:
@@ -300,7 +337,19 @@ def follow_cmd(
             click.echo(f"{r['key']}\t{r['last_run_at'] or '-'}\t{last}")
         return
     lib = get_library(ctx, create=True)
-    key, created = lib.sources.follow(source, list(args), base_url, all=all_, since=since)
+    key, created = lib.sources.follow(
+        source,
+        list(args),
+        base_url,
+        all=all_,
+        since=since,
+        venue=venue,
+        year=year,
+        author=author,
+        institution=institution,
+        search=search_,
+        mailto=mailto,
+    )
     msg = f"following {key}" if created else f"already following {key} (options updated)"
     echo_json({"key": key, "created": created}) if as_json else click.echo(msg + "; `paperatlas update` fetches it")
 

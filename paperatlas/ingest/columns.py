@@ -21,6 +21,8 @@ EXTRA_KEYS = (
     "tldr",
     "doi",
     "openreview_id",
+    "openalex_id",
+    "arxiv_id",
     "categories",
     "journal_ref",
     "primary_category",

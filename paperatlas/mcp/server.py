@@ -104,6 +104,17 @@ PaperRecord = create_model(
             description=EVENTS_DESCRIPTION,
         ),
     ),
+    openalex_id=(
+        str,
+        Field("", description="the paper's OpenAlex work id ('' before `paperatlas enrich` or when not found)"),
+    ),
+    cited_by_count=(int | None, Field(None, description="how many works cite it, by OpenAlex")),
+    counts_by_year=(
+        list[dict[str, int]],
+        Field(default_factory=list, description="cited_by_count per year: [{year, cited_by_count}]"),
+    ),
+    references=(list[str], Field(default_factory=list, description="ids of the library's papers it cites")),
+    cited_by=(list[str], Field(default_factory=list, description="ids of the library's papers that cite it")),
 )
 
 
@@ -122,6 +133,10 @@ class ReportResult(BaseModel):
     reviews: dict[str, Any]
     trends: dict[str, Any] | None = None
     notes: list[str] = Field(default_factory=list)
+    cited: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the most cited papers (after `paperatlas enrich`): id, cited_by_count, recent (this year and last)",
+    )
 
 
 class HitsResult(BaseModel):
@@ -178,8 +193,10 @@ def hit_model(h: Hit) -> PaperHit:
     return PaperHit(**{k: d[k] for k in PaperHit.model_fields if k in d})
 
 
-def paper_model(p: Paper, events: Sequence[dict[str, Any]] = ()) -> Any:
-    return PaperRecord(**p.public(), uri=f"paper://{p.id}", events=list(events))
+def paper_model(p: Paper, events: Sequence[dict[str, Any]] = (), contributed: dict[str, Any] | None = None) -> Any:
+    known = PaperRecord.model_fields
+    extra = {k: v for k, v in (contributed or {}).items() if k in known and v is not None}
+    return PaperRecord(**p.public(), uri=f"paper://{p.id}", events=list(events), **extra)
 
 
 def _hits_text(hits: Sequence[PaperHit]) -> str:
@@ -206,6 +223,11 @@ def paper_text(r: Any) -> str:
     head.append(f"id {r.id}" + (f" · {r.url}" if r.url else ""))
     for e in r.events:
         head.append(event_text(e))
+    if r.openalex_id:
+        head.append(
+            (f"cited by {r.cited_by_count:,} · " if r.cited_by_count is not None else "")
+            + f"cites {len(r.references)} in this library · cited by {len(r.cited_by)} in this library"
+        )
     return "\n".join(head) + "\n\n" + r.abstract
 
 
@@ -394,7 +416,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
     ) -> Annotated[CallToolResult, PaperRecord]:
         """One paper's whole record: title, abstract, authors, venue, year, status, url."""
         p = call(lambda: library.get(id))
-        rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)])
+        rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)], library.contributions(p.id))
         return answer(rec, paper_text(rec))
 
     @server.tool(annotations=ro)

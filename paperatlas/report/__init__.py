@@ -168,4 +168,15 @@ class Report:
 
             rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries, rep.hints)
         rep.titles = {p.id: p.title for p in papers}
+        rep.cited = self._most_cited([p.id for p in papers])
         return rep
+
+    def _most_cited(self, ids: list[str], most: int = 10) -> list[dict[str, Any]]:
+        """The most cited papers in scope, with their recent citations (none before `enrich`)."""
+        citations = getattr(self.lib, "citations", None)
+        if citations is None:
+            return []
+        counts = citations.citation_counts(ids)
+        top = sorted(counts, key=lambda pid: (-counts[pid], pid))[:most]
+        recent = citations.rising(top)
+        return [{"id": pid, "cited_by_count": int(counts[pid]), "recent": int(recent.get(pid, 0))} for pid in top]

@@ -60,6 +60,9 @@ class ConferenceReport:
     # what the person who makes the report can run to complete it (commands, docs): shown by the CLI and
     # the local web page, never in the shareable files
     hints: list[str] = field(default_factory=list)
+    # the most cited papers in scope, by OpenAlex counts (empty before `paperatlas enrich`):
+    # [{"id", "cited_by_count", "recent"}], `recent` the citations of this year and the last
+    cited: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, ids: bool = True) -> dict[str, Any]:
         """The report as JSON. `ids=False` leaves out the id lists behind each count and the titles (a
@@ -80,6 +83,7 @@ class ConferenceReport:
             "notes": self.notes,
             "hints": self.hints,
             "titles": self.titles,
+            **({"cited": self.cited} if self.cited else {}),
         }
         return d if ids else _without_ids(d)
 

@@ -310,4 +310,11 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     if r["authors"]:  # a list without author lines has none to name
         out += [f"## {gettext('Most prolific authors')}", ""]
         out += [f"{i}. {a['name']} ({a['papers']})" for i, a in enumerate(r["authors"], start=1)]
+    if r.get("cited"):
+        out += ["", f"## {gettext('Most cited papers')}", ""]
+        out += [
+            f"{i}. {rep.titles.get(c['id'], c['id'])} — "
+            + gettext("cited {n} times, {recent} this year and last", n=c["cited_by_count"], recent=c["recent"])
+            for i, c in enumerate(r["cited"], start=1)
+        ]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -299,4 +299,33 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX web_sessions_reader ON web_sessions(reader_id);
         """,
     ),
+    (
+        "citation_works",
+        # each library paper's OpenAlex work, as `enrich` (or `fetch openalex`) matched it: how it was
+        # matched and how sure, the citation counts and the works it names. `matched` is 0 for a
+        # paper looked up and not found (so the next run does not ask again until it is stale).
+        # citation_refs holds one row per (paper, work it references), so "who in the library cites
+        # this work" is one indexed look-up instead of a scan of every reference list.
+        """
+        CREATE TABLE citation_works (
+            paper_id TEXT PRIMARY KEY,
+            openalex_id TEXT NOT NULL DEFAULT '',
+            matched INTEGER NOT NULL DEFAULT 1,
+            method TEXT NOT NULL DEFAULT '',
+            score REAL,
+            cited_by_count INTEGER,
+            counts_by_year TEXT NOT NULL DEFAULT '[]',
+            related_works TEXT NOT NULL DEFAULT '[]',
+            references_count INTEGER NOT NULL DEFAULT 0,
+            fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        CREATE INDEX citation_works_openalex ON citation_works(openalex_id);
+        CREATE TABLE citation_refs (
+            paper_id TEXT NOT NULL,
+            work_id TEXT NOT NULL,
+            PRIMARY KEY (paper_id, work_id)
+        );
+        CREATE INDEX citation_refs_work ON citation_refs(work_id);
+        """,
+    ),
 ]

@@ -31,6 +31,7 @@ from .llm import LlmStore
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
 from .programme import ProgrammeStore
+from .citations import CitationStore
 from .report import ReportStore
 from .sources import SourceStore
 from .topics import TopicStore
@@ -123,6 +124,7 @@ class SQLiteStore:
         self.programme = ProgrammeStore(self)
         self.report = ReportStore(self)
         self.llm = LlmStore(self)
+        self.citations = CitationStore(self)
 
     # -- connections ---------------------------------------------------------------
     @property

@@ -470,10 +470,12 @@ def paper(request: Request) -> Response:
     aliases = L.aliases(p.id)
     links = paper_links(p, aliases)
     events = L.programme.events_for(p.id)
+    contributed = L.contributions(p.id)
     if wants_json(request):
         return json_response(
             {
                 **p.public(),
+                **contributed,
                 "page": paper_url(p.id),
                 "bibtex": bib,
                 "starred": starred,
@@ -509,7 +511,19 @@ def paper(request: Request) -> Response:
         bibtex=bib,
         events=events,
         liked=_liked(request, [h.paper.id for h in related]),
+        cite=contributed,
+        cite_papers=_cite_papers(L, contributed),
+        hood=L.citations.neighbourhood(p.id) if contributed.get("openalex_id") else {},
     )
+
+
+def _cite_papers(L: Any, cite: dict[str, Any], most: int = 20) -> dict[str, list[Any]]:
+    """The library papers a paper cites and that cite it, to list on its page (at most `most` each)."""
+    out: dict[str, list[Any]] = {}
+    for key in ("references", "cited_by"):
+        ids = list(cite.get(key) or [])[:most]
+        out[key] = L.get_many(ids) if ids else []
+    return out
 
 
 STAR_PARAMS = [
