@@ -12,6 +12,7 @@ from .authors import Authors, split_author_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
+from .fulltext import Fulltext
 from .ingest.pipeline import PreviewFile, Progress, ingest_files, preview_files
 from .llm import Llm
 from .links import link_map, paper_links
@@ -113,6 +114,9 @@ class Library:
         self.topics.places = self.programme.map_places  # the map's point details say where it is presented
         self.recommend.attach_events = self.programme.attach  # and so do recommendations
         self.report = Report(self, self.llm)
+        self.fulltext = Fulltext(self)
+        # ask reads a paper's body when it has one (the llm room cannot import this later one)
+        self.llm.passages = self.fulltext.retrieve
 
     def close(self) -> None:
         self.store.close()

@@ -18,7 +18,18 @@ PKG = Path(__file__).resolve().parents[1] / "paperatlas"
 # the rooms that hold one capability object each (`lib.<room>`), in the order they may use each other:
 # a capability may import the ones before it (recommend reads the readers' likes and shows the llm's TL;DRs;
 # the virtual-site source reads programme feeds)
-CAPABILITIES = ["readers", "authors", "multilingual", "llm", "recommend", "topics", "programme", "sources", "report"]
+CAPABILITIES = [
+    "readers",
+    "authors",
+    "multilingual",
+    "llm",
+    "recommend",
+    "topics",
+    "programme",
+    "sources",
+    "report",
+    "fulltext",
+]
 # the surfaces: what people and programs talk to; they call the Library and its capability objects
 SURFACE_ROOMS = {"web", "mcp", "cli", "bench", "eval", "__main__"}
 

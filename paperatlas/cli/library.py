@@ -306,6 +306,32 @@ def _filters_hint(
     return ""
 
 
+def _search_body(
+    ctx: click.Context, lib: Any, query: str, limit: int, venue: str | None, year: int | None, as_json: bool
+) -> None:
+    """`search --in body`: the papers whose full text matches, each with its best passage."""
+    if not query.strip():
+        raise click.UsageError("the query is empty: give a QUERY to search the full text with")
+    hits = lib.fulltext.hits(query, limit, venue, year)
+    if as_json:
+        echo_json([h.to_dict() for h in hits])
+    else:
+        for i, h in enumerate(hits, start=1):
+            p, x = h.paper, h.passage
+            out.print(f"{i:>2}. [bold]{p.title}[/bold]  [dim]{p.venue} {p.year or ''} · {p.id}[/dim]")
+            out.print(f"    [dim]p.{x.page} · {x.section or '(untitled)'}[/dim]")
+            out.print("    " + (x.text if len(x.text) <= 400 else x.text[:400].rsplit(" ", 1)[0] + " …"), markup=False)
+    if not hits:
+        st = lib.fulltext.status()
+        nothing_found(
+            ctx,
+            f"no passage of the {st['read']} papers with a full text matches {query!r}",
+            "attach PDFs with `paperatlas fulltext add ID FILE.pdf`" if not st["read"] else "try other words",
+            venue=venue,
+            year=year,
+        )
+
+
 @click.command()
 @click.argument("paper_id")
 @json_option
@@ -543,6 +569,13 @@ def copy_(src: str, dst: str) -> None:
     type=click.File("r", encoding="utf-8"),
     help="Run one query per line of this file; with --json prints one JSON line per query.",
 )
+@click.option(
+    "--in",
+    "in_",
+    type=click.Choice(["body"]),
+    default=None,
+    help="body: search the full text of the papers whose PDF was read, showing the passage, its section and page.",
+)
 @facet_options
 @event_filter_options
 @llm_options
@@ -552,6 +585,7 @@ def copy_(src: str, dst: str) -> None:
 def search(
     ctx: click.Context,
     query: str | None,
+    in_: str | None,
     mode: str,
     limit: int,
     offset: int,
@@ -642,6 +676,9 @@ def search(
             + "give a QUERY, --author NAME, --institution / --country / --type, --session / --day / --room "
             "or --queries FILE"
         )
+    if in_ == "body":
+        _search_body(ctx, lib, query or "", limit, venue, year, as_json)
+        return
     if query:
         say_crosslingual(lib, query, mode)
     hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)

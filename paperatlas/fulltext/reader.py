@@ -179,9 +179,7 @@ def _lines_pdfium(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, li
                 _, _, x1, _ = tp.get_charbox(last)
                 size = raw.FPDFText_GetFontSize(tp.raw, first)
                 weight = raw.FPDFText_GetFontWeight(tp.raw, first)
-                out.append(
-                    Line(text, i + 1, round(size, 1), weight >= 600, x0, y0, x1, y1, soft)
-                )
+                out.append(Line(text, i + 1, round(size, 1), weight >= 600, x0, y0, x1, y1, soft))
             tp.close()
             page.close()
         return n, out
@@ -326,7 +324,12 @@ def _heading(ln: Line, body: float) -> tuple[str, str] | None:
         num, title = m.group(1), m.group(2).strip()
         words = title.split()
         letters = sum(c.isalpha() for c in title)
-        if len(words) <= 12 and letters >= 3 and letters >= 0.6 * len(title.replace(" ", "")) and not title.endswith("."):
+        if (
+            len(words) <= 12
+            and letters >= 3
+            and letters >= 0.6 * len(title.replace(" ", ""))
+            and not title.endswith(".")
+        ):
             return num, title
     if larger and ln.size >= body + 1.5 and t[0].isupper() and len(t.split()) <= 10 and not t.endswith("."):
         return "", t
@@ -409,7 +412,7 @@ def parse_reference(raw: str) -> Reference:
         authors_part, title = parts[0], parts[1]
     names = re.split(r",\s*(?:and\s+)?|\s+and\s+|;\s*", authors_part)
     authors = [n.strip(" .") for n in names if 1 < len(n.strip(" .")) <= 60 and not re.search(r"\d", n)]
-    return Reference(raw=raw, title=title.strip(" .“”\""), authors=authors[:50], year=year)
+    return Reference(raw=raw, title=title.strip(' .“”"'), authors=authors[:50], year=year)
 
 
 def structure(pages: int, lines: list[Line], backend: str = "") -> Document:

@@ -96,6 +96,9 @@ class Llm:
         >>> lib.llm.translate("2106.09685", "zh").title  # doctest: +SKIP
     """
 
+    # (question, paper ids, per paper, in all) -> the best passages of their bodies; the library sets it
+    passages: Callable[[str, Sequence[str], int, int], list[Any]] | None = None
+
     def __init__(self, lib: LibraryCore, readers: Readers) -> None:
         self.lib = lib
         self._readers = readers
@@ -540,8 +543,11 @@ class Llm:
         on_text: Callable[[str], None] | None = None,
         venue: str | None = None,
         year: int | None = None,
+        paper: str | None = None,
     ) -> Answer:
-        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids.
+        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids;
+        from a paper's body instead, where it has one (`passages`), citing paper and page; from
+        one paper only with `paper`.
 
         The answer is in the question's language; it says "not in these papers" when they do not
         answer. Every cited id is among the retrieved (a citation of anything else is dropped and
@@ -551,17 +557,20 @@ class Llm:
             raise PaperatlasError("empty question", 'ask something, e.g. paperatlas ask "which papers use LoRA?"')
         lang = "zh" if has_cjk(question) else "en"
         limit = max(1, min(int(limit), 10))
-        papers = self._retrieve(question, lang, limit, venue, year)
+        papers = [self._paper(paper)] if paper else self._retrieve(question, lang, limit, venue, year)
         retrieved = [{"id": p.id, "title": p.title} for p in papers]
         if not papers:
             return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
-        sources = [(n, p.title, _trim(clean(p.abstract), 900)) for n, p in enumerate(papers, start=1)]
-        subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}".encode()).hexdigest()[:20]
-        h = text_hash("\x00".join(f"{p.id}\x00{text_hash(p.text)}" for p in papers))
+        sources, labels, evidence = self._evidence(question, papers, bool(paper))
+        scope = f"\x00{paper}" if paper else ""
+        subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}{scope}".encode()).hexdigest()[:20]
+        h = text_hash("\x00".join(f"{lab}\x00{text_hash(src[2])}" for lab, src in zip(labels, sources)))
         row, cached = self._generate(
             subject, "ask", lang, h, prompts.ask(question, sources, lang), post=lambda t: t.strip(), on_text=on_text
         )
-        answer, cited, dropped = resolve_citations(row["text"], [p.id for p in papers])
+        # a source of the body is cited as [paper p.N]; `cited` keeps the paper ids, each retrieved
+        answer, cited_labels, dropped = resolve_citations(row["text"], labels)
+        cited = list(dict.fromkeys(lab.split(" p.")[0] for lab in cited_labels))
         not_found = not cited and _says_not_found(answer, lang)
         if not_found:
             answer = prompts.NOT_FOUND[lang]
@@ -578,7 +587,34 @@ class Llm:
             row["created_at"],
             cached,
             note=row.get("note") or "",
+            passages=evidence,
         )
+
+    def _evidence(
+        self, question: str, papers: Sequence[Paper], one: bool
+    ) -> tuple[list[tuple[int, str, str]], list[str], list[dict[str, Any]]]:
+        """The numbered sources the model is given, the label each is cited by, and the evidence
+        as `ask --json` lists it: the best passages of a paper's body where it has one (cited by
+        paper and page), its abstract otherwise."""
+        found = self.passages(question, [p.id for p in papers], 6 if one else 2, 8) if self.passages else []
+        by_paper: dict[str, list[Any]] = {}
+        for x in found:
+            by_paper.setdefault(x.id, []).append(x)
+        sources: list[tuple[int, str, str]] = []
+        labels: list[str] = []
+        evidence: list[dict[str, Any]] = []
+        for p in papers:
+            for x in by_paper.get(p.id, []):
+                where = f"p.{x.page}" + (f", {x.section}" if x.section else "")
+                sources.append((len(sources) + 1, f"{p.title} ({where})", _trim(x.text, 900)))
+                labels.append(f"{p.id} p.{x.page}")
+                evidence.append({"id": p.id, "page": x.page, "section": x.section, "text": x.text, "n": x.n})
+            if p.id not in by_paper:
+                abstract = _trim(clean(p.abstract), 900)
+                sources.append((len(sources) + 1, p.title, abstract))
+                labels.append(p.id)
+                evidence.append({"id": p.id, "page": None, "section": "abstract", "text": abstract})
+        return sources, labels, evidence
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
         # a question in Chinese is searched in English too: search asks query_english itself

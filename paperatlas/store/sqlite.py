@@ -27,6 +27,7 @@ except ImportError:  # Windows: no advisory file locks; concurrent ingests there
 
 from ..errors import PaperatlasError
 from ..models import Paper
+from .fulltext import FulltextStore
 from .llm import LlmStore
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
@@ -122,6 +123,7 @@ class SQLiteStore:
         self.programme = ProgrammeStore(self)
         self.report = ReportStore(self)
         self.llm = LlmStore(self)
+        self.fulltext = FulltextStore(self)
 
     # -- connections ---------------------------------------------------------------
     @property

@@ -1,0 +1,95 @@
+"""`paperatlas fulltext add | show | status`: the body of papers, read from their PDFs."""
+
+from __future__ import annotations
+
+import click
+
+from .common import EXIT_BAD_INPUT, EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, json_option, out
+
+
+@click.group("fulltext")
+def fulltext() -> None:
+    """The full text of papers: attach a PDF, read it, show it, count what could not be read.
+
+    Example:
+
+        paperatlas fulltext add 2106.09685 ~/Downloads/lora.pdf && paperatlas fulltext show 2106.09685
+    """
+
+
+@fulltext.command("add")
+@click.argument("paper_id")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--any-title", is_flag=True, help="Attach even when page 1 does not carry the paper's title.")
+@json_option
+@click.pass_context
+@handle_errors
+def add_cmd(ctx: click.Context, paper_id: str, file: str, any_title: bool, as_json: bool) -> None:
+    """Attach FILE (a PDF) to the paper PAPER_ID and read its sections, captions and references."""
+    lib = get_library(ctx)
+    r = lib.fulltext.add(paper_id, file, check_title=not any_title)
+    if as_json:
+        echo_json(r.to_dict())
+    elif r.ok:
+        out.print(
+            f"{r.id}: read {r.pages} pages: {r.sections} sections, {r.passages} passages, {r.captions} captions, "
+            f"{r.references} references ({r.references_in_library} in the library)"
+        )
+    if not r.ok:
+        raise Fail(f"{r.id}: not read ({r.reason}): {r.message}\nFix: {r.fix}", EXIT_BAD_INPUT)
+
+
+@fulltext.command("show")
+@click.argument("paper_id")
+@json_option
+@click.pass_context
+@handle_errors
+def show_cmd(ctx: click.Context, paper_id: str, as_json: bool) -> None:
+    """Print a paper's full text: its sections with their pages, captions and references."""
+    lib = get_library(ctx)
+    view = lib.fulltext.show(paper_id)
+    if as_json:
+        echo_json(view.to_dict())
+        return
+    out.print(f"[bold]{view.title}[/bold] ({view.id}, {view.pages} pages)", markup=True)
+    for s in view.sections:
+        head = " ".join(x for x in (s["number"], s["heading"]) if x) or "(untitled)"
+        out.print(f"\n## {head}  [dim](p.{s['page']})[/dim]", markup=True)
+        for p in s["paragraphs"]:
+            out.print(p["text"], markup=False)
+    if view.captions:
+        out.print("\n## Captions")
+        for c in view.captions:
+            out.print(f"(p.{c['page']}) {c['text']}", markup=False)
+    if view.references:
+        out.print(f"\n## References ({len(view.references)})")
+        for r in view.references:
+            mark = f" -> {r['id']}" if r["id"] else ""
+            out.print(f"- {r['raw']}{mark}", markup=False)
+
+
+@fulltext.command("status")
+@click.option("--failed", is_flag=True, help="List each paper that could not be read, with the reason and the fix.")
+@json_option
+@click.pass_context
+@handle_errors
+def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
+    """How many papers have their full text, and why the others could not be read."""
+    lib = get_library(ctx)
+    st = lib.fulltext.status()
+    if failed:
+        st["failures"] = lib.fulltext.failures()
+    if as_json:
+        echo_json(st)
+        return
+    out.print(f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages)")
+    for reason, n in sorted(st["counts"].items()):
+        if reason != "read":
+            out.print(f"  {reason}: {n}  (fix: {st['fixes'].get(reason, '')})", markup=False)
+    for f in st.get("failures", []):
+        out.print(f"  {f['paper_id']}: {f['reason']}: {f['message']}", markup=False)
+    if not st["read"] and not st["failed"]:
+        raise Fail("no paper has its full text yet: `paperatlas fulltext add ID FILE.pdf`", EXIT_EMPTY)
+
+
+COMMANDS = [fulltext]
