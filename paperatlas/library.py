@@ -314,6 +314,7 @@ class Library:
             "schema_version": self.store.schema_version,
             "file_bytes": self.store.file_size(),
             "generated": self.llm.stats()["generated"],
+            "fulltext": self.fulltext.store.counts(),
         }
 
     # -- embeddings ----------------------------------------------------------------------

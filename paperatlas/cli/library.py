@@ -197,6 +197,10 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     out.print(t)
     for model, n in s["vectors"].items():
         out.print(f"vectors: {n} by {model}")
+    ft = s.get("fulltext") or {}
+    if ft:
+        failed = ", ".join(f"{k} {n}" for k, n in sorted(ft.items()) if k != "read")
+        out.print(f"fulltext: {ft.get('read', 0)} read" + (f"; not read: {failed}" if failed else ""))
 
 
 @click.command("list")

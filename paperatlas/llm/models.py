@@ -35,7 +35,6 @@ class Generated:
             "prompt_version": self.prompt_version,
             "created_at": self.created_at,
             "cached": self.cached,
-            "passages": self.passages,
         }
         if self.note:
             d["note"] = self.note
@@ -147,6 +146,7 @@ class Answer:
             "prompt_version": self.prompt_version,
             "created_at": self.created_at,
             "cached": self.cached,
+            "passages": self.passages,
         }
         if self.note:
             d["note"] = self.note

@@ -1,0 +1,287 @@
+"""The full text of papers: real PDFs (tests/data/pdfs, ACL Anthology, CC BY 4.0) read by the real PDF
+library into sections, captions and references; stored, shown, searched and asked through the CLI on
+a real library file; and every way a file can fail to be the paper, recorded with the reason."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from paperatlas import Library
+from paperatlas.cli import cli
+from paperatlas.fulltext.reader import FulltextError, parse_reference, read_pdf, title_on_first_page
+
+PDFS = Path(__file__).parent / "data" / "pdfs"
+GRAPH = PDFS / "N18-3011.pdf"
+SPECTER = PDFS / "2020.acl-main.207.pdf"
+
+PAPERS = [
+    {
+        "id": "N18-3011",
+        "title": "Construction of the Literature Graph in Semantic Scholar",
+        "abstract": "We describe a deployed scalable system for organizing published scientific literature.",
+        "venue": "NAACL",
+        "year": 2018,
+    },
+    {
+        "id": "specter",
+        "title": "SPECTER: Document-level Representation Learning using Citation-informed Transformers",
+        "abstract": "Representation learning is a critical ingredient for natural language processing systems.",
+        "venue": "ACL",
+        "year": 2020,
+    },
+    {
+        "id": "glove",
+        "title": "GloVe: Global vectors for word representation",
+        "abstract": "Recent methods for learning vector space representations of words.",
+        "venue": "EMNLP",
+        "year": 2014,
+    },
+]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
+    lib = Library(tmp_path / "lib.db", embedder="hashing")
+    lib.ingest([f])
+    lib.close()
+    return tmp_path / "lib.db"
+
+
+def run(runner, db: Path, *args: str, env: dict[str, str] | None = None):
+    return runner.invoke(cli, ["--db", str(db), *args], env=env or {}, catch_exceptions=False)
+
+
+# -- the reader on real papers ------------------------------------------------------------------------------
+def test_reader_finds_sections_captions_and_references_of_a_two_column_paper() -> None:
+    doc = read_pdf(GRAPH.read_bytes())
+    assert doc.pages == 8
+    heads = [(s.number, s.heading) for s in doc.sections]
+    for want in [
+        ("1", "Introduction"),
+        ("2.1", "Node Types"),
+        ("3", "Extracting Metadata"),
+        ("6", "Conclusion and Future Work"),
+    ]:
+        assert want in heads, heads
+    assert [c.label for c in doc.captions][:2] == ["Figure 1", "Table 1"]
+    assert len(doc.references) == 27
+    lstm = next(r for r in doc.references if r.title == "Long short-term memory")
+    assert lstm.year == 1997 and lstm.authors == ["Sepp Hochreiter", "Jürgen Schmidhuber"]
+    body = " ".join(p for s in doc.sections for p in s.paragraphs)
+    # hyphenation across lines joined, ligatures unfolded, the running footer and page numbers gone
+    assert "attributes as metadata" in body and "at- tributes" not in body and "\ufb01" not in body
+    assert "Proceedings of NAACL-HLT" not in body.split("Introduction")[-1]
+
+
+def test_reader_reads_the_second_paper_and_its_reference_list() -> None:
+    doc = read_pdf(SPECTER.read_bytes())
+    heads = {s.heading for s in doc.sections}
+    assert {"Introduction", "Related Work", "Conclusions and Future Work"} <= heads, heads
+    titles = {r.title.lower() for r in doc.references}
+    assert "bert: pre-training of deep bidirectional transformers for language understanding" in titles
+    assert len(doc.references) >= 50
+
+
+def test_reference_shapes() -> None:
+    r = parse_reference("[3] A. Vaswani, N. Shazeer. Attention is all you need. In NeurIPS, 2017.")
+    assert (r.title, r.year, r.authors) == ("Attention is all you need", 2017, ["A. Vaswani", "N. Shazeer"])
+    r = parse_reference("Oren Etzioni. 2011. Search needs a shake-up. Nature 476 7358:25-6.")
+    assert (r.title, r.year, r.authors) == ("Search needs a shake-up", 2011, ["Oren Etzioni"])
+
+
+def _blank_pdf(pages: int = 2) -> bytes:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument.new()
+    for _ in range(pages):
+        pdf.new_page(612, 792)
+    buf = io.BytesIO()
+    pdf.save(buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b"<!DOCTYPE html><html><body>Please sign in</body></html>", "not_pdf"),
+        (GRAPH.read_bytes()[:40_000], "damaged"),
+        (b"%PDF-1.7\n" + b"\x00" * 5000, "damaged"),
+        (_blank_pdf(), "scanned"),
+    ],
+    ids=["html-login-page", "truncated", "garbage", "no-text-layer"],
+)
+def test_a_file_that_is_not_a_readable_paper_names_the_reason(data: bytes, reason: str) -> None:
+    with pytest.raises(FulltextError) as e:
+        read_pdf(data)
+    assert e.value.reason == reason and e.value.fix
+
+
+def test_page_cap_and_time_budget_bound_a_file() -> None:
+    with pytest.raises(FulltextError) as e:
+        read_pdf(GRAPH.read_bytes(), max_pages=3)
+    assert e.value.reason == "too_large"
+    with pytest.raises(FulltextError) as e:
+        read_pdf(SPECTER.read_bytes(), time_budget_s=0.0)
+    assert e.value.reason == "too_slow"
+
+
+def test_title_check() -> None:
+    first = read_pdf(GRAPH.read_bytes()).first_page
+    assert title_on_first_page(PAPERS[0]["title"], first)
+    assert not title_on_first_page(PAPERS[1]["title"], first)
+
+
+# -- attached, stored, shown ----------------------------------------------------------------------------
+def test_add_and_show_json_follow_the_contract(db: Path, runner) -> None:
+    r = run(runner, db, "fulltext", "add", "N18-3011", str(GRAPH))
+    assert r.exit_code == 0, r.output
+    assert "8 pages" in r.stdout and "27 references (1 in the library)" in r.stdout
+    r = run(runner, db, "fulltext", "show", "N18-3011", "--json")
+    d = json.loads(r.stdout)
+    assert d["id"] == "N18-3011" and d["pages"] == 8
+    s = next(s for s in d["sections"] if s["heading"] == "Introduction")
+    assert s["page"] == 1 and s["text"].startswith("The goal of this work is to facilitate algorithmic discovery")
+    assert {"heading", "page", "text"} <= set(d["sections"][0])
+    assert any(c["text"].startswith("Table 1: Results of the ScienceParse system") for c in d["captions"])
+    refs = d["references"]
+    assert all({"raw", "title", "authors", "year", "id"} <= set(x) for x in refs)
+    # the reference that names a library paper carries its id; the others null
+    assert [x["id"] for x in refs if x["id"]] == ["glove"]
+    assert next(x for x in refs if x["title"].startswith("GloVe"))["year"] == 2014
+    # the text version
+    r = run(runner, db, "fulltext", "show", "N18-3011")
+    assert "## 1 Introduction" in r.stdout and "-> glove" in r.stdout
+
+
+def test_pdf_is_kept_once_by_hash_and_a_wrong_file_never_replaces_the_text(db: Path, runner) -> None:
+    assert run(runner, db, "fulltext", "add", "N18-3011", str(GRAPH)).exit_code == 0
+    assert run(runner, db, "fulltext", "add", "N18-3011", str(GRAPH)).exit_code == 0
+    files = list((db.parent / "lib.db.files").rglob("*.pdf"))
+    assert len(files) == 1 and files[0].read_bytes() == GRAPH.read_bytes()
+    # the SPECTER paper's PDF attached to the literature-graph paper: refused, the text read before stays
+    r = run(runner, db, "fulltext", "add", "N18-3011", str(SPECTER))
+    assert r.exit_code == 3 and "not_paper" in r.output and "Fix:" in r.output
+    assert json.loads(run(runner, db, "fulltext", "show", "N18-3011", "--json").stdout)["pages"] == 8
+    assert len(list((db.parent / "lib.db.files").rglob("*.pdf"))) == 1
+
+
+def test_status_counts_each_reason_and_show_says_the_fix(db: Path, runner, tmp_path: Path) -> None:
+    html = tmp_path / "login.pdf"
+    html.write_text("<html><body>Sign in to download</body></html>")
+    assert run(runner, db, "fulltext", "add", "N18-3011", str(GRAPH)).exit_code == 0
+    r = run(runner, db, "fulltext", "add", "specter", str(html))
+    assert r.exit_code == 3 and "not_pdf" in r.output
+    assert run(runner, db, "fulltext", "add", "glove", str(GRAPH)).exit_code == 3
+    st = json.loads(run(runner, db, "fulltext", "status", "--json", "--failed").stdout)
+    assert st["counts"] == {"read": 1, "not_pdf": 1, "not_paper": 1} and st["papers"] == 3
+    assert {f["paper_id"]: f["reason"] for f in st["failures"]} == {"specter": "not_pdf", "glove": "not_paper"}
+    r = run(runner, db, "fulltext", "show", "specter")
+    assert r.exit_code == 1 and "not_pdf" in r.output and "fulltext add specter" in r.output
+    assert "fulltext: 1 read" in run(runner, db, "stats").stdout
+    r = run(runner, db, "fulltext", "add", "nosuch", str(GRAPH))
+    assert r.exit_code == 1 and "nosuch" in r.output
+
+
+# -- searched ----------------------------------------------------------------------------------------------
+def test_search_in_body_shows_the_passage_with_section_and_page(db: Path, runner) -> None:
+    run(runner, db, "fulltext", "add", "N18-3011", str(GRAPH))
+    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    r = run(runner, db, "search", "triplet margin loss", "--in", "body", "--json")
+    hits = json.loads(r.stdout)
+    assert hits[0]["id"] == "specter"
+    x = hits[0]["passage"]
+    assert x["page"] == 3 and x["section"] == "Citation-Based Pretraining Objective" and "margin" in x["text"]
+    # the abstracts hold none of these words: the default search does not find it
+    assert run(runner, db, "search", "triplet margin loss", "--mode", "keyword", "--json").exit_code == 4
+    r = run(runner, db, "search", "ScienceParse", "--in", "body")
+    assert "Construction of the Literature Graph" in r.stdout and "p.3" in r.stdout
+    assert run(runner, db, "search", "zzzqqq", "--in", "body").exit_code == 4
+    r = run(runner, db, "search", "ScienceParse", "--in", "body", "--venue", "ACL", "--json")
+    assert r.exit_code == 4
+
+
+# -- asked ---------------------------------------------------------------------------------------------------
+class _Chat(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint on loopback that answers every question with one fixed reply and
+    keeps the prompts it was sent: the contract of ask's evidence and citations, not a model's prose."""
+
+    reply = ""
+    seen: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append(body)
+        out = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "model": "fixture",
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}
+                ],
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def do_GET(self) -> None:  # noqa: N802
+        out = json.dumps({"data": [{"id": "fixture"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *a: object) -> None:
+        pass
+
+
+@pytest.fixture
+def chat():
+    _Chat.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield _Chat, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_ask_one_paper_sends_its_passages_and_cites_paper_and_page(db: Path, runner, chat) -> None:
+    handler, url = chat
+    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    handler.reply = "They choose a margin of m = 1 [1]. Something else [7]."
+    env = {"PAPERATLAS_LLM_URL": url}
+    r = run(runner, db, "ask", "What margin does the triplet loss use?", "--paper", "specter", "--json", env=env)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["passages"] and all(p["id"] == "specter" for p in d["passages"])
+    first = d["passages"][0]
+    assert first["page"] == 3 and "margin" in first["text"] and {"id", "page", "section", "text"} <= set(first)
+    assert d["answer"].startswith("They choose a margin of m = 1 [specter p.3].")
+    assert d["cited"] == ["specter"] and d["dropped_citations"] == 1
+    sent = handler.seen[-1]["messages"][-1]["content"]
+    assert "[1] SPECTER" in sent and "(p.3, Citation-Based Pretraining Objective)" in sent and "m = 1" in sent
+    # a paper without a body is asked from its abstract, as before
+    handler.reply = "Not in these papers."
+    d = json.loads(run(runner, db, "ask", "What is GloVe?", "--paper", "glove", "--json", env=env).stdout)
+    assert d["passages"] == [{"id": "glove", "page": None, "section": "abstract", "text": PAPERS[2]["abstract"]}]
+    assert d["not_found"] is True
+
+
+def test_ask_with_the_real_model_cites_only_retrieved_passages(db: Path, runner, llm_proxy) -> None:
+    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    env = {"PAPERATLAS_LLM_URL": llm_proxy.url, "PAPERATLAS_LLM_MAX_TOKENS": "40"}
+    r = run(runner, db, "ask", "What margin does the triplet loss use?", "--paper", "specter", "--json", env=env)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["passages"][0]["page"] == 3 and set(d["cited"]) <= {p["id"] for p in d["passages"]}
