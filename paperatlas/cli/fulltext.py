@@ -25,7 +25,12 @@ def fulltext() -> None:
 @click.pass_context
 @handle_errors
 def add_cmd(ctx: click.Context, paper_id: str, file: str, any_title: bool, as_json: bool) -> None:
-    """Attach FILE (a PDF) to the paper PAPER_ID and read its sections, captions and references."""
+    """Attach FILE (a PDF) to the paper PAPER_ID and read its sections, captions and references.
+
+    Example:
+
+        paperatlas fulltext add 2106.09685 ~/Downloads/lora.pdf
+    """
     lib = get_library(ctx)
     r = lib.fulltext.add(paper_id, file, check_title=not any_title)
     if as_json:
@@ -45,7 +50,12 @@ def add_cmd(ctx: click.Context, paper_id: str, file: str, any_title: bool, as_js
 @click.pass_context
 @handle_errors
 def show_cmd(ctx: click.Context, paper_id: str, as_json: bool) -> None:
-    """Print a paper's full text: its sections with their pages, captions and references."""
+    """Print a paper's full text: its sections with their pages, captions and references.
+
+    Example:
+
+        paperatlas fulltext show 2106.09685 --json
+    """
     lib = get_library(ctx)
     view = lib.fulltext.show(paper_id)
     if as_json:
@@ -74,7 +84,12 @@ def show_cmd(ctx: click.Context, paper_id: str, as_json: bool) -> None:
 @click.pass_context
 @handle_errors
 def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
-    """How many papers have their full text, and why the others could not be read."""
+    """How many papers have their full text, and why the others could not be read.
+
+    Example:
+
+        paperatlas fulltext status --failed
+    """
     lib = get_library(ctx)
     st = lib.fulltext.status()
     if failed:
