@@ -285,3 +285,25 @@ def test_ask_with_the_real_model_cites_only_retrieved_passages(db: Path, runner,
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["passages"][0]["page"] == 3 and set(d["cited"]) <= {p["id"] for p in d["passages"]}
+
+
+# -- the same on PostgreSQL (no FTS5 there: the passages are scanned) ----------------------------------------
+def test_fulltext_on_postgres(pg_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pgserver import fresh_db_name
+
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
+    with Library(pg_server.url(fresh_db_name("fulltext")), embedder="hashing") as lib:
+        lib.ingest([f])
+        with pytest.raises(Exception, match="PAPERATLAS_FILES"):
+            lib.fulltext.add("specter", SPECTER)
+        monkeypatch.setenv("PAPERATLAS_FILES", str(tmp_path / "pdfs"))
+        r = lib.fulltext.add("specter", SPECTER)
+        assert r.ok and r.references >= 50 and (tmp_path / "pdfs" / r.sha256[:2] / f"{r.sha256}.pdf").exists()
+        view = lib.fulltext.show("specter").to_dict()
+        assert any(s["heading"] == "Introduction" for s in view["sections"])
+        hits = lib.fulltext.hits("margin")
+        assert hits and hits[0].paper.id == "specter" and "margin" in hits[0].passage.text.lower()
+        # read again: replaced, not doubled
+        n = lib.fulltext.status()["passages"]
+        assert lib.fulltext.add("specter", SPECTER).ok and lib.fulltext.status()["passages"] == n
