@@ -307,3 +307,27 @@ def test_fulltext_on_postgres(pg_server, tmp_path: Path, monkeypatch: pytest.Mon
         # read again: replaced, not doubled
         n = lib.fulltext.status()["passages"]
         assert lib.fulltext.add("specter", SPECTER).ok and lib.fulltext.status()["passages"] == n
+
+
+# -- the reader page ----------------------------------------------------------------------------------------
+def test_reader_page_json_twin_and_pdf(web_lib: Library, client) -> None:
+    assert web_lib.fulltext.add("specter", SPECTER).ok
+    page = client.get("/paper/specter")
+    assert 'href="/paper/specter/read"' in page.text
+    d = client.get("/paper/specter/read.json").json()
+    assert d == json.loads(json.dumps(web_lib.fulltext.show("specter").to_dict()))
+    n = next(p["n"] for s in d["sections"] for p in s["paragraphs"] if "triplet margin loss" in p["text"])
+    r = client.get(f"/paper/specter/read?p={n}")
+    assert r.status_code == 200 and f'id="p-{n}" class="ft-para marked"' in r.text
+    assert 'href="/paper/specter.pdf#page=3"' in r.text and "Citation-Based Pretraining Objective" in r.text
+    pdf = client.get("/paper/specter.pdf")
+    assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+    assert pdf.content == SPECTER.read_bytes()
+    # in Chinese
+    zh = client.get("/paper/specter/read?lang=zh")
+    assert "参考文献" in zh.text and "第3页" in zh.text
+    # a paper without a body: 404 with the fix, no PDF, no link from its page
+    r = client.get("/paper/glove/read")
+    assert r.status_code == 404 and "fulltext add glove" in r.text
+    assert client.get("/paper/glove.pdf").status_code == 404
+    assert "/paper/glove/read" not in client.get("/paper/glove").text
