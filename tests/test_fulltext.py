@@ -331,3 +331,68 @@ def test_reader_page_json_twin_and_pdf(web_lib: Library, client) -> None:
     assert r.status_code == 404 and "fulltext add glove" in r.text
     assert client.get("/paper/glove.pdf").status_code == 404
     assert "/paper/glove/read" not in client.get("/paper/glove").text
+
+
+# -- fetched -------------------------------------------------------------------------------------------------
+def test_fetch_against_a_loopback_server_with_faults(tmp_path: Path, runner) -> None:
+    from sourceserver import SourceServer
+
+    from paperatlas.http_client import HttpClient
+
+    server = SourceServer().start()
+    try:
+        pdf = SPECTER.read_bytes()
+        names = ["ok", "retry", "slow", "cut", "html", "loop", "huge"]
+        for n in names:
+            server.routes[f"/pdf/{n}.pdf"] = pdf
+            server.content_type[f"/pdf/{n}.pdf"] = "application/pdf"
+        server.routes["/pdf/html.pdf"] = b"<!DOCTYPE html><html><body>Please sign in to download</body></html>"
+        server.content_type["/pdf/html.pdf"] = "text/html; charset=utf-8"
+        server.faults = {
+            "/pdf/retry.pdf": ["503:1"],  # busy, come back in a second: then the PDF
+            "/pdf/slow.pdf": ["slow:3"] * 4,  # past the whole-answer deadline, every time
+            "/pdf/cut.pdf": ["cut"] * 4,  # half the body, then the connection closes
+            "/pdf/loop.pdf": [f"redirect:{server.url}/pdf/loop.pdf"] * 20,
+            "/pdf/huge.pdf": ["huge:10000000000"],  # 10 GB claimed
+        }
+        f = tmp_path / "papers.jsonl"
+        title = PAPERS[1]["title"]
+        # one title each (the same title would merge them), each still the paper's title on page 1
+        rows = [
+            {"id": n, "title": f"{title} {n} copy", "abstract": "x", "pdf_url": f"{server.url}/pdf/{n}.pdf"}
+            for n in names
+        ]
+        rows.append({"id": "nolink", "title": "A paper without a link", "abstract": "x"})
+        f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        with Library(tmp_path / "lib.db", embedder="hashing") as lib:
+            lib.ingest([f])
+            waits: list[float] = []
+            client = HttpClient(total_timeout=2.0, retries=1, backoff=0.01, sleep=lambda s: waits.append(s) or None)
+            client.max_bytes = 64 << 20
+            rep = lib.fulltext.fetch([*names, "nolink"], client=client)
+            got = {r["id"]: r["state"] for r in rep.results}
+            assert got == {
+                "ok": "read",
+                "retry": "read",
+                "slow": "fetch_failed",
+                "cut": "fetch_failed",
+                "html": "not_pdf",
+                "loop": "fetch_failed",
+                "huge": "fetch_failed",
+                "nolink": "no_link",
+            }
+            assert 1.0 in waits  # Retry-After honoured
+            assert rep.bytes < 5 * len(pdf)  # the 10 GB answer was refused before its body
+            st = {s.paper_id: s for s in lib.fulltext.store.statuses("failed")}
+            assert "HTML page" in st["html"].message and st["html"].fix
+            assert "10,000,000,000" in st["huge"].message and "within 2 s" in st["slow"].message
+            assert "cut off" in st["cut"].message and "redirect" in st["loop"].message.lower()
+            # resumed: what was read is not fetched again
+            before = len(server.seen)
+            again = lib.fulltext.fetch(["ok", "retry"], client=client)
+            assert again.skipped == 2 and len(server.seen) == before
+        # the command: progress, summary, exit 5 (stored, with failures recorded)
+        r = run(runner, tmp_path / "lib.db", "fulltext", "fetch", "html", "ok", "--redo", "--delay", "0")
+        assert r.exit_code == 5 and "1 read" in r.stdout and "not_pdf 1" in r.stdout, r.output
+    finally:
+        server.stop()

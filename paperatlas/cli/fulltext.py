@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import click
 
-from .common import EXIT_BAD_INPUT, EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, json_option, out
+from .common import (
+    EXIT_BAD_INPUT,
+    EXIT_EMPTY,
+    EXIT_ERROR,
+    EXIT_WARNINGS,
+    Fail,
+    echo_json,
+    get_library,
+    handle_errors,
+    json_option,
+    out,
+    progress_bar,
+)
 
 
 @click.group("fulltext")
@@ -105,6 +117,76 @@ def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
         out.print(f"  {f['paper_id']}: {f['reason']}: {f['message']}", markup=False)
     if not st["read"] and not st["failed"]:
         raise Fail("no paper has its full text yet: `paperatlas fulltext add ID FILE.pdf`", EXIT_EMPTY)
+
+
+@fulltext.command("fetch")
+@click.argument("paper_ids", nargs=-1)
+@click.option("--venue", help="Every paper of this venue (with --year, of that year).")
+@click.option("--year", type=int, help="Every paper of this year.")
+@click.option("--all", "all_papers", is_flag=True, help="Every paper of the library.")
+@click.option("--redo", is_flag=True, help="Fetch again the papers already read.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(0, 600),
+    default=1.0,
+    show_default=True,
+    help="Seconds between two requests to a host.",
+)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(1, 3600),
+    default=120.0,
+    show_default=True,
+    help="Seconds one PDF may take to arrive, however slowly it trickles.",
+)
+@json_option
+@click.pass_context
+@handle_errors
+def fetch_cmd(
+    ctx: click.Context,
+    paper_ids: tuple[str, ...],
+    venue: str | None,
+    year: int | None,
+    all_papers: bool,
+    redo: bool,
+    delay: float,
+    deadline: float,
+    as_json: bool,
+) -> None:
+    """Download the PDFs of papers from their own links (the record's PDF, OpenReview, arXiv) and read
+    them. A run that was stopped resumes: papers already read are skipped.
+
+    Example:
+
+        paperatlas fulltext fetch --venue ICLR --year 2025
+    """
+    from ..fulltext.reader import MAX_FILE_BYTES
+    from ..http_client import HttpClient
+
+    lib = get_library(ctx)
+    client = HttpClient(delay=delay, total_timeout=deadline, max_bytes=MAX_FILE_BYTES, retries=3)
+    with progress_bar("fetching PDFs") as update:
+
+        def progress(done: int, total: int, pid: str, state: str) -> None:
+            update(done, total)
+            if state not in ("read", "skipped") and not as_json:
+                click.echo(f"{pid}: {state}", err=True)
+
+        rep = lib.fulltext.fetch(paper_ids, venue, year, all_papers, redo, client, progress)
+    if as_json:
+        echo_json(rep.to_dict())
+    else:
+        failed = ", ".join(f"{k} {n}" for k, n in sorted(rep.failed.items()))
+        out.print(
+            f"{rep.read} read, {rep.skipped} already read, {rep.no_link} without a PDF link"
+            + (f", not read: {failed}" if failed else "")
+            + f" ({rep.bytes / 1e6:.1f} MB in {rep.seconds:.0f} s)",
+            markup=False,
+        )
+        if rep.failed:
+            out.print("`paperatlas fulltext status --failed` lists each with the reason and the fix", markup=False)
+    if rep.failed:  # what was read is stored; each failure is recorded with its reason
+        ctx.exit(EXIT_WARNINGS if rep.read else EXIT_ERROR)
 
 
 COMMANDS = [fulltext]

@@ -12,17 +12,19 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core import LibraryCore
-from ..errors import PaperatlasError
+from ..errors import NotFound, PaperatlasError
+from ..http_client import HttpClient
 from ..ingest.normalize import title_key
 from ..models import Paper
 from ..search.query import fts5_match, parse
 from ..search.snippets import _stopwords
+from .fetch import FetchReport, fetch_many
 from .reader import DEFAULT_BACKEND, MAX_FILE_BYTES, REASONS, Document, FulltextError, read_pdf, title_on_first_page
 
 FILES_ENV = "PAPERATLAS_FILES"
@@ -339,6 +341,31 @@ class Fulltext:
         for pid in ids:
             out.extend(by_paper.get(pid, []))
         return out[:limit]
+
+    def fetch(
+        self,
+        ids: Sequence[str] = (),
+        venue: str | None = None,
+        year: int | None = None,
+        all_papers: bool = False,
+        redo: bool = False,
+        client: HttpClient | None = None,
+        on_progress: Callable[[int, int, str, str], None] | None = None,
+    ) -> FetchReport:
+        """Download and read the PDFs of these papers (ids, a venue/year, or every paper), skipping
+        those already read unless `redo`: a run that was stopped resumes where it was."""
+        if ids:
+            papers = self.lib.get_many(list(ids))
+            missing = set(ids) - {p.id for p in papers}
+            if missing:
+                raise NotFound(
+                    f"no paper with id {sorted(missing)[0]!r}", "list the papers with `paperatlas list` or search"
+                )
+        elif venue or year or all_papers:
+            papers = self.lib.papers(venue=venue, year=year)
+        else:
+            raise PaperatlasError("which papers? none was named", "give paper ids, --venue V --year Y, or --all")
+        return fetch_many(self, papers, client, redo, on_progress)
 
     def filters(self) -> list[Any]:
         """The search filter `in` (body) for the filter table; empty where it does not exist yet."""
