@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -387,7 +386,3 @@ class Fulltext:
                 choices=("body",),
             )
         ]
-
-
-_ARXIV = re.compile(r"\barXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.IGNORECASE)
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;])")

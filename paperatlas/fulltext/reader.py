@@ -115,6 +115,8 @@ class Document:
     references: list[Reference]
     first_page: str = ""  # page 1's text, to check the file is the paper
     backend: str = ""
+    title: str = ""  # page 1's largest type near the top: the paper's title, as the file tells it
+    abstract: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,9 +165,11 @@ def _lines_pdfium(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, li
             chars = [chr(raw.FPDFText_GetUnicode(tp.raw, k)) for k in range(count)]
             start = 0
             for k in range(count + 1):
-                if k < count and chars[k] not in "\r\n":
+                # a hyphen the typesetter added (U+0002 / U+FFFE) ends its line, though pdfium
+                # does not always put a line break after it
+                if k < count and chars[k] not in "\r\n\x02\ufffe":
                     continue
-                seg = range(start, k)
+                seg = range(start, k + 1 if k < count and chars[k] in "\x02\ufffe" else k)
                 start = k + 1
                 idx = [j for j in seg if not chars[j].isspace() and chars[j] != "\x00"]
                 if not idx:
@@ -175,8 +179,10 @@ def _lines_pdfium(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, li
                 soft = text.endswith(("\ufffe", "\u00ad", "\x02"))
                 text = re.sub("[\x02\ufffe\u00ad]", "", text)
                 first, last = idx[0], idx[-1]
-                x0, y0, _, y1 = tp.get_charbox(first)
-                _, _, x1, _ = tp.get_charbox(last)
+                # the loose box spans the font's ascent to descent: the same height for every
+                # letter, so the distance between two lines is the line pitch whatever they say
+                x0, y0, _, y1 = tp.get_charbox(first, loose=True)
+                _, _, x1, _ = tp.get_charbox(last, loose=True)
                 size = raw.FPDFText_GetFontSize(tp.raw, first)
                 weight = raw.FPDFText_GetFontWeight(tp.raw, first)
                 out.append(Line(text, i + 1, round(size, 1), weight >= 600, x0, y0, x1, y1, soft))
@@ -331,7 +337,18 @@ def _heading(ln: Line, body: float) -> tuple[str, str] | None:
             and not title.endswith(".")
         ):
             return num, title
-    if larger and ln.size >= body + 1.5 and t[0].isupper() and len(t.split()) <= 10 and not t.endswith("."):
+    # an unnumbered heading in large type: on page 1 only (the title block); elsewhere large type
+    # is mostly a figure's labels
+    letters = sum(c.isalpha() for c in t)
+    if (
+        ln.page == 1
+        and larger
+        and ln.size >= body + 1.5
+        and t[0].isupper()
+        and letters >= 4
+        and len(t.split()) <= 12
+        and not t.endswith(".")
+    ):
         return "", t
     return None
 
@@ -356,8 +373,10 @@ def _paragraph_break(prev: Line, ln: Line, width: float, leading: float) -> bool
         return prev.page != ln.page and prev.text.rstrip().endswith((".", ":", "?", "!")) and not prev.soft_hyphen
     if abs(ln.x0 - prev.x0) > width * 0.5:  # next column: the paragraph goes on unless the last one ended
         return prev.text.rstrip().endswith((".", ":", "?", "!")) and (prev.x1 - prev.x0) < width * 0.85
-    gap = prev.y0 - ln.y1
-    if gap > leading * 1.2:
+    if prev.y0 - ln.y0 > leading * 1.3:  # more than a line's pitch: a blank between paragraphs
+        return True
+    ended = prev.text.rstrip().endswith((".", ":", "?", "!"))
+    if ended and 4 < ln.x0 - prev.x0 < 40:  # the first line of a paragraph, indented
         return True
     short = (prev.x1 - prev.x0) < width * 0.8
     return short and prev.text.rstrip().endswith((".", ":", "?", "!"))
@@ -418,17 +437,18 @@ def parse_reference(raw: str) -> Reference:
 def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     """Lines (in reading order) -> sections, captions and references."""
     first_page = _norm(" ".join(ln.text for ln in lines if ln.page == 1))
+    raw_lines = [ln for ln in lines if ln.page == 1][:60]
     lines = [ln for ln in lines if ln.text.strip()]
     lines = _drop_running(lines, pages)
     body = _body_size(lines)
     widths = sorted(ln.x1 - ln.x0 for ln in lines if ln.size == body and ln.x1 > ln.x0)
     width = widths[int(len(widths) * 0.9)] if widths else 0.0
-    leads = [
-        a.y0 - b.y1
+    pitches = [
+        a.y0 - b.y0
         for a, b in zip(lines, lines[1:])
-        if a.page == b.page and a.size == body and b.size == body and abs(a.x0 - b.x0) < 20 and a.y0 > b.y1
+        if a.page == b.page and a.size == body and b.size == body and abs(a.x0 - b.x0) < 20 and a.y0 > b.y0
     ]
-    leading = sorted(leads)[len(leads) // 2] if leads else 2.0
+    leading = sorted(pitches)[len(pitches) // 2] if pitches else 12.0
 
     sections: list[Section] = [Section("", "", 1)]
     captions: list[Caption] = []
@@ -465,7 +485,12 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 ref_lines.append(ln)
                 continue
             in_refs = bool(_REFS.match(title))
-            if not in_refs:
+            last = sections[-1]
+            if in_refs:
+                continue
+            if not num and not last.number and not last.paragraphs and last.heading and not _NAMED.match(title):
+                last.heading = _norm(f"{last.heading} {title}")  # a heading set on two lines
+            else:
                 sections.append(Section(_norm(title), num, ln.page))
             continue
         if in_refs:
@@ -481,11 +506,12 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
             continue
         if caption is not None:
             prev = caption[-1]
-            if prev.page == ln.page and (not ln.y1 or prev.y0 - ln.y1 <= leading * 1.5) and ln.size <= prev.size + 0.3:
+            if prev.page == ln.page and (not ln.y1 or prev.y0 - ln.y0 <= leading * 1.5) and ln.size <= prev.size + 0.3:
                 caption.append(ln)
                 continue
             flush_caption()
-        if body and ln.size < body - 0.6 and (not width or (ln.x1 - ln.x0) < width * 0.95):
+        front = sections[-1].heading.lower().startswith("abstract")  # often set smaller than the body
+        if not front and body and ln.size < body - 0.6 and (not width or (ln.x1 - ln.x0) < width * 0.95):
             continue  # a table cell, a footnote, a label inside a figure
         if para and _paragraph_break(para[-1], ln, width, leading):
             flush()
@@ -494,7 +520,8 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     flush_caption()
     refs = [parse_reference(r) for r in _split_references(ref_lines)]
     kept = [s for s in sections if s.paragraphs or s.heading]
-    return Document(pages, kept, captions, refs, first_page, backend)
+    abstract = next((" ".join(s.paragraphs) for s in kept if s.heading.lower().startswith("abstract")), "")
+    return Document(pages, kept, captions, refs, first_page, backend, _title(raw_lines), abstract)
 
 
 def read_pdf(
@@ -521,6 +548,37 @@ def read_pdf(
     if pages == 0 or chars < MIN_CHARS_PER_PAGE * pages / 4:
         raise FulltextError("scanned", f"the PDF has {pages} pages but only {chars} characters of text")
     return structure(pages, lines, backend)
+
+
+def _title(page1: Sequence[Line]) -> str:
+    """The run of lines in page 1's largest type (of those with letters, in the upper part)."""
+    cand = [ln for ln in page1 if sum(c.isalpha() for c in ln.text) >= 3]
+    if not cand or not any(ln.size for ln in cand):
+        return _norm(cand[0].text) if cand else ""
+    top = max(ln.y1 for ln in cand)
+    upper = [ln for ln in cand if ln.y1 >= top - 0.6 * max(top, 1.0)] or cand
+    big = max(ln.size for ln in upper)
+    run: list[str] = []
+    for ln in upper:
+        if abs(ln.size - big) < 0.3:
+            run.append(ln.text)
+        elif run:
+            break
+    return _norm(" ".join(run))[:300]
+
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;])")
+_ARXIV = re.compile(r"\barXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+
+
+def identifiers(first_page: str) -> dict[str, str]:
+    """The DOI and arXiv id printed on page 1, those that are."""
+    out = {}
+    if m := _DOI.search(first_page):
+        out["doi"] = m.group(1)
+    if m := _ARXIV.search(first_page):
+        out["arxiv"] = m.group(1)
+    return out
 
 
 def title_on_first_page(title: str, first_page: str) -> bool:
