@@ -10,7 +10,7 @@ from typing import Any
 
 from .authors import Authors, split_author_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
-from .errors import ModelMismatch, NotFound, PaperatlasError
+from .errors import IngestError, ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .fulltext import Fulltext
 from .ingest.pipeline import PreviewFile, Progress, ingest_files, preview_files
@@ -316,6 +316,48 @@ class Library:
             "generated": self.llm.stats()["generated"],
             "fulltext": self.fulltext.store.counts(),
         }
+
+    def ingest_pdfs(self, paths: Sequence[str | Path]) -> tuple[IngestReport, list[Any]]:
+        """Papers made from PDFs ("upload your own paper"): a PDF that is a library paper already
+        (its arXiv id, DOI or title) is attached to it; any other becomes a new paper, through the one
+        ingest path, with its title and abstract from page 1, and its full text read.
+
+        Returns the ingest report and each file's outcome ({file, id, state})."""
+        import json
+        import tempfile
+
+        from .fulltext import FulltextError
+
+        read = []  # every file is read before anything is stored: a bad one stops the whole run
+        for path in paths:
+            try:
+                read.append((path, *self.fulltext.record_from(path)))
+            except (FulltextError, OSError) as e:
+                reason = getattr(e, "reason", "damaged")
+                raise IngestError(
+                    [],
+                    f"{path}: cannot read the PDF ({reason}): {getattr(e, 'message', e)}",
+                    getattr(e, "fix", "") or "check the file",
+                ) from None
+        records, blobs, outcome = [], {}, []
+        for path, rec, data in read:
+            doc_id, how = self.fulltext.match_record(rec)
+            if doc_id is not None:
+                r = self.fulltext.add_bytes(doc_id, data, str(path), check_title=False)
+                outcome.append({"file": str(path), "id": doc_id, "state": f"attached ({how})" if r.ok else r.reason})
+                continue
+            records.append(rec)
+            blobs[rec["id"]] = (path, data)
+        report = IngestReport()
+        if records:
+            with tempfile.TemporaryDirectory() as tmp:
+                f = Path(tmp) / "pdfs.jsonl"
+                f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+                report = self.ingest([f])
+            for pid, (path, data) in blobs.items():
+                r = self.fulltext.add_bytes(self.store.resolve_id(pid) or pid, data, str(path), check_title=False)
+                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason})
+        return report, outcome
 
     # -- embeddings ----------------------------------------------------------------------
     @property

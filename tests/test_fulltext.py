@@ -396,3 +396,43 @@ def test_fetch_against_a_loopback_server_with_faults(tmp_path: Path, runner) -> 
         assert r.exit_code == 5 and "1 read" in r.stdout and "not_pdf 1" in r.stdout, r.output
     finally:
         server.stop()
+
+
+# -- a folder of PDFs, and a PDF that is no paper of the library yet ------------------------------------------
+def test_add_folder_matches_by_title_and_ingest_makes_a_paper_of_the_rest(tmp_path: Path, runner) -> None:
+    folder = tmp_path / "Zotero" / "storage"
+    (folder / "ABCD1234").mkdir(parents=True)
+    (folder / "ABCD1234" / "Ammar et al. - 2018.pdf").write_bytes(GRAPH.read_bytes())
+    (folder / "specter.pdf").write_bytes(SPECTER.read_bytes())
+    (folder / "login.pdf").write_text("<html><body>Sign in</body></html>")
+    f = tmp_path / "papers.jsonl"
+    f.write_text(json.dumps(PAPERS[0]) + "\n")
+    db = tmp_path / "lib.db"
+    assert run(runner, db, "ingest", str(f), "--no-embed").exit_code == 0
+    r = run(runner, db, "fulltext", "add-folder", str(tmp_path / "Zotero"), "--json")
+    d = json.loads(r.stdout)
+    assert d["files"] == 3 and [(m["id"], m["by"]) for m in d["matched"]] == [("N18-3011", "title")]
+    assert [u["title"] for u in d["unmatched"]] == [PAPERS[1]["title"]]
+    assert [x["reason"] for x in d["failed"]] == ["not_pdf"]
+    # again: nothing new to read
+    d = json.loads(run(runner, db, "fulltext", "add-folder", str(folder), "--json").stdout)
+    assert [a["id"] for a in d["already"]] == ["N18-3011"] and not d["matched"]
+    # the unmatched one becomes a paper through ingest, with its title, abstract and full text
+    r = run(runner, db, "ingest", str(folder / "specter.pdf"), "--no-embed", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["new"] == 1 and out["pdfs"][0]["state"] == "new"
+    pid = out["pdfs"][0]["id"]
+    shown = json.loads(run(runner, db, "show", pid, "--json").stdout)
+    assert shown["title"] == PAPERS[1]["title"] and shown["abstract"].startswith(
+        "Representation learning is a critical"
+    )
+    assert json.loads(run(runner, db, "fulltext", "show", pid, "--json").stdout)["pages"] == 13
+    # ingesting it again attaches it to that paper, no second paper
+    out = json.loads(run(runner, db, "ingest", str(folder / "specter.pdf"), "--no-embed", "--json").stdout)
+    assert (
+        out["new"] == 0 and out["pdfs"][0]["id"] == pid and run(runner, db, "list", "--json").stdout.count('"id"') == 2
+    )
+    # a file that is not a PDF: nothing stored, exit 3
+    r = run(runner, db, "ingest", str(folder / "login.pdf"))
+    assert r.exit_code == 3 and "not_pdf" in r.output

@@ -119,6 +119,48 @@ def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
         raise Fail("no paper has its full text yet: `paperatlas fulltext add ID FILE.pdf`", EXIT_EMPTY)
 
 
+@fulltext.command("add-folder")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option(
+    "--limit", type=click.IntRange(1, 100_000), default=5000, show_default=True, help="At most this many PDFs."
+)
+@click.option("--redo", is_flag=True, help="Read again the PDFs of papers already read.")
+@json_option
+@click.pass_context
+@handle_errors
+def add_folder_cmd(ctx: click.Context, folder: str, limit: int, redo: bool, as_json: bool) -> None:
+    """Attach every PDF in FOLDER (and below: a Zotero storage folder, a download folder) to the
+    library paper it is, told by the arXiv id, DOI or title on its first page. The PDFs that match
+    no paper are listed; `paperatlas ingest FILE.pdf` makes papers of them.
+
+    Example:
+
+        paperatlas fulltext add-folder ~/Zotero/storage
+    """
+    lib = get_library(ctx)
+    rep = lib.fulltext.add_folder(folder, limit, redo)
+    if as_json:
+        echo_json(rep.to_dict())
+    else:
+        out.print(
+            f"{rep.files} PDFs: {len(rep.matched)} attached, {len(rep.already)} already read, "
+            f"{len(rep.unmatched)} match no paper, {len(rep.failed)} could not be read",
+            markup=False,
+        )
+        for m in rep.matched:
+            out.print(f"  {m['file']} -> {m['id']} (by {m['by']}, {m['pages']} pages)", markup=False)
+        for u in rep.unmatched:
+            out.print(f"  {u['file']}: no paper titled {u['title']!r}", markup=False)
+        for f in rep.failed:
+            out.print(f"  {f['file']}: {f['reason']}: {f['message']}", markup=False)
+        for n in rep.notes:
+            click.echo(f"note: {n}", err=True)
+        if rep.unmatched:
+            click.echo("make papers of the unmatched ones with `paperatlas ingest FILE.pdf ...`", err=True)
+    if not rep.files:
+        raise Fail(f"no PDF in {folder}", EXIT_EMPTY)
+
+
 @fulltext.command("fetch")
 @click.argument("paper_ids", nargs=-1)
 @click.option("--venue", help="Every paper of this venue (with --year, of that year).")

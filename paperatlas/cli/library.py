@@ -76,7 +76,9 @@ def ingest(
     abstract lines, numbered or not, with or without blank lines; virtual-site pages with
     Poster/Oral lines and rooms; labelled fields; markdown tables; arXiv listings; or a
     "NeurIPS 2026" header and one abstract per paragraph), JSONL/JSON, CSV/TSV, BibTeX, BEIR
-    corpora, OpenReview and arXiv exports, gzipped or not.
+    corpora, OpenReview and arXiv exports, gzipped or not. A PDF of a paper becomes a paper
+    (title and abstract from its first page, its full text read), or is attached to the library
+    paper it is.
 
     It says how many papers it read from a text list and in which shape (`note:` lines), and
     names every paper it may have read wrong, with the fix (`warning:` lines). Exit codes: 0
@@ -90,6 +92,9 @@ def ingest(
     fmt_or_none = None if fmt == "auto" else fmt
     if dry_run:
         _ingest_preview(ctx, list(files), fmt_or_none, venue, year, encoding, skip_bad, as_json)
+        return
+    if files and all(f.lower().endswith(".pdf") for f in files):
+        _ingest_pdfs(ctx, list(files), no_embed, as_json)
         return
     lib = get_library(ctx, create=True)
     with progress_bar("ingesting") as update:
@@ -115,6 +120,18 @@ def ingest(
                 err=True,
             )
         ctx.exit(EXIT_WARNINGS)
+
+
+def _ingest_pdfs(ctx: click.Context, files: list[str], no_embed: bool, as_json: bool) -> None:
+    """`ingest paper.pdf`: a PDF that is a library paper is attached to it, any other becomes a paper."""
+    lib = get_library(ctx, create=True)
+    report, outcome = lib.ingest_pdfs(files)
+    embedded = maybe_embed(lib, no_embed, quiet=as_json)
+    if as_json:
+        echo_json({**report.to_dict(), "pdfs": outcome, "embedded": embedded})
+        return
+    for o in outcome:
+        click.echo(f"{o['file']}: {o['id']} ({o['state']})")
 
 
 def _ingest_preview(

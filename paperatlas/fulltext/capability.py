@@ -24,9 +24,19 @@ from ..models import Paper
 from ..search.query import fts5_match, parse
 from ..search.snippets import _stopwords
 from .fetch import FetchReport, fetch_many
-from .reader import DEFAULT_BACKEND, MAX_FILE_BYTES, REASONS, Document, FulltextError, read_pdf, title_on_first_page
+from .reader import (
+    DEFAULT_BACKEND,
+    MAX_FILE_BYTES,
+    REASONS,
+    Document,
+    FulltextError,
+    identifiers,
+    read_pdf,
+    title_on_first_page,
+)
 
 FILES_ENV = "PAPERATLAS_FILES"
+MAX_FOLDER_FILES = 5000  # PDFs one `add-folder` reads (a whole disk is not a folder of papers)
 
 
 @dataclass
@@ -56,6 +66,21 @@ class BodyHit:
         d = self.paper.public()
         d.update(score=round(float(self.score), 6), passage=self.passage.to_dict())
         return d
+
+
+@dataclass
+class FolderReport:
+    """What `fulltext add-folder` did with each PDF."""
+
+    files: int = 0
+    matched: list[dict[str, Any]] = field(default_factory=list)  # {file, id, by (arxiv|doi|title), pages}
+    already: list[dict[str, Any]] = field(default_factory=list)  # {file, id}: that paper was read before
+    unmatched: list[dict[str, Any]] = field(default_factory=list)  # {file, title, doi?, arxiv?}
+    failed: list[dict[str, Any]] = field(default_factory=list)  # {file, reason, message}
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
 @dataclass
@@ -340,6 +365,88 @@ class Fulltext:
         for pid in ids:
             out.extend(by_paper.get(pid, []))
         return out[:limit]
+
+    # -- a folder of PDFs ---------------------------------------------------------------------------
+    def match(self, doc: Document) -> tuple[str | None, str]:
+        """(the library paper a PDF is, how it was told), by the arXiv id, the DOI or the title on
+        its first page; (None, "") when none is."""
+        ids = identifiers(doc.first_page)
+        if "arxiv" in ids:
+            pid = self.lib.store.resolve_id(ids["arxiv"])
+            if pid:
+                return pid, "arxiv"
+        if "doi" in ids:
+            pid = self.store.paper_by_doi(ids["doi"])
+            if pid:
+                return pid, "doi"
+        key = title_key(doc.title)
+        found = [pid for pid, _v, _a in self.lib.store.title_matches([key]).get(key, [])] if key else []
+        if len(found) == 1:
+            return found[0], "title"
+        return None, ""
+
+    def match_record(self, rec: dict[str, Any]) -> tuple[str | None, str]:
+        """The library paper a record made from a PDF already is (by arXiv id, DOI or title)."""
+        pid = self.lib.store.resolve_id(rec["id"]) if not rec["id"].startswith("pdf-") else None
+        if pid:
+            return pid, "arxiv"
+        if rec.get("doi") and (pid := self.store.paper_by_doi(rec["doi"])):
+            return pid, "doi"
+        key = title_key(rec["title"])
+        found = [p for p, _v, _a in self.lib.store.title_matches([key]).get(key, [])] if key else []
+        return (found[0], "title") if len(found) == 1 else (None, "")
+
+    def add_folder(self, folder: str | Path, limit: int = MAX_FOLDER_FILES, redo: bool = False) -> FolderReport:
+        """Read every PDF under `folder` (a Zotero storage folder, a download folder) and attach each
+        to the library paper it is; the others are listed (`unmatched`) with what they say they are."""
+        root = Path(folder).expanduser()
+        if not root.is_dir():
+            raise PaperatlasError(f"{root} is not a folder", "give the folder that holds the PDFs")
+        files = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+        report = FolderReport(files=len(files))
+        if len(files) > limit:
+            report.notes.append(f"only the first {limit} of {len(files)} PDFs were read (--limit)")
+            files = files[:limit]
+        for f in files:
+            try:
+                if f.stat().st_size > MAX_FILE_BYTES:
+                    raise FulltextError("too_large", f"{f.stat().st_size >> 20} MB")
+                data = f.read_bytes()
+                doc = read_pdf(data, DEFAULT_BACKEND)
+            except (FulltextError, OSError) as e:
+                reason = getattr(e, "reason", "damaged")
+                report.failed.append({"file": str(f), "reason": reason, "message": str(getattr(e, "message", e))})
+                continue
+            pid, how = self.match(doc)
+            if pid is None:
+                report.unmatched.append({"file": str(f), "title": doc.title, **identifiers(doc.first_page)})
+                continue
+            if not redo and self.has(pid):
+                report.already.append({"file": str(f), "id": pid})
+                continue
+            r = self._store(self.lib.get(pid), doc, self._keep(data), str(f))
+            report.matched.append({"file": str(f), "id": pid, "by": how, "pages": r.pages})
+        return report
+
+    def record_from(self, file: str | Path) -> tuple[dict[str, Any], bytes]:
+        """A paper record made from a PDF (the title, abstract, DOI and arXiv id page 1 gives), for
+        the library's ingest to store; and the file's bytes. Raises FulltextError when unreadable."""
+        path = Path(file).expanduser()
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise FulltextError("too_large", f"{path} is {path.stat().st_size >> 20} MB")
+        data = path.read_bytes()
+        doc = read_pdf(data, DEFAULT_BACKEND)
+        if not doc.title:
+            raise FulltextError("damaged", f"{path}: no title could be read on page 1")
+        ids = identifiers(doc.first_page)
+        rec: dict[str, Any] = {
+            "id": ids.get("arxiv") or "pdf-" + hashlib.sha256(data).hexdigest()[:12],
+            "title": doc.title,
+            "abstract": doc.abstract,
+        }
+        if "doi" in ids:
+            rec["doi"] = ids["doi"]
+        return rec, data
 
     def fetch(
         self,

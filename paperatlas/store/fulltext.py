@@ -205,6 +205,14 @@ class FulltextStore:
             )
         ]
 
+    def paper_by_doi(self, doi: str) -> str | None:
+        """The paper whose record names this DOI (as `extra.doi`), when exactly one does."""
+        rows = self._db.conn.execute(
+            "SELECT id, extra FROM papers WHERE lower(extra) LIKE ?", (f'%"doi": "{doi.lower()}"%',)
+        ).fetchall()
+        ids = [pid for pid, extra in rows if str(json.loads(extra or "{}").get("doi", "")).lower() == doi.lower()]
+        return ids[0] if len(ids) == 1 else None
+
     def passage_count(self) -> int:
         return int(self._db.conn.execute("SELECT count(*) FROM fulltext_passages").fetchone()[0])
 
