@@ -52,10 +52,34 @@ def score(doc, ref: dict) -> dict[str, float]:
     return {"paragraphs": para, "sections": sect, "references": refs, "ref_raw": raw_hit}
 
 
+def embed_speed() -> None:
+    """Texts/s of the default embedder on the corpus's passages, beside the same number of
+    abstract-length texts in the same run: what embedding every passage by meaning would cost."""
+    from paperatlas.embed.base import DEFAULT_EMBEDDER, EMBEDDERS
+
+    emb = EMBEDDERS.create(DEFAULT_EMBEDDER)
+    passages = [
+        p for pdf in sorted(CORPUS.glob("*.pdf")) for s in read_pdf(pdf.read_bytes()).sections for p in s.paragraphs
+    ]
+    refs = [json.loads(f.read_text()) for f in sorted((CORPUS / "reference").glob("*.json"))]
+    abstracts = [" ".join(p["text"] for p in r["body_text"][:2]) for r in refs] * (len(passages) // 2 + 1)
+    abstracts = abstracts[: len(passages)]
+    emb.embed(passages[:8])  # load the model once, outside the timing
+    for name, texts in (("abstract-length texts (baseline)", abstracts), ("passages", passages)):
+        t0 = time.perf_counter()
+        emb.embed(texts)
+        secs = time.perf_counter() - t0
+        chars = sum(len(t) for t in texts) / len(texts)
+        print(f"embed {DEFAULT_EMBEDDER}: {len(texts)} {name}, {chars:.0f} chars each: {len(texts) / secs:.1f} texts/s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="reads per file for the speed figure")
+    ap.add_argument("--embed", action="store_true", help="also time embedding the passages, against abstracts")
     args = ap.parse_args()
+    if args.embed:
+        embed_speed()
     papers = sorted(p for p in CORPUS.glob("*.pdf") if (CORPUS / "reference" / f"{p.stem}.json").exists())
     print(f"corpus: {len(papers)} papers with a reference parse in {CORPUS}")
     print(f"{'library':<11} {'paper':<20} {'paragr.':>8} {'sections':>8} {'refs':>6} {'refs(raw)':>9} {'pages/s':>8}")

@@ -259,12 +259,13 @@ def chat():
 def test_ask_one_paper_sends_its_passages_and_cites_paper_and_page(db: Path, runner, chat) -> None:
     handler, url = chat
     run(runner, db, "fulltext", "add", "specter", str(SPECTER))
-    handler.reply = "They choose a margin of m = 1 [1]. Something else [7]."
+    handler.reply = "They choose a margin of m = 1 [1]. Something else [9]."
     env = {"PAPERATLAS_LLM_URL": url}
     r = run(runner, db, "ask", "What margin does the triplet loss use?", "--paper", "specter", "--json", env=env)
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["passages"] and all(p["id"] == "specter" for p in d["passages"])
+    assert d["passages"][-1]["section"] == "abstract"  # one paper asked: its abstract goes too
     first = d["passages"][0]
     assert first["page"] == 3 and "margin" in first["text"] and {"id", "page", "section", "text"} <= set(first)
     assert d["answer"].startswith("They choose a margin of m = 1 [specter p.3].")

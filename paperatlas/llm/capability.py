@@ -609,7 +609,8 @@ class Llm:
                 sources.append((len(sources) + 1, f"{p.title} ({where})", _trim(x.text, 900)))
                 labels.append(f"{p.id} p.{x.page}")
                 evidence.append({"id": p.id, "page": x.page, "section": x.section, "text": x.text, "n": x.n})
-            if p.id not in by_paper:
+            # one paper asked: its abstract too (what it is about, which passages may lack)
+            if p.id not in by_paper or (one and p.abstract.strip()):
                 abstract = _trim(clean(p.abstract), 900)
                 sources.append((len(sources) + 1, p.title, abstract))
                 labels.append(p.id)
