@@ -437,3 +437,44 @@ def test_add_folder_matches_by_title_and_ingest_makes_a_paper_of_the_rest(tmp_pa
     # a file that is not a PDF: nothing stored, exit 3
     r = run(runner, db, "ingest", str(folder / "login.pdf"))
     assert r.exit_code == 3 and "not_pdf" in r.output
+
+
+# -- the MCP tools -------------------------------------------------------------------------------------------
+def test_mcp_search_body_and_full_text(tmp_path: Path) -> None:
+    from test_mcp import session, text
+
+    from paperatlas.mcp import create_server
+
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
+    with Library(tmp_path / "t.db", embedder="hashing") as lib:
+        lib.ingest([f])
+        assert lib.fulltext.add("specter", SPECTER).ok
+
+        async def body(c) -> None:  # type: ignore[no-untyped-def]
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            assert "paper" in tools["ask"].input_schema["properties"]
+            assert "passages" in tools["ask"].output_schema["properties"]
+            r = await c.call_tool("search_body", {"query": "triplet margin loss", "limit": 3})
+            hit = r.structured_content["hits"][0]
+            assert hit["id"] == "specter" and hit["passage"]["page"] == 3 and "specter p.3" in text(r)
+            r = await c.call_tool("full_text", {"id": "specter"})
+            assert r.structured_content["pages"] == 13 and len(r.structured_content["references"]) >= 50
+            r = await c.call_tool("full_text", {"id": "glove"})
+            assert r.is_error and "fulltext add glove" in text(r)
+
+        session(create_server(lib), body)
+
+
+def test_web_body_search(web_lib: Library, client) -> None:
+    assert web_lib.fulltext.add("specter", SPECTER).ok
+    d = client.get("/search/body.json?q=triplet+margin+loss").json()
+    assert (
+        d["hits"][0]["id"] == "specter" and d["hits"][0]["passage"]["section"] == "Citation-Based Pretraining Objective"
+    )
+    n = d["hits"][0]["passage"]["n"]
+    page = client.get("/search/body?q=triplet+margin+loss")
+    assert f'href="/paper/specter/read?p={n}#p-{n}"' in page.text and "<mark>" in page.text
+    assert "搜索全文" in client.get("/search/body?q=margin&lang=zh").text
+    assert 'href="/search/body?q=margin"' in client.get("/search?q=margin").text
+    assert client.get("/search/body.json").status_code == 400  # the API needs q

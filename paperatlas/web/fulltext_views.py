@@ -11,6 +11,10 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from ..errors import PaperatlasError
 from .common import Endpoint, HTTPError, Param, json_response, lib, paper_url, query, render, wants_json
 
+BODY_PARAMS = [
+    Param("q", str, "", "words to find in the full text of the papers whose PDF was read", max_length=1000),
+    Param("limit", int, 20, "at most this many papers", minimum=1, maximum=100),
+]
 READ_PARAMS = [
     Param("p", int, None, "the passage to highlight (its number, as in #p-N)", minimum=1),
 ]
@@ -34,6 +38,20 @@ def read(request: Request) -> Response:
     return render(request, "read.html", p=p, doc=view.to_dict(), mark=a["p"], has_pdf=has_pdf)
 
 
+def search_body(request: Request) -> Response:
+    """Papers found by a passage of their body, each with the passage, its section and page."""
+    L = lib(request)
+    a = query(request, BODY_PARAMS)
+    q = (a["q"] or "").strip()
+    if not q and wants_json(request):
+        raise HTTPError(400, "q is required: the words to find", "e.g. /search/body.json?q=triplet+loss")
+    hits = L.fulltext.hits(q, a["limit"]) if q else []
+    if wants_json(request):
+        return json_response({"query": q, "hits": [h.to_dict() for h in hits]})
+    st = L.fulltext.status()
+    return render(request, "search_body.html", q=q, hits=hits, read=st["read"], papers=st["papers"])
+
+
 def pdf(request: Request) -> Response:
     pid = request.path_params["paper_id"]
     L = lib(request)
@@ -52,6 +70,15 @@ def pdf(request: Request) -> Response:
 
 
 ENDPOINTS = [
+    Endpoint(
+        "/search/body",
+        search_body,
+        params=BODY_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        api_required=("q",),
+        summary="Search the full text of the papers whose PDF was read: each hit has the passage, its section and page.",
+    ),
     Endpoint(
         "/paper/{paper_id:path}/read",
         read,
