@@ -395,6 +395,11 @@ def test_fetch_against_a_loopback_server_with_faults(tmp_path: Path, runner) -> 
         # the command: progress, summary, exit 5 (stored, with failures recorded)
         r = run(runner, tmp_path / "lib.db", "fulltext", "fetch", "html", "ok", "--redo", "--delay", "0")
         assert r.exit_code == 5 and "1 read" in r.stdout and "not_pdf 1" in r.stdout, r.output
+        # the reader's saved papers
+        with Library(tmp_path / "lib.db") as lib:
+            lib.readers.set_feedback("me", ["retry"], "like")
+        r = run(runner, tmp_path / "lib.db", "fulltext", "fetch", "--saved", "--redo", "--delay", "0", "--json")
+        assert r.exit_code == 0 and json.loads(r.stdout)["results"] == [{"id": "retry", "state": "read"}], r.output
     finally:
         server.stop()
 

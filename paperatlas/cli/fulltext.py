@@ -166,6 +166,8 @@ def add_folder_cmd(ctx: click.Context, folder: str, limit: int, redo: bool, as_j
 @click.option("--venue", help="Every paper of this venue (with --year, of that year).")
 @click.option("--year", type=int, help="Every paper of this year.")
 @click.option("--all", "all_papers", is_flag=True, help="Every paper of the library.")
+@click.option("--saved", is_flag=True, help="The papers the reader saved (starred).")
+@click.option("--reader", "-r", default=None, metavar="NAME", envvar="PAPERATLAS_READER", help="Whose saved papers.")
 @click.option("--redo", is_flag=True, help="Fetch again the papers already read.")
 @click.option(
     "--delay",
@@ -190,6 +192,8 @@ def fetch_cmd(
     venue: str | None,
     year: int | None,
     all_papers: bool,
+    saved: bool,
+    reader: str | None,
     redo: bool,
     delay: float,
     deadline: float,
@@ -201,11 +205,17 @@ def fetch_cmd(
     Example:
 
         paperatlas fulltext fetch --venue ICLR --year 2025
+
+        paperatlas fulltext fetch --saved
     """
     from ..fulltext.reader import MAX_FILE_BYTES
     from ..http_client import HttpClient
 
     lib = get_library(ctx)
+    if saved:
+        paper_ids = (*paper_ids, *(p.id for p in lib.readers.liked(reader)))
+        if not paper_ids:
+            raise Fail("the reader has saved no paper yet", EXIT_EMPTY)
     client = HttpClient(delay=delay, total_timeout=deadline, max_bytes=MAX_FILE_BYTES, retries=3)
     with progress_bar("fetching PDFs") as update:
 
