@@ -483,3 +483,27 @@ def test_web_body_search(web_lib: Library, client) -> None:
     assert "搜索全文" in client.get("/search/body?q=margin&lang=zh").text
     assert 'href="/search/body?q=margin"' in client.get("/search?q=margin").text
     assert client.get("/search/body.json").status_code == 400  # the API needs q
+
+
+def test_copy_from_postgres_rebuilds_the_passage_index(
+    pg_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pgserver import fresh_db_name
+
+    from paperatlas.store import open_store
+    from paperatlas.store.copy import copy_library
+
+    monkeypatch.setenv("PAPERATLAS_FILES", str(tmp_path / "pdfs"))
+    f = tmp_path / "papers.jsonl"
+    f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
+    url = pg_server.url(fresh_db_name("ftcopy"))
+    with Library(url, embedder="hashing") as lib:
+        lib.ingest([f])
+        assert lib.fulltext.add("specter", SPECTER).ok
+    src, dst = open_store(url), open_store(str(tmp_path / "copy.db"))
+    copy_library(src, dst)
+    src.close()
+    dst.close()
+    with Library(tmp_path / "copy.db", embedder="hashing") as lib:
+        hits = lib.fulltext.hits("triplet margin loss")
+        assert hits and hits[0].paper.id == "specter" and hits[0].passage.page == 3

@@ -145,6 +145,17 @@ class FulltextStore:
         for table in ("fulltext_passages", "fulltext_sections", "fulltext_captions", "fulltext_references"):
             c.execute(f"DELETE FROM {table} WHERE paper_id = ?", (paper_id,))
 
+    def rebuild_index(self) -> None:
+        """The passages' keyword index from the passages (after rows were copied in)."""
+        if not self._fts:
+            return
+        with self._db.transaction() as c:
+            c.execute("DELETE FROM passages_fts")
+            c.execute(
+                "INSERT INTO passages_fts(rowid, text, section) SELECT p.rowid, p.text, s.heading"
+                " FROM fulltext_passages p JOIN fulltext_sections s ON s.paper_id = p.paper_id AND s.idx = p.section_idx"
+            )
+
     # -- reading ----------------------------------------------------------------------------
     def status(self, paper_id: str) -> FulltextStatus | None:
         row = self._db.conn.execute(

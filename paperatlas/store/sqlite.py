@@ -679,6 +679,7 @@ class SQLiteStore:
     def after_bulk_load(self) -> None:
         """After rows were copied in: the FTS5 index from the papers table."""
         self.conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
+        self.fulltext.rebuild_index()
 
     def execute_script_for_tests(self, sql: str) -> list[tuple[Any, ...]]:
         """Raw SQL for tests and integrity checks only."""
