@@ -178,6 +178,8 @@ def _lines_pdfium(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, li
                 text = "".join(chars[j] for j in seg).strip().replace("\x00", "")
                 soft = text.endswith(("\ufffe", "\u00ad", "\x02"))
                 text = re.sub("[\x02\ufffe\u00ad]", "", text)
+                # pdfium gives UTF-16 units: a character outside the BMP is a surrogate pair
+                text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
                 first, last = idx[0], idx[-1]
                 # the loose box spans the font's ascent to descent: the same height for every
                 # letter, so the distance between two lines is the line pitch whatever they say
@@ -188,6 +190,12 @@ def _lines_pdfium(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, li
                 out.append(Line(text, i + 1, round(size, 1), weight >= 600, x0, y0, x1, y1, soft))
             tp.close()
             page.close()
+        sizes = sorted(ln.size for ln in out)
+        if sizes and sizes[len(sizes) // 2] < 3:
+            # text drawn at size 1 and scaled by its matrix: pdfium reports 1 for every line, so
+            # the height of the font's box (about 1.15 em) stands for the size
+            for ln in out:
+                ln.size = round((ln.y1 - ln.y0) / 1.15, 1)
         return n, out
     finally:
         doc.close()
@@ -557,10 +565,16 @@ def _title(page1: Sequence[Line]) -> str:
         return _norm(cand[0].text) if cand else ""
     top = max(ln.y1 for ln in cand)
     upper = [ln for ln in cand if ln.y1 >= top - 0.6 * max(top, 1.0)] or cand
+    # a title is words, not a table row or a stamp: few digits, no "arXiv:", at most three lines
+    upper = [
+        ln
+        for ln in upper
+        if sum(c.isdigit() for c in ln.text) < 0.15 * len(ln.text) and "arxiv:" not in ln.text.lower()
+    ] or upper
     big = max(ln.size for ln in upper)
     run: list[str] = []
     for ln in upper:
-        if abs(ln.size - big) < 0.3:
+        if abs(ln.size - big) < 0.3 and len(run) < 3:
             run.append(ln.text)
         elif run:
             break
