@@ -124,6 +124,26 @@ def test_a_file_that_is_not_a_readable_paper_names_the_reason(data: bytes, reaso
     assert e.value.reason == reason and e.value.fix
 
 
+def _encrypted(user_password: str) -> bytes:
+    import pypdf
+
+    w = pypdf.PdfWriter()
+    for page in pypdf.PdfReader(GRAPH).pages:
+        w.add_page(page)
+    w.encrypt(user_password=user_password, owner_password="owner", algorithm="AES-128")
+    buf = io.BytesIO()
+    w.write(buf)
+    return buf.getvalue()
+
+
+def test_an_encrypted_pdf_is_refused_unless_it_opens_without_a_password() -> None:
+    with pytest.raises(FulltextError) as e:
+        read_pdf(_encrypted("secret"))
+    assert e.value.reason == "encrypted" and "password" in e.value.fix
+    # encrypted only against editing (no password to open): read as usual
+    assert len(read_pdf(_encrypted("")).references) == 27
+
+
 def test_page_cap_and_time_budget_bound_a_file() -> None:
     with pytest.raises(FulltextError) as e:
         read_pdf(GRAPH.read_bytes(), max_pages=3)
