@@ -292,6 +292,13 @@ def test_ask_one_paper_sends_its_passages_and_cites_paper_and_page(db: Path, run
     assert d["cited"] == ["specter"] and d["dropped_citations"] == 1
     sent = handler.seen[-1]["messages"][-1]["content"]
     assert "[1] SPECTER" in sent and "(p.3, Citation-Based Pretraining Objective)" in sent and "m = 1" in sent
+    # over the library: the papers search finds, each by its best passages where it has a body
+    handler.reply = "Not in these papers."
+    r = run(runner, db, "ask", "triplet loss margin citation representation", "--limit", "3", "--json", env=env)
+    d = json.loads(r.stdout)
+    body = [p for p in d["passages"] if p["page"] is not None]
+    assert body and all(p["id"] == "specter" for p in body) and len(body) <= 2
+    assert {p["id"] for p in d["passages"] if p["page"] is None} <= {x["id"] for x in d["retrieved"]} - {"specter"}
     # a paper without a body is asked from its abstract, as before
     handler.reply = "Not in these papers."
     d = json.loads(run(runner, db, "ask", "What is GloVe?", "--paper", "glove", "--json", env=env).stdout)

@@ -22,7 +22,7 @@ from ..http_client import HttpClient
 from ..ingest.normalize import title_key
 from ..models import Paper
 from ..search.query import fts5_match, parse
-from ..search.snippets import _stopwords
+from ..search.bm25 import english_stopwords
 from .fetch import FetchReport, fetch_many
 from .reader import (
     DEFAULT_BACKEND,
@@ -209,7 +209,7 @@ class Fulltext:
         except OSError as e:
             raise PaperatlasError(f"cannot read {path}: {e.strerror or e}", "check the path of the PDF") from None
         if size > MAX_FILE_BYTES:
-            return self._fail(paper.id, FulltextError("too_large", f"{path} is {size >> 20} MB"), str(path))
+            return self.record_failure(paper.id, FulltextError("too_large", f"{path} is {size >> 20} MB"), str(path))
         return self.add_bytes(paper, path.read_bytes(), str(path), check_title)
 
     def add_bytes(self, paper: Paper | str, data: bytes, source: str = "", check_title: bool = True) -> AddResult:
@@ -219,13 +219,14 @@ class Fulltext:
         try:
             doc = read_pdf(data, DEFAULT_BACKEND)
         except FulltextError as e:
-            return self._fail(paper.id, e, source)
+            return self.record_failure(paper.id, e, source)
         if check_title and paper.title and not title_on_first_page(paper.title, doc.first_page):
             e = FulltextError("not_paper", f"page 1 of {source or 'the PDF'} does not carry the title {paper.title!r}")
-            return self._fail(paper.id, e, source)
+            return self.record_failure(paper.id, e, source)
         return self._store(paper, doc, self._keep(data), source)
 
-    def _fail(self, paper_id: str, e: FulltextError, source: str) -> AddResult:
+    def record_failure(self, paper_id: str, e: FulltextError, source: str) -> AddResult:
+        """Record why a paper's PDF was not read (its text read before, if any, stays)."""
         status = {"state": "failed", "reason": e.reason, "message": e.message, "fix": e.fix, "source": source}
         if not self.has(paper_id):  # a wrong file attached later never hides the body read before
             self.store.put_failure(paper_id, status)
@@ -321,7 +322,7 @@ class Fulltext:
         """Passages matching the query's words (bm25 on SQLite), best first; one per paper unless
         `paper_ids` names the papers to look in."""
         q = parse(query)
-        stop = _stopwords()
+        stop = english_stopwords()
         terms = [t for t in q.terms if t not in stop and len(t) > 1] or q.terms
         if not terms:
             return []

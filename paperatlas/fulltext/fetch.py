@@ -109,14 +109,14 @@ def _one(fulltext: Any, client: HttpClient, p: Paper, url: str, report: FetchRep
         resp = client.get(url, headers={"Accept": "application/pdf"}, what=f"the PDF of {p.id}")
     except FetchError as e:
         err = FulltextError("fetch_failed", e.message, e.fix)
-        fulltext._fail(p.id, err, url)
+        fulltext.record_failure(p.id, err, url)
         report.failed["fetch_failed"] = report.failed.get("fetch_failed", 0) + 1
         return "fetch_failed"
     finally:
         report.bytes += client.stats["bytes"] - before
     why = looks_like_pdf(dict(resp.headers), resp.body)
     if why:
-        fulltext._fail(p.id, FulltextError("not_pdf", f"{url}: {why}"), url)
+        fulltext.record_failure(p.id, FulltextError("not_pdf", f"{url}: {why}"), url)
         report.failed["not_pdf"] = report.failed.get("not_pdf", 0) + 1
         return "not_pdf"
     r = fulltext.add_bytes(p, resp.body, url)
