@@ -176,6 +176,8 @@ def test_add_and_show_json_follow_the_contract(db: Path, runner) -> None:
     # the reference that names a library paper carries its id; the others null
     assert [x["id"] for x in refs if x["id"]] == ["glove"]
     assert next(x for x in refs if x["title"].startswith("GloVe"))["year"] == 2014
+    with Library(db) as lib:
+        assert lib.fulltext.cited_by("glove") == ["N18-3011"] and lib.fulltext.cited_by("specter") == []
     # the text version
     r = run(runner, db, "fulltext", "show", "N18-3011")
     assert "## 1 Introduction" in r.stdout and "-> glove" in r.stdout

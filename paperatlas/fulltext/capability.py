@@ -294,6 +294,10 @@ class Fulltext:
             st.to_dict(),
         )
 
+    def cited_by(self, paper_id: str) -> list[str]:
+        """The library papers whose reference list, read from their PDF, names this paper."""
+        return self.store.citing(paper_id)
+
     def sections_of(self, paper_id: str) -> list[SectionText]:
         """The paper's body section by section (empty without one): what a translation works on."""
         return [

@@ -224,6 +224,13 @@ class FulltextStore:
         ids = [pid for pid, extra in rows if str(json.loads(extra or "{}").get("doi", "")).lower() == doi.lower()]
         return ids[0] if len(ids) == 1 else None
 
+    def citing(self, paper_id: str) -> list[str]:
+        """The papers whose reference list (read from their PDF) names this one."""
+        rows = self._db.conn.execute(
+            "SELECT DISTINCT paper_id FROM fulltext_references WHERE cited_id = ? ORDER BY paper_id", (paper_id,)
+        )
+        return [r[0] for r in rows]
+
     def passage_count(self) -> int:
         return int(self._db.conn.execute("SELECT count(*) FROM fulltext_passages").fetchone()[0])
 
