@@ -479,22 +479,23 @@ class Fulltext:
         return fetch_many(self, papers, client, redo, on_progress)
 
     def filters(self) -> list[Any]:
-        """The search filter `in` (body) for the filter table; empty where it does not exist yet."""
+        """The search filter `fulltext` (only papers whose full text was read), for the filter table;
+        empty where the table does not exist yet. (Searching the body itself is `hits`: a search of
+        its own, with passages, not a filter of the paper search.)"""
         try:
             from ..contrib import Filter  # type: ignore[import-not-found]
         except ImportError:
             return []
 
         def keep(lib: Any, value: Any) -> set[str] | None:
-            return self.store.read_ids() if value == "body" else None
+            return self.store.read_ids() if value else None
 
         return [
             Filter(
-                name="in",
-                type=str,
-                help="body: only papers whose full text was read (their passages are searched too)",
+                name="fulltext",
+                type=bool,
+                help="only papers whose full text (PDF) was read",
                 owner="fulltext",
                 keep=keep,
-                choices=("body",),
             )
         ]
