@@ -13,7 +13,8 @@ from .authors import Authors, split_author_filters
 from .citations import Citations
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from . import settings
-from .errors import ModelMismatch, NotFound, PaperatlasError
+from .errors import IngestError, ModelMismatch, NotFound, PaperatlasError
+from .fulltext import Fulltext
 from .i18n import gettext
 from .ingest.pipeline import PreviewFile, Progress, Records, ingest_files, ingest_rows, preview_files
 from .llm import Llm
@@ -131,6 +132,9 @@ class Library:
         self.recommend.attach_events = self.programme.attach  # and so do recommendations
         self.report = Report(self, self.llm)
         self.citations = Citations(self)
+        self.fulltext = Fulltext(self)
+        # ask reads a paper's body when it has one (the llm room cannot import this later one)
+        self.llm.passages = self.fulltext.retrieve
 
     def close(self) -> None:
         if self._queued is not None:  # its connections close with the store: let it finish first
@@ -414,7 +418,50 @@ class Library:
             "schema_version": self.store.schema_version,
             "file_bytes": self.store.file_size(),
             "generated": self.llm.stats()["generated"],
+            "fulltext": self.fulltext.store.counts(),
         }
+
+    def ingest_pdfs(self, paths: Sequence[str | Path]) -> tuple[IngestReport, list[Any]]:
+        """Papers made from PDFs ("upload your own paper"): a PDF that is a library paper already
+        (its arXiv id, DOI or title) is attached to it; any other becomes a new paper, through the one
+        ingest path, with its title and abstract from page 1, and its full text read.
+
+        Returns the ingest report and each file's outcome ({file, id, state})."""
+        import json
+        import tempfile
+
+        from .fulltext import FulltextError
+
+        read = []  # every file is read before anything is stored: a bad one stops the whole run
+        for path in paths:
+            try:
+                read.append((path, *self.fulltext.record_from(path)))
+            except (FulltextError, OSError) as e:
+                reason = getattr(e, "reason", "damaged")
+                raise IngestError(
+                    [],
+                    f"{path}: cannot read the PDF ({reason}): {getattr(e, 'message', e)}",
+                    getattr(e, "fix", "") or "check the file",
+                ) from None
+        records, blobs, outcome = [], {}, []
+        for path, rec, data in read:
+            doc_id, how = self.fulltext.match_record(rec)
+            if doc_id is not None:
+                r = self.fulltext.add_bytes(doc_id, data, str(path), check_title=False)
+                outcome.append({"file": str(path), "id": doc_id, "state": f"attached ({how})" if r.ok else r.reason})
+                continue
+            records.append(rec)
+            blobs[rec["id"]] = (path, data)
+        report = IngestReport()
+        if records:
+            with tempfile.TemporaryDirectory() as tmp:
+                f = Path(tmp) / "pdfs.jsonl"
+                f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+                report = self.ingest([f])
+            for pid, (path, data) in blobs.items():
+                r = self.fulltext.add_bytes(self.store.resolve_id(pid) or pid, data, str(path), check_title=False)
+                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason})
+        return report, outcome
 
     # -- embeddings ----------------------------------------------------------------------
     @property

@@ -29,6 +29,7 @@ CAPABILITIES = [
     "sources",
     "citations",
     "report",
+    "fulltext",
     "translate",
 ]
 # the surfaces: what people and programs talk to; they call the Library and its capability objects

@@ -13,7 +13,7 @@ import click
 
 from .. import settings
 from .. import __version__
-from . import bench, citations, library, llm, mcp, programme, readers, recommend, report, sources, topics, web
+from . import bench, citations, fulltext, library, llm, mcp, programme, readers, recommend, report, sources, topics, web
 from . import eval as eval_
 from .common import EXIT_BAD_INPUT, EXIT_EMPTY, EXIT_ERROR, EXIT_WARNINGS, Fail
 
@@ -41,7 +41,22 @@ def cli(ctx: click.Context, db: str | None) -> None:
     ctx.ensure_object(dict)["db"] = db
 
 
-MODULES = (library, readers, recommend, sources, citations, topics, programme, report, llm, web, mcp, bench, eval_)
+MODULES = (
+    library,
+    readers,
+    recommend,
+    sources,
+    citations,
+    topics,
+    programme,
+    report,
+    llm,
+    fulltext,
+    web,
+    mcp,
+    bench,
+    eval_,
+)
 for _module in MODULES:
     for _command in _module.COMMANDS:
         cli.add_command(_command)

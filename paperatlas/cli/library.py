@@ -76,7 +76,9 @@ def ingest(
     abstract lines, numbered or not, with or without blank lines; virtual-site pages with
     Poster/Oral lines and rooms; labelled fields; markdown tables; arXiv listings; or a
     "NeurIPS 2026" header and one abstract per paragraph), JSONL/JSON, CSV/TSV, BibTeX, BEIR
-    corpora, OpenReview and arXiv exports, gzipped or not.
+    corpora, OpenReview and arXiv exports, gzipped or not. A PDF of a paper becomes a paper
+    (title and abstract from its first page, its full text read), or is attached to the library
+    paper it is.
 
     It says how many papers it read from a text list and in which shape (`note:` lines), and
     names every paper it may have read wrong, with the fix (`warning:` lines). Exit codes: 0
@@ -90,6 +92,9 @@ def ingest(
     fmt_or_none = None if fmt == "auto" else fmt
     if dry_run:
         _ingest_preview(ctx, list(files), fmt_or_none, venue, year, encoding, skip_bad, as_json)
+        return
+    if files and all(f.lower().endswith(".pdf") for f in files):
+        _ingest_pdfs(ctx, list(files), no_embed, as_json)
         return
     lib = get_library(ctx, create=True)
     with progress_bar("ingesting") as update:
@@ -115,6 +120,18 @@ def ingest(
                 err=True,
             )
         ctx.exit(EXIT_WARNINGS)
+
+
+def _ingest_pdfs(ctx: click.Context, files: list[str], no_embed: bool, as_json: bool) -> None:
+    """`ingest paper.pdf`: a PDF that is a library paper is attached to it, any other becomes a paper."""
+    lib = get_library(ctx, create=True)
+    report, outcome = lib.ingest_pdfs(files)
+    embedded = maybe_embed(lib, no_embed, quiet=as_json)
+    if as_json:
+        echo_json({**report.to_dict(), "pdfs": outcome, "embedded": embedded})
+        return
+    for o in outcome:
+        click.echo(f"{o['file']}: {o['id']} ({o['state']})")
 
 
 def _ingest_preview(
@@ -197,6 +214,10 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     out.print(t)
     for model, n in s["vectors"].items():
         out.print(f"vectors: {n} by {model}")
+    ft = s.get("fulltext") or {}
+    if ft:
+        failed = ", ".join(f"{k} {n}" for k, n in sorted(ft.items()) if k != "read")
+        out.print(f"fulltext: {ft.get('read', 0)} read" + (f"; not read: {failed}" if failed else ""))
 
 
 @click.command("list")
@@ -316,6 +337,32 @@ def _filters_hint(
     if mode:
         return 'try other or fewer words; "quoted phrases" must appear as written'
     return ""
+
+
+def _search_body(
+    ctx: click.Context, lib: Any, query: str, limit: int, venue: str | None, year: int | None, as_json: bool
+) -> None:
+    """`search --in body`: the papers whose full text matches, each with its best passage."""
+    if not query.strip():
+        raise click.UsageError("the query is empty: give a QUERY to search the full text with")
+    hits = lib.fulltext.hits(query, limit, venue, year)
+    if as_json:
+        echo_json([h.to_dict() for h in hits])
+    else:
+        for i, h in enumerate(hits, start=1):
+            p, x = h.paper, h.passage
+            out.print(f"{i:>2}. [bold]{p.title}[/bold]  [dim]{p.venue} {p.year or ''} · {p.id}[/dim]")
+            out.print(f"    [dim]p.{x.page} · {x.section or '(untitled)'}[/dim]")
+            out.print("    " + (x.text if len(x.text) <= 400 else x.text[:400].rsplit(" ", 1)[0] + " …"), markup=False)
+    if not hits:
+        st = lib.fulltext.status()
+        nothing_found(
+            ctx,
+            f"no passage of the {st['read']} papers with a full text matches {query!r}",
+            "attach PDFs with `paperatlas fulltext add ID FILE.pdf`" if not st["read"] else "try other words",
+            venue=venue,
+            year=year,
+        )
 
 
 @click.command()
@@ -568,6 +615,13 @@ def copy_(src: str, dst: str) -> None:
     metavar="ORDER",
     help="Order the matching papers by ORDER instead of relevance: citations (after `paperatlas enrich`).",
 )
+@click.option(
+    "--in",
+    "in_",
+    type=click.Choice(["body"]),
+    default=None,
+    help="body: search the full text of the papers whose PDF was read, showing the passage, its section and page.",
+)
 @facet_options
 @event_filter_options
 @llm_options
@@ -577,6 +631,7 @@ def copy_(src: str, dst: str) -> None:
 def search(
     ctx: click.Context,
     query: str | None,
+    in_: str | None,
     mode: str,
     limit: int,
     offset: int,
@@ -668,6 +723,9 @@ def search(
             + "give a QUERY, --author NAME, --institution / --country / --type, --session / --day / --room "
             "or --queries FILE"
         )
+    if in_ == "body":
+        _search_body(ctx, lib, query or "", limit, venue, year, as_json)
+        return
     if query:
         say_crosslingual(lib, query, mode)
     if sort_:

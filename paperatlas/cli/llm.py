@@ -273,6 +273,7 @@ def translate(
 )
 @click.option("--venue", help="Only papers of this venue.")
 @click.option("--year", type=int, help="Only papers of this year.")
+@click.option("--paper", "paper_id", metavar="ID", help="Ask this one paper (its full text where it has one).")
 @llm_options
 @json_option
 @click.pass_context
@@ -283,12 +284,14 @@ def ask(
     limit: int,
     venue: str | None,
     year: int | None,
+    paper_id: str | None,
     llm_url: str | None,
     llm_model: str | None,
     as_json: bool,
 ) -> None:
     """Answer a question from the papers: retrieved by hybrid search, answered only from their
-    abstracts, every claim cited by paper id, in the question's language ("not in these papers"
+    abstracts (from the best passages of their full text, where it was read: cited as [id p.N]),
+    every claim cited by paper id, in the question's language ("not in these papers"
     when they do not answer it).
 
     Example:
@@ -296,7 +299,7 @@ def ask(
         paperatlas ask "Which papers make LLM inference cheaper?" --json
     """
     lib = _lib(ctx, llm_url, llm_model)
-    a = lib.llm.ask(question, limit, venue=venue, year=year)
+    a = lib.llm.ask(question, limit, venue=venue, year=year, paper=paper_id)
     if as_json:
         echo_json(a.to_dict())
         return
@@ -308,6 +311,9 @@ def ask(
     for r in a.retrieved:
         mark = "*" if r["id"] in a.cited else " "
         out.print(f" {mark} [dim]{_t(r['id'])}[/dim]  {_t(r['title'])}")
+    for p in a.passages:
+        if p["page"] is not None:  # evidence from the body: where it is in the paper
+            out.print(f"   [dim]{_t(p['id'])} p.{p['page']} {_t(p['section'])}[/dim]")
     if a.dropped:
         click.echo(f"note: {a.dropped} citations of papers the model was not given were removed", err=True)
 

@@ -104,6 +104,9 @@ class Llm:
         >>> lib.llm.translate("2106.09685", "zh").title  # doctest: +SKIP
     """
 
+    # (question, paper ids, per paper, in all) -> the best passages of their bodies; the library sets it
+    passages: Callable[[str, Sequence[str], int, int], list[Any]] | None = None
+
     def __init__(self, lib: LibraryCore, readers: Readers) -> None:
         self.lib = lib
         self._readers = readers
@@ -579,18 +582,25 @@ class Llm:
         on_text: Callable[[str], None] | None = None,
         venue: str | None = None,
         year: int | None = None,
+        paper: str | None = None,
     ) -> Answer:
-        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids (see _answer)."""
-        answer = self._answer(question, limit, on_text, venue, year, generate=True)
+        """Answer `question` from what the hybrid search retrieves (see _answer); from one paper only
+        with `paper`."""
+        answer = self._answer(question, limit, on_text, venue, year, generate=True, paper=paper)
         assert answer is not None
         return answer
 
     def stored_answer(
-        self, question: str, limit: int = 5, venue: str | None = None, year: int | None = None
+        self,
+        question: str,
+        limit: int = 5,
+        venue: str | None = None,
+        year: int | None = None,
+        paper: str | None = None,
     ) -> Answer | None:
         """The answer the library holds for `question` over today's retrieved papers (None: none;
         nothing is sent)."""
-        return self._answer(question, limit, None, venue, year, generate=False)
+        return self._answer(question, limit, None, venue, year, generate=False, paper=paper)
 
     def _answer(
         self,
@@ -600,12 +610,14 @@ class Llm:
         venue: str | None,
         year: int | None,
         generate: bool,
+        paper: str | None = None,
     ) -> Answer | None:
-        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids.
+        """Answer `question` from the abstracts the hybrid search retrieves, citing paper ids; from a
+        paper's body instead, where it has one (`passages`), citing paper and page.
 
         The answer is in the question's language; it says "not in these papers" when they do not
         answer. Every cited id is among the retrieved (a citation of anything else is dropped and
-        counted in `dropped`). A small model is given fewer, shorter abstracts (`passage_budget`).
+        counted in `dropped`). A small model is given fewer, shorter sources (`passage_budget`).
         With `generate` False only a stored answer is returned (None when there is none): nothing
         is sent."""
         question = " ".join(question.split())
@@ -613,22 +625,24 @@ class Llm:
             raise PaperatlasError("empty question", 'ask something, e.g. paperatlas ask "which papers use LoRA?"')
         lang = "zh" if has_cjk(question) else "en"
         limit = max(1, min(int(limit), 10))
-        subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}".encode()).hexdigest()[:20]
+        scope = f"\x00{paper}" if paper else ""
+        subject = "ask:" + hashlib.sha1(f"{lang}\x00{question.lower()}{scope}".encode()).hexdigest()[:20]
         known = self._model_for_budget()
         # the budget depends on the model; before its name is known (it is asked of the endpoint only
         # when something is to be generated) a stored answer is looked for under each budget
         budgets = [passage_budget(known, limit)] if known else sorted({passage_budget(m, limit) for m in ("1b", "")})
         found = max(n for n, _ in budgets)
-        pool = self._retrieve(question, lang, found, venue, year)
+        pool = [self._paper(paper)] if paper else self._retrieve(question, lang, found, venue, year)
         if not pool:
             return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
 
-        def key(n: int) -> str:
-            return text_hash("\x00".join(f"{p.id}\x00{text_hash(p.text)}" for p in pool[:n]))
+        def key(sources: list[tuple[int, str, str]], labels: list[str]) -> str:
+            return text_hash("\x00".join(f"{lab}\x00{text_hash(src[2])}" for lab, src in zip(labels, sources)))
 
-        row, cached, papers = None, True, pool
-        for n, _ in budgets:
-            row = self._cached(subject, "ask", lang, key(n))
+        row, cached = None, True
+        for n, chars in budgets:
+            sources, labels, evidence = self._evidence(question, pool[:n], bool(paper), chars)
+            row = self._cached(subject, "ask", lang, key(sources, labels))
             if row is not None:
                 papers = pool[:n]
                 break
@@ -636,24 +650,23 @@ class Llm:
             if not generate:
                 return None
             n, chars = passage_budget(self.client().model(), limit)
-            if n > found:
+            if n > found and not paper:
                 pool = self._retrieve(question, lang, n, venue, year)
             papers = pool[:n]
-            sources = [
-                (k, p.title, _trim(reply.strip_reference_marks(clean(p.abstract)), chars))
-                for k, p in enumerate(papers, start=1)
-            ]
+            sources, labels, evidence = self._evidence(question, papers, bool(paper), chars)
             row, cached = self._generate(
                 subject,
                 "ask",
                 lang,
-                key(n),
+                key(sources, labels),
                 prompts.ask(question, sources, lang),
                 post=lambda t: t.strip(),
                 on_text=on_text,
             )
         retrieved = [{"id": p.id, "title": p.title} for p in papers]
-        answer, cited, dropped = resolve_citations(row["text"], [p.id for p in papers])
+        # a source of the body is cited as [paper p.N]; `cited` keeps the paper ids, each retrieved
+        answer, cited_labels, dropped = resolve_citations(row["text"], labels)
+        cited = list(dict.fromkeys(lab.split(" p.")[0] for lab in cited_labels))
         not_found = not cited and _says_not_found(answer, lang)
         if not_found:
             answer = prompts.NOT_FOUND[lang]
@@ -670,6 +683,7 @@ class Llm:
             row["created_at"],
             cached,
             note=row.get("note") or "",
+            passages=evidence,
         )
 
     def _model_for_budget(self) -> str:
@@ -681,6 +695,37 @@ class Llm:
             return cfg.model
         c = self._client
         return c._model if c is not None else ""
+
+    def _evidence(
+        self, question: str, papers: Sequence[Paper], one: bool, chars: int = 900
+    ) -> tuple[list[tuple[int, str, str]], list[str], list[dict[str, Any]]]:
+        """The numbered sources the model is given, the label each is cited by, and the evidence
+        as `ask --json` lists it: the best passages of a paper's body where it has one (cited by
+        paper and page), its abstract otherwise. `chars` is the model's budget per source: a small
+        model gets fewer passages as well as shorter ones."""
+        small = chars < 900
+        per, total = ((3, 4) if small else (6, 8)) if one else ((1, 4) if small else (2, 8))
+        found = self.passages(question, [p.id for p in papers], per, total) if self.passages else []
+        by_paper: dict[str, list[Any]] = {}
+        for x in found:
+            by_paper.setdefault(x.id, []).append(x)
+        sources: list[tuple[int, str, str]] = []
+        labels: list[str] = []
+        evidence: list[dict[str, Any]] = []
+        for p in papers:
+            for x in by_paper.get(p.id, []):
+                where = f"p.{x.page}" + (f", {x.section}" if x.section else "")
+                text = _trim(reply.strip_reference_marks(x.text), chars)
+                sources.append((len(sources) + 1, f"{p.title} ({where})", text))
+                labels.append(f"{p.id} p.{x.page}")
+                evidence.append({"id": p.id, "page": x.page, "section": x.section, "text": x.text, "n": x.n})
+            # one paper asked: its abstract too (what it is about, which passages may lack)
+            if p.id not in by_paper or (one and p.abstract.strip()):
+                abstract = _trim(reply.strip_reference_marks(clean(p.abstract)), chars)
+                sources.append((len(sources) + 1, p.title, abstract))
+                labels.append(p.id)
+                evidence.append({"id": p.id, "page": None, "section": "abstract", "text": abstract})
+        return sources, labels, evidence
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
         """The papers an answer may use: the hybrid search's first `limit` (one step, so passages from

@@ -129,6 +129,8 @@ class Answer:
     cached: bool = False
     generated: bool = True
     note: str = ""  # why the text is not in the language asked for
+    # the evidence sent to the model: {"id", "page", "section", "text"} (page None: the abstract)
+    passages: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -144,6 +146,7 @@ class Answer:
             "prompt_version": self.prompt_version,
             "created_at": self.created_at,
             "cached": self.cached,
+            "passages": self.passages,
         }
         if self.note:
             d["note"] = self.note

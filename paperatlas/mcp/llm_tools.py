@@ -56,6 +56,10 @@ class AnswerResult(BaseModel):
     created_at: str = ""
     cached: bool = False
     note: str = Field("", description="set when the answer is not in the question's language (then lang says which)")
+    passages: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the evidence sent to the model: {id, page, section, text}; page null for an abstract",
+    )
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:
@@ -95,9 +99,13 @@ def register(server: MCPServer, library: Any, call: Callable[[Callable[[], T]], 
     def ask(
         question: Annotated[str, Field(min_length=1, max_length=1000, description="English or Chinese")],
         limit: Annotated[int, Field(ge=1, le=10, description="abstracts the answer may use")] = 5,
+        paper: Annotated[
+            str | None, Field(max_length=500, description="ask this one paper (its full text where it has one)")
+        ] = None,
     ) -> Annotated[CallToolResult, AnswerResult]:
-        """Answer a question only from the abstracts the library's hybrid search retrieves, citing paper ids;
-        says so when they do not answer it. In the question's language."""
-        a = call(lambda: library.llm.ask(question, limit))
+        """Answer a question only from the abstracts the library's hybrid search retrieves (the best passages
+        of a paper's full text where it has one, cited as [id p.N]), citing paper ids; says so when they do not
+        answer it. In the question's language."""
+        a = call(lambda: library.llm.ask(question, limit, paper=paper or None))
         lines = [a.answer, ""] + [f"{'*' if r['id'] in a.cited else ' '} {r['id']}: {r['title']}" for r in a.retrieved]
         return _answer(AnswerResult(**a.to_dict()), "\n".join(lines))

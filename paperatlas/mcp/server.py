@@ -542,4 +542,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
     from .llm_tools import register as register_llm_tools
 
     register_llm_tools(server, library, call)
+    from .fulltext_tools import register as register_fulltext_tools
+
+    register_fulltext_tools(server, library, call)
     return server

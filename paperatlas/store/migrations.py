@@ -328,4 +328,69 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX citation_refs_work ON citation_refs(work_id);
         """,
     ),
+    (
+        "fulltext",
+        # the body of a paper read from its PDF: a status row per paper (read, or why not, with the
+        # fix), its sections (addressable by paper and index; text_hash so a translation of one can
+        # tell when it is stale), paragraphs as passages, captions and the parsed reference list
+        # (cited_id: the library paper an entry names, when one matches); the PDF itself is kept
+        # beside the library under its sha256
+        """
+        CREATE TABLE fulltext_status (
+            paper_id TEXT PRIMARY KEY,
+            state TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            message TEXT NOT NULL DEFAULT '',
+            fix TEXT NOT NULL DEFAULT '',
+            sha256 TEXT NOT NULL DEFAULT '',
+            pages INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT '',
+            backend TEXT NOT NULL DEFAULT '',
+            updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        CREATE INDEX fulltext_status_sha ON fulltext_status(sha256);
+        CREATE TABLE fulltext_sections (
+            paper_id TEXT NOT NULL,
+            idx INTEGER NOT NULL,
+            heading TEXT NOT NULL DEFAULT '',
+            number TEXT NOT NULL DEFAULT '',
+            page INTEGER NOT NULL DEFAULT 1,
+            text_hash TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (paper_id, idx)
+        );
+        CREATE TABLE fulltext_passages (
+            rowid INTEGER PRIMARY KEY,
+            paper_id TEXT NOT NULL,
+            section_idx INTEGER NOT NULL,
+            idx INTEGER NOT NULL,
+            page INTEGER NOT NULL DEFAULT 1,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX fulltext_passages_paper ON fulltext_passages(paper_id, section_idx, idx);
+        CREATE TABLE fulltext_captions (
+            paper_id TEXT NOT NULL,
+            idx INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            label TEXT NOT NULL DEFAULT '',
+            page INTEGER NOT NULL DEFAULT 1,
+            text TEXT NOT NULL,
+            PRIMARY KEY (paper_id, idx)
+        );
+        CREATE TABLE fulltext_references (
+            paper_id TEXT NOT NULL,
+            idx INTEGER NOT NULL,
+            raw TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            authors TEXT NOT NULL DEFAULT '[]',
+            year INTEGER,
+            cited_id TEXT,
+            PRIMARY KEY (paper_id, idx)
+        );
+        CREATE INDEX fulltext_references_cited ON fulltext_references(cited_id);
+        CREATE VIRTUAL TABLE passages_fts USING fts5(
+            text, section,
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        """,
+    ),
 ]

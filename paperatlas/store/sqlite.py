@@ -27,6 +27,7 @@ except ImportError:  # Windows: no advisory file locks; concurrent ingests there
 
 from ..errors import PaperatlasError
 from ..models import Paper
+from .fulltext import FulltextStore
 from .llm import LlmStore
 from .migrations import MIGRATIONS
 from .personal import PersonalStore
@@ -125,6 +126,7 @@ class SQLiteStore:
         self.report = ReportStore(self)
         self.llm = LlmStore(self)
         self.citations = CitationStore(self)
+        self.fulltext = FulltextStore(self)
 
     # -- connections ---------------------------------------------------------------
     @property
@@ -690,6 +692,7 @@ class SQLiteStore:
     def after_bulk_load(self) -> None:
         """After rows were copied in: the FTS5 index from the papers table."""
         self.conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
+        self.fulltext.rebuild_index()
 
     def execute_script_for_tests(self, sql: str) -> list[tuple[Any, ...]]:
         """Raw SQL for tests and integrity checks only."""

@@ -68,6 +68,7 @@ ROUTE_MODULES: list[str] = [
     "paperatlas.web.llm_views",
     "paperatlas.web.programme_views",
     "paperatlas.web.report_views",
+    "paperatlas.web.fulltext_views",
 ]
 
 MAX_BODY = 64 * 1024  # bytes of a POST body: forms and small JSON, never uploads

@@ -446,6 +446,11 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "model": {"type": "string"},
         "generated": {"type": "boolean"},
         "cached": {"type": "boolean"},
+        "passages": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "the evidence sent to the model: {id, page, section, text}; page null for an abstract",
+        },
     },
 }
 

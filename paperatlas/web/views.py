@@ -497,6 +497,7 @@ def paper(request: Request) -> Response:
         request,
         "paper.html",
         p=p,
+        fulltext=L.fulltext.has(p.id),
         q=a["q"],
         related=related,
         related_error=related_error,

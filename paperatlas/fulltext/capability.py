@@ -1,0 +1,501 @@
+"""The body of papers in the library: PDFs attached (or fetched), read, kept, searched and handed to
+`ask` as passages with their section and page.
+
+A PDF is kept once, under its sha256, in a folder beside the library (`<library>.files/`, or the
+folder $PAPERATLAS_FILES names: a PostgreSQL deployment says where). What could not be read is
+recorded per paper with the reason and the fix, and never stored as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import LibraryCore
+from ..errors import NotFound, PaperatlasError
+from ..http_client import HttpClient
+from ..ingest.normalize import title_key
+from ..models import Paper
+from ..search.query import fts5_match, parse
+from ..search.bm25 import english_stopwords
+from .fetch import FetchReport, fetch_many
+from .reader import (
+    DEFAULT_BACKEND,
+    MAX_FILE_BYTES,
+    REASONS,
+    Document,
+    FulltextError,
+    identifiers,
+    read_pdf,
+    title_on_first_page,
+)
+
+FILES_ENV = "PAPERATLAS_FILES"
+MAX_FOLDER_FILES = 5000  # PDFs one `add-folder` reads (a whole disk is not a folder of papers)
+
+
+@dataclass
+class Passage:
+    """A paragraph of a paper's body, with where it sits: what search shows and `ask` cites."""
+
+    id: str  # the paper
+    n: int  # the passage's number in the library (the reader page's #p-N anchor)
+    page: int
+    section: str
+    text: str
+    score: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "n": self.n, "page": self.page, "section": self.section, "text": self.text}
+
+
+@dataclass
+class BodyHit:
+    """A paper found by a passage of its body: `search --in body`."""
+
+    paper: Paper
+    passage: Passage
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.paper.public()
+        d.update(score=round(float(self.score), 6), passage=self.passage.to_dict())
+        return d
+
+
+@dataclass
+class FolderReport:
+    """What `fulltext add-folder` did with each PDF."""
+
+    files: int = 0
+    matched: list[dict[str, Any]] = field(default_factory=list)  # {file, id, by (arxiv|doi|title), pages}
+    already: list[dict[str, Any]] = field(default_factory=list)  # {file, id}: that paper was read before
+    unmatched: list[dict[str, Any]] = field(default_factory=list)  # {file, title, doi?, arxiv?}
+    failed: list[dict[str, Any]] = field(default_factory=list)  # {file, reason, message}
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SectionText:
+    """One section as a translator (or any reader of whole sections) sees it."""
+
+    index: int
+    heading: str
+    page: int
+    paragraphs: list[str]
+
+
+@dataclass
+class AddResult:
+    id: str
+    state: str  # read | failed
+    reason: str = ""
+    message: str = ""
+    fix: str = ""
+    pages: int = 0
+    sections: int = 0
+    passages: int = 0
+    captions: int = 0
+    references: int = 0
+    references_in_library: int = 0
+    sha256: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "read"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class FulltextView:
+    """A paper's stored body, in the shape `fulltext show --json` and `/paper/{id}/read.json` give."""
+
+    id: str
+    title: str
+    pages: int
+    sections: list[dict[str, Any]]
+    captions: list[dict[str, Any]]
+    references: list[dict[str, Any]]
+    status: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "pages": self.pages,
+            "sections": [
+                {
+                    "heading": s["heading"],
+                    "number": s["number"],
+                    "page": s["page"],
+                    "text": "\n\n".join(p["text"] for p in s["paragraphs"]),
+                    "paragraphs": s["paragraphs"],
+                }
+                for s in self.sections
+            ],
+            "captions": self.captions,
+            "references": self.references,
+            "status": self.status,
+        }
+
+
+def _section_hash(heading: str, paragraphs: Sequence[str]) -> str:
+    return hashlib.sha256("\x00".join([heading, *paragraphs]).encode()).hexdigest()[:16]
+
+
+class Fulltext:
+    """`lib.fulltext`: attach, read, show, search and retrieve the body of papers."""
+
+    def __init__(self, lib: LibraryCore) -> None:
+        self.lib = lib
+
+    @property
+    def store(self) -> Any:
+        return self.lib.store.fulltext
+
+    # -- the PDF files -------------------------------------------------------------------------
+    def files_dir(self) -> Path:
+        env = os.environ.get(FILES_ENV, "").strip()
+        if env:
+            return Path(env).expanduser()
+        if getattr(self.lib.store, "backend", "sqlite") != "sqlite" or self.lib.path == ":memory:":
+            raise PaperatlasError(
+                "this library has no folder beside it to keep PDFs in",
+                f"set ${FILES_ENV} to a folder every host of the library can read",
+            )
+        return Path(self.lib.path + ".files")
+
+    def _keep(self, data: bytes) -> str:
+        """Write the PDF under its sha256 (once: the same file attached twice is kept once)."""
+        sha = hashlib.sha256(data).hexdigest()
+        folder = self.files_dir() / sha[:2]
+        path = folder / f"{sha}.pdf"
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        return sha
+
+    def pdf_path(self, paper_id: str) -> Path | None:
+        """The stored PDF of a paper that was read, or None."""
+        st = self.store.status(paper_id)
+        if st is None or not st.sha256:
+            return None
+        try:
+            path = self.files_dir() / st.sha256[:2] / f"{st.sha256}.pdf"
+        except PaperatlasError:
+            return None
+        return path if path.exists() else None
+
+    # -- reading -----------------------------------------------------------------------------------
+    def add(self, paper_id: str, file: str | Path, check_title: bool = True) -> AddResult:
+        """Attach a local PDF to a paper and read it."""
+        paper = self.lib.get(paper_id)
+        path = Path(file).expanduser()
+        try:
+            size = path.stat().st_size
+        except OSError as e:
+            raise PaperatlasError(f"cannot read {path}: {e.strerror or e}", "check the path of the PDF") from None
+        if size > MAX_FILE_BYTES:
+            return self.record_failure(paper.id, FulltextError("too_large", f"{path} is {size >> 20} MB"), str(path))
+        return self.add_bytes(paper, path.read_bytes(), str(path), check_title)
+
+    def add_bytes(self, paper: Paper | str, data: bytes, source: str = "", check_title: bool = True) -> AddResult:
+        """Read PDF bytes as the body of `paper`: stored when they are its paper, else the reason recorded."""
+        if isinstance(paper, str):
+            paper = self.lib.get(paper)
+        try:
+            doc = read_pdf(data, DEFAULT_BACKEND)
+        except FulltextError as e:
+            return self.record_failure(paper.id, e, source)
+        if check_title and paper.title and not title_on_first_page(paper.title, doc.first_page):
+            e = FulltextError("not_paper", f"page 1 of {source or 'the PDF'} does not carry the title {paper.title!r}")
+            return self.record_failure(paper.id, e, source)
+        return self._store(paper, doc, self._keep(data), source)
+
+    def record_failure(self, paper_id: str, e: FulltextError, source: str) -> AddResult:
+        """Record why a paper's PDF was not read (its text read before, if any, stays)."""
+        status = {"state": "failed", "reason": e.reason, "message": e.message, "fix": e.fix, "source": source}
+        if not self.has(paper_id):  # a wrong file attached later never hides the body read before
+            self.store.put_failure(paper_id, status)
+        return AddResult(paper_id, "failed", e.reason, e.message, e.fix)
+
+    def _match_references(self, paper_id: str, doc: Document) -> list[str | None]:
+        keys = [title_key(r.title) if len(r.title) >= 12 else "" for r in doc.references]
+        found = self.lib.store.title_matches([k for k in keys if k])
+        out: list[str | None] = []
+        for k in keys:
+            ids = [pid for pid, _venue, _authors in found.get(k, []) if pid != paper_id] if k else []
+            out.append(ids[0] if len(ids) == 1 else None)
+        return out
+
+    def _store(self, paper: Paper, doc: Document, sha: str, source: str) -> AddResult:
+        sections = [
+            {
+                "heading": s.heading,
+                "number": s.number,
+                "page": s.page,
+                "text_hash": _section_hash(s.heading, s.paragraphs),
+                "paragraphs": list(zip(s.paragraph_pages, s.paragraphs)),
+            }
+            for s in doc.sections
+        ]
+        cited = self._match_references(paper.id, doc)
+        refs = [{**r.to_dict(), "id": c} for r, c in zip(doc.references, cited)]
+        status = {"state": "read", "sha256": sha, "pages": doc.pages, "source": source, "backend": doc.backend}
+        n = self.store.put_document(paper.id, status, sections, [c.to_dict() for c in doc.captions], refs)
+        return AddResult(
+            paper.id,
+            "read",
+            pages=doc.pages,
+            sections=len(sections),
+            passages=n,
+            captions=len(doc.captions),
+            references=len(refs),
+            references_in_library=sum(1 for c in cited if c),
+            sha256=sha,
+        )
+
+    # -- what is stored ----------------------------------------------------------------------------
+    def has(self, paper_id: str) -> bool:
+        st = self.store.status(paper_id)
+        return st is not None and st.state == "read"
+
+    def show(self, paper_id: str) -> FulltextView:
+        """A paper's stored body; NotFound-like error with the fix when it has none."""
+        paper = self.lib.get(paper_id)
+        st = self.store.status(paper.id)
+        if st is None or st.state != "read":
+            why = f" ({st.reason}: {st.message})" if st is not None else ""
+            raise PaperatlasError(
+                f"paper {paper.id} has no full text{why}",
+                (st.fix + "; or " if st is not None and st.fix else "")
+                + f"attach its PDF: `paperatlas fulltext add {paper.id} FILE.pdf`",
+            )
+        return FulltextView(
+            paper.id,
+            paper.title,
+            st.pages,
+            self.store.sections(paper.id),
+            self.store.captions(paper.id),
+            self.store.references(paper.id),
+            st.to_dict(),
+        )
+
+    def cited_by(self, paper_id: str) -> list[str]:
+        """The library papers whose reference list, read from their PDF, names this paper."""
+        return self.store.citing(paper_id)
+
+    def sections_of(self, paper_id: str) -> list[SectionText]:
+        """The paper's body section by section (empty without one): what a translation works on."""
+        return [
+            SectionText(s["idx"], s["heading"], s["page"], [p["text"] for p in s["paragraphs"]])
+            for s in self.store.sections(paper_id)
+            if s["paragraphs"]
+        ]
+
+    def status(self) -> dict[str, Any]:
+        """Counts per state (read, or the reason reading failed), with each reason's fix."""
+        counts = self.store.counts()
+        return {
+            "papers": self.lib.count(),
+            "counts": counts,
+            "read": counts.get("read", 0),
+            "failed": sum(n for k, n in counts.items() if k != "read"),
+            "passages": self.store.passage_count(),
+            "fixes": {k: REASONS[k] for k in counts if k in REASONS},
+        }
+
+    def failures(self) -> list[dict[str, Any]]:
+        return [s.to_dict() for s in self.store.statuses("failed")]
+
+    # -- search and retrieval --------------------------------------------------------------------
+    def search(self, query: str, limit: int = 20, paper_ids: Sequence[str] | None = None) -> list[Passage]:
+        """Passages matching the query's words (bm25 on SQLite), best first; one per paper unless
+        `paper_ids` names the papers to look in."""
+        q = parse(query)
+        stop = english_stopwords()
+        terms = [t for t in q.terms if t not in stop and len(t) > 1] or q.terms
+        if not terms:
+            return []
+        q.terms = terms
+        rows = self.store.search(fts5_match(q), terms, max(limit * 5, 50), paper_ids)
+        out: list[Passage] = []
+        seen: set[str] = set()
+        for r in rows:
+            if paper_ids is None and r.paper_id in seen:
+                continue
+            seen.add(r.paper_id)
+            out.append(Passage(r.paper_id, r.rowid, r.page, r.section, r.text, -r.score))
+            if len(out) >= limit:
+                break
+        return out
+
+    def hits(self, query: str, limit: int = 20, venue: str | None = None, year: int | None = None) -> list[BodyHit]:
+        """Papers whose body matches the query, each with its best passage (section and page)."""
+        keep = None
+        if venue or year:
+            keep = {p.id for p in self.lib.papers(venue=venue, year=year)} & self.store.read_ids()
+        found = self.search(query, limit=limit * 5 if keep is not None else limit, paper_ids=None)
+        if keep is not None:
+            found = [x for x in found if x.id in keep]
+        papers = {p.id: p for p in self.lib.get_many([x.id for x in found[:limit]])}
+        return [BodyHit(papers[x.id], x, x.score) for x in found[:limit] if x.id in papers]
+
+    def retrieve(self, question: str, paper_ids: Sequence[str], per_paper: int = 2, limit: int = 8) -> list[Passage]:
+        """The passages of these papers' bodies that best match a question, at most `per_paper`
+        from each and `limit` in all, in the papers' order: what `ask` sends the model."""
+        ids = [p for p in dict.fromkeys(paper_ids) if self.has(p)]
+        if not ids:
+            return []
+        hits = self.search(question, limit=200, paper_ids=ids)
+        by_paper: dict[str, list[Passage]] = {}
+        for h in hits:
+            got = by_paper.setdefault(h.id, [])
+            if len(got) < per_paper:
+                got.append(h)
+        out: list[Passage] = []
+        for pid in ids:
+            out.extend(by_paper.get(pid, []))
+        return out[:limit]
+
+    # -- a folder of PDFs ---------------------------------------------------------------------------
+    def match(self, doc: Document) -> tuple[str | None, str]:
+        """(the library paper a PDF is, how it was told), by the arXiv id, the DOI or the title on
+        its first page; (None, "") when none is."""
+        ids = identifiers(doc.first_page)
+        if "arxiv" in ids:
+            pid = self.lib.store.resolve_id(ids["arxiv"])
+            if pid:
+                return pid, "arxiv"
+        if "doi" in ids:
+            pid = self.store.paper_by_doi(ids["doi"])
+            if pid:
+                return pid, "doi"
+        key = title_key(doc.title)
+        found = [pid for pid, _v, _a in self.lib.store.title_matches([key]).get(key, [])] if key else []
+        if len(found) == 1:
+            return found[0], "title"
+        return None, ""
+
+    def match_record(self, rec: dict[str, Any]) -> tuple[str | None, str]:
+        """The library paper a record made from a PDF already is (by arXiv id, DOI or title)."""
+        pid = self.lib.store.resolve_id(rec["id"]) if not rec["id"].startswith("pdf-") else None
+        if pid:
+            return pid, "arxiv"
+        if rec.get("doi") and (pid := self.store.paper_by_doi(rec["doi"])):
+            return pid, "doi"
+        key = title_key(rec["title"])
+        found = [p for p, _v, _a in self.lib.store.title_matches([key]).get(key, [])] if key else []
+        return (found[0], "title") if len(found) == 1 else (None, "")
+
+    def add_folder(self, folder: str | Path, limit: int = MAX_FOLDER_FILES, redo: bool = False) -> FolderReport:
+        """Read every PDF under `folder` (a Zotero storage folder, a download folder) and attach each
+        to the library paper it is; the others are listed (`unmatched`) with what they say they are."""
+        root = Path(folder).expanduser()
+        if not root.is_dir():
+            raise PaperatlasError(f"{root} is not a folder", "give the folder that holds the PDFs")
+        files = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+        report = FolderReport(files=len(files))
+        if len(files) > limit:
+            report.notes.append(f"only the first {limit} of {len(files)} PDFs were read (--limit)")
+            files = files[:limit]
+        for f in files:
+            try:
+                if f.stat().st_size > MAX_FILE_BYTES:
+                    raise FulltextError("too_large", f"{f.stat().st_size >> 20} MB")
+                data = f.read_bytes()
+                doc = read_pdf(data, DEFAULT_BACKEND)
+            except (FulltextError, OSError) as e:
+                reason = getattr(e, "reason", "damaged")
+                report.failed.append({"file": str(f), "reason": reason, "message": str(getattr(e, "message", e))})
+                continue
+            pid, how = self.match(doc)
+            if pid is None:
+                report.unmatched.append({"file": str(f), "title": doc.title, **identifiers(doc.first_page)})
+                continue
+            if not redo and self.has(pid):
+                report.already.append({"file": str(f), "id": pid})
+                continue
+            r = self._store(self.lib.get(pid), doc, self._keep(data), str(f))
+            report.matched.append({"file": str(f), "id": pid, "by": how, "pages": r.pages})
+        return report
+
+    def record_from(self, file: str | Path) -> tuple[dict[str, Any], bytes]:
+        """A paper record made from a PDF (the title, abstract, DOI and arXiv id page 1 gives), for
+        the library's ingest to store; and the file's bytes. Raises FulltextError when unreadable."""
+        path = Path(file).expanduser()
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise FulltextError("too_large", f"{path} is {path.stat().st_size >> 20} MB")
+        data = path.read_bytes()
+        doc = read_pdf(data, DEFAULT_BACKEND)
+        if not doc.title:
+            raise FulltextError("damaged", f"{path}: no title could be read on page 1")
+        ids = identifiers(doc.first_page)
+        rec: dict[str, Any] = {
+            "id": ids.get("arxiv") or "pdf-" + hashlib.sha256(data).hexdigest()[:12],
+            "title": doc.title,
+            "abstract": doc.abstract,
+        }
+        if "doi" in ids:
+            rec["doi"] = ids["doi"]
+        return rec, data
+
+    def fetch(
+        self,
+        ids: Sequence[str] = (),
+        venue: str | None = None,
+        year: int | None = None,
+        all_papers: bool = False,
+        redo: bool = False,
+        client: HttpClient | None = None,
+        on_progress: Callable[[int, int, str, str], None] | None = None,
+    ) -> FetchReport:
+        """Download and read the PDFs of these papers (ids, a venue/year, or every paper), skipping
+        those already read unless `redo`: a run that was stopped resumes where it was."""
+        if ids:
+            papers = self.lib.get_many(list(ids))
+            missing = set(ids) - {p.id for p in papers}
+            if missing:
+                raise NotFound(
+                    f"no paper with id {sorted(missing)[0]!r}", "list the papers with `paperatlas list` or search"
+                )
+        elif venue or year or all_papers:
+            papers = self.lib.papers(venue=venue, year=year)
+        else:
+            raise PaperatlasError("which papers? none was named", "give paper ids, --venue V --year Y, or --all")
+        return fetch_many(self, papers, client, redo, on_progress)
+
+    def filters(self) -> list[Any]:
+        """The search filter `fulltext` (only papers whose full text was read), for the filter table;
+        empty where the table does not exist yet. (Searching the body itself is `hits`: a search of
+        its own, with passages, not a filter of the paper search.)"""
+        try:
+            from ..contrib import Filter  # type: ignore[import-not-found]
+        except ImportError:
+            return []
+
+        def keep(lib: Any, value: Any) -> set[str] | None:
+            return self.store.read_ids() if value else None
+
+        return [
+            Filter(
+                name="fulltext",
+                type=bool,
+                help="only papers whose full text (PDF) was read",
+                owner="fulltext",
+                keep=keep,
+            )
+        ]

@@ -1,0 +1,606 @@
+"""A research paper's PDF -> `Document`: its pages, sections (heading, number, page, paragraphs),
+figure and table captions, and reference list.
+
+The PDF library only gives lines of text with their font size and box (`Line`); everything after
+that is ours and the same whichever library read the file, so a library can be swapped (and was
+chosen: `benchmarks/fulltext_extract.py`, docs/fulltext.md) without changing what is stored.
+
+What breaks a naive reader and what is done about it:
+- two columns: pdfium returns each column's lines in reading order for the typeset papers measured;
+  lines are kept in that order, never re-sorted by height (which would interleave the columns);
+- hyphenation: pdfium marks a soft hyphen at a line end (U+FFFE), which is dropped and the word
+  joined; a hard '-' at a line end before a lowercase letter is joined too;
+- ligatures (fi, fl, ffi) and full-width forms: NFKC;
+- running headers, footers and page numbers: a line in the top or bottom band of a page that recurs
+  on other pages (digits ignored), or is only a number, is dropped;
+- tables and footnotes: short lines in a smaller font than the body are left out of paragraphs.
+
+A PDF is untrusted input: the file's size and page count are capped and a time budget is checked
+between pages; whatever the library raises becomes a `FulltextError` with a reason and a fix.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import PaperatlasError
+
+MAX_FILE_BYTES = 64 << 20
+MAX_PAGES = 300
+TIME_BUDGET_S = 60.0
+# fewer characters than this per page on average: the PDF has no text layer (a scan)
+MIN_CHARS_PER_PAGE = 200
+
+# why a file could not be read, each with what to do about it
+REASONS: dict[str, str] = {
+    "not_pdf": "get the PDF itself: the file does not start like a PDF (an HTML login or error page?)",
+    "encrypted": "open it in a PDF viewer that knows the password and save an unprotected copy",
+    "damaged": "download the PDF again: this copy is truncated or damaged",
+    "scanned": "the PDF has no text layer (a scan); find a born-digital copy (arXiv, the publisher)",
+    "not_paper": "attach the PDF of this paper: page 1 does not carry its title",
+    "too_large": "the PDF is over the size or page cap; attach the paper without its supplement",
+    "too_slow": "the PDF took longer than the time budget to read; attach a simpler copy",
+    "fetch_failed": "fetch it again later, or download it yourself and run `fulltext add ID FILE.pdf`",
+}
+
+
+class FulltextError(PaperatlasError):
+    """A PDF that could not be read as a paper; `reason` is one of REASONS."""
+
+    def __init__(self, reason: str, message: str, fix: str = "") -> None:
+        super().__init__(message, fix or REASONS.get(reason, ""))
+        self.reason = reason
+
+
+@dataclass
+class Line:
+    """One line of text as the PDF library placed it (PDF points, origin at the page's bottom left)."""
+
+    text: str
+    page: int  # 1-based
+    size: float = 0.0
+    bold: bool = False
+    x0: float = 0.0
+    y0: float = 0.0
+    x1: float = 0.0
+    y1: float = 0.0
+    soft_hyphen: bool = False  # the line ended in a hyphen the typesetter inserted
+
+
+@dataclass
+class Section:
+    heading: str
+    number: str
+    page: int
+    paragraphs: list[str] = field(default_factory=list)
+    paragraph_pages: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Caption:
+    kind: str  # figure | table
+    label: str  # "Figure 2"
+    page: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Reference:
+    raw: str
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Document:
+    pages: int
+    sections: list[Section]
+    captions: list[Caption]
+    references: list[Reference]
+    first_page: str = ""  # page 1's text, to check the file is the paper
+    backend: str = ""
+    title: str = ""  # page 1's largest type near the top: the paper's title, as the file tells it
+    abstract: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pages": self.pages,
+            "sections": [s.to_dict() for s in self.sections],
+            "captions": [c.to_dict() for c in self.captions],
+            "references": [r.to_dict() for r in self.references],
+            "backend": self.backend,
+        }
+
+
+# -- the PDF libraries: each turns a file into Lines ----------------------------------------------
+class _Budget:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+        self.seconds = seconds
+
+    def check(self, page: int) -> None:
+        if time.monotonic() > self.end:
+            raise FulltextError("too_slow", f"reading stopped at page {page}: over the {self.seconds:.0f} s budget")
+
+
+def _lines_pdfium(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, list[Line]]:
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    try:
+        doc = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as e:
+        msg = str(e)
+        if "password" in msg.lower():
+            raise FulltextError("encrypted", "the PDF is encrypted (it asks for a password)") from None
+        raise FulltextError("damaged", f"the PDF library could not open it ({msg})") from None
+    try:
+        n = len(doc)
+        if n > max_pages:
+            raise FulltextError("too_large", f"the PDF has {n} pages, over the cap of {max_pages}")
+        out: list[Line] = []
+        for i in range(n):
+            budget.check(i + 1)
+            page = doc[i]
+            tp = page.get_textpage()
+            count = tp.count_chars()
+            # one line per run of characters between the line breaks pdfium generates; the text is
+            # read char by char (the text of get_text_range can drift from the char indices)
+            chars = [chr(raw.FPDFText_GetUnicode(tp.raw, k)) for k in range(count)]
+            start = 0
+            for k in range(count + 1):
+                # a hyphen the typesetter added (U+0002 / U+FFFE) ends its line, though pdfium
+                # does not always put a line break after it
+                if k < count and chars[k] not in "\r\n\x02\ufffe":
+                    continue
+                seg = range(start, k + 1 if k < count and chars[k] in "\x02\ufffe" else k)
+                start = k + 1
+                idx = [j for j in seg if not chars[j].isspace() and chars[j] != "\x00"]
+                if not idx:
+                    continue
+                # U+0002 / U+FFFE: pdfium's mark of a hyphen the typesetter added; the word is joined
+                text = "".join(chars[j] for j in seg).strip().replace("\x00", "")
+                soft = text.endswith(("\ufffe", "\u00ad", "\x02"))
+                text = re.sub("[\x02\ufffe\u00ad]", "", text)
+                # pdfium gives UTF-16 units: a character outside the BMP is a surrogate pair
+                text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+                first, last = idx[0], idx[-1]
+                # the loose box spans the font's ascent to descent: the same height for every
+                # letter, so the distance between two lines is the line pitch whatever they say
+                x0, y0, _, y1 = tp.get_charbox(first, loose=True)
+                _, _, x1, _ = tp.get_charbox(last, loose=True)
+                size = raw.FPDFText_GetFontSize(tp.raw, first)
+                weight = raw.FPDFText_GetFontWeight(tp.raw, first)
+                out.append(Line(text, i + 1, round(size, 1), weight >= 600, x0, y0, x1, y1, soft))
+            tp.close()
+            page.close()
+        sizes = sorted(ln.size for ln in out)
+        if sizes and sizes[len(sizes) // 2] < 3:
+            # text drawn at size 1 and scaled by its matrix: pdfium reports 1 for every line, so
+            # the height of the font's box (about 1.15 em) stands for the size
+            for ln in out:
+                ln.size = round((ln.y1 - ln.y0) / 1.15, 1)
+        return n, out
+    finally:
+        doc.close()
+
+
+def _lines_pdfminer(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, list[Line]]:
+    import io
+
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTChar, LTTextContainer, LTTextLine
+
+    out: list[Line] = []
+    n = 0
+    for n, layout in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams(), maxpages=max_pages), 1):
+        budget.check(n)
+        for box in layout:
+            if not isinstance(box, LTTextContainer):
+                continue
+            for line in box:
+                if not isinstance(line, LTTextLine):
+                    continue
+                t = line.get_text().strip()
+                if not t:
+                    continue
+                ch = next((c for c in line if isinstance(c, LTChar)), None)
+                size = round(ch.size, 1) if ch else 0.0
+                bold = bool(ch and "bold" in ch.fontname.lower())
+                out.append(Line(t, n, size, bold, line.x0, line.y0, line.x1, line.y1))
+    return n, out
+
+
+def _lines_pdfplumber(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, list[Line]]:
+    import io
+
+    import pdfplumber
+
+    out: list[Line] = []
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        n = len(pdf.pages)
+        for i, page in enumerate(pdf.pages[:max_pages], 1):
+            budget.check(i)
+            h = page.height
+            for ln in page.extract_text_lines(return_chars=True):
+                chars = ln.get("chars") or []
+                size = round(chars[0]["size"], 1) if chars else 0.0
+                bold = bool(chars and "bold" in chars[0]["fontname"].lower())
+                out.append(Line(ln["text"].strip(), i, size, bold, ln["x0"], h - ln["bottom"], ln["x1"], h - ln["top"]))
+    return n, out
+
+
+def _lines_pypdf(data: bytes, max_pages: int, budget: _Budget) -> tuple[int, list[Line]]:
+    import io
+
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    n = len(reader.pages)
+    out: list[Line] = []
+    for i, page in enumerate(reader.pages[:max_pages], 1):
+        budget.check(i)
+        # pypdf gives text without fonts or boxes: sizes stay 0, so headings come from numbering only
+        out.extend(Line(t.strip(), i) for t in (page.extract_text() or "").splitlines() if t.strip())
+    return n, out
+
+
+BACKENDS: dict[str, Callable[[bytes, int, _Budget], tuple[int, list[Line]]]] = {
+    "pdfium": _lines_pdfium,
+    "pdfminer": _lines_pdfminer,
+    "pdfplumber": _lines_pdfplumber,
+    "pypdf": _lines_pypdf,
+}
+DEFAULT_BACKEND = "pdfium"
+
+
+# -- lines -> document ------------------------------------------------------------------------------
+_NUM_HEADING = re.compile(r"^((?:[1-9]\d?|[A-H])(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^\n]{1,90})$")
+_NAMED = re.compile(
+    r"^(abstract|introduction|related work|background|conclusions?|discussion|acknowledge?ments?|references|"
+    r"bibliography|appendix|appendices|limitations|ethics statement|broader impact|methods?|results)\s*:?$",
+    re.IGNORECASE,
+)
+_REFS = re.compile(r"^(references|bibliography|literature cited)$", re.IGNORECASE)
+_CAPTION = re.compile(r"^(Figure|Fig\.|Table|TABLE|FIGURE)\s*([0-9]+|[IVX]+)\s*[:.|]\s*(.*)$")
+_YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)[a-z]?\b")
+_REF_MARK = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+")
+
+
+def _norm(text: str) -> str:
+    return re.sub("[\x00-\x08\ufffe\u00ad]", "", unicodedata.normalize("NFKC", text))
+
+
+def _page_bands(lines: Sequence[Line]) -> dict[int, tuple[float, float]]:
+    """page -> (lowest, highest) y of its lines: the bands near them hold headers and footers."""
+    out: dict[int, tuple[float, float]] = {}
+    for ln in lines:
+        lo, hi = out.get(ln.page, (ln.y0, ln.y1))
+        out[ln.page] = (min(lo, ln.y0), max(hi, ln.y1))
+    return out
+
+
+def _drop_running(lines: list[Line], pages: int) -> list[Line]:
+    bands = _page_bands(lines)
+
+    def in_band(ln: Line) -> bool:
+        lo, hi = bands[ln.page]
+        span = max(hi - lo, 1.0)
+        return ln.y1 >= hi - 0.04 * span or ln.y0 <= lo + 0.04 * span
+
+    has_geometry = any(ln.y1 for ln in lines)
+    key = Counter(re.sub(r"\d+", "#", ln.text.lower()) for ln in lines if not has_geometry or in_band(ln))
+    out = []
+    for ln in lines:
+        edge = in_band(ln) if has_geometry else True
+        k = re.sub(r"\d+", "#", ln.text.lower())
+        if edge and (re.fullmatch(r"[\divxlc\s\-–—/|.]+", ln.text.lower()) or (pages > 2 and key[k] >= 3)):
+            continue
+        out.append(ln)
+    return out
+
+
+def _body_size(lines: Sequence[Line]) -> float:
+    sizes = Counter()
+    for ln in lines:
+        sizes[ln.size] += len(ln.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _heading(ln: Line, body: float) -> tuple[str, str] | None:
+    """(number, heading) when the line is a section heading."""
+    t = ln.text.strip()
+    if len(t) > 90 or t.endswith((",", ";")):
+        return None
+    larger = body > 0 and ln.size >= body + 0.5
+    styled = larger or ln.bold or body == 0
+    m = _NAMED.match(t)
+    if m and (styled or t[0].isupper()):
+        return "", t.rstrip(":")
+    m = _NUM_HEADING.match(t)
+    if m and styled:
+        num, title = m.group(1), m.group(2).strip()
+        words = title.split()
+        letters = sum(c.isalpha() for c in title)
+        if (
+            len(words) <= 12
+            and letters >= 3
+            and letters >= 0.6 * len(title.replace(" ", ""))
+            and not title.endswith(".")
+        ):
+            return num, title
+    # an unnumbered heading in large type: on page 1 only (the title block); elsewhere large type
+    # is mostly a figure's labels
+    letters = sum(c.isalpha() for c in t)
+    if (
+        ln.page == 1
+        and larger
+        and ln.size >= body + 1.5
+        and t[0].isupper()
+        and letters >= 4
+        and len(t.split()) <= 12
+        and not t.endswith(".")
+    ):
+        return "", t
+    return None
+
+
+def _join(lines: Sequence[Line]) -> str:
+    out = ""
+    for i, ln in enumerate(lines):
+        t = ln.text
+        if not out:
+            out = t
+        elif lines[i - 1].soft_hyphen:
+            out += t
+        elif out.endswith("-") and t[:1].islower() and len(out) > 1 and out[-2].isalpha():
+            out = out[:-1] + t
+        else:
+            out += " " + t
+    return _norm(re.sub(r"\s+", " ", out)).strip()
+
+
+def _paragraph_break(prev: Line, ln: Line, width: float, leading: float) -> bool:
+    if prev.page != ln.page or not ln.y1:
+        return prev.page != ln.page and prev.text.rstrip().endswith((".", ":", "?", "!")) and not prev.soft_hyphen
+    if abs(ln.x0 - prev.x0) > width * 0.5:  # next column: the paragraph goes on unless the last one ended
+        return prev.text.rstrip().endswith((".", ":", "?", "!")) and (prev.x1 - prev.x0) < width * 0.85
+    if prev.y0 - ln.y0 > leading * 1.3:  # more than a line's pitch: a blank between paragraphs
+        return True
+    ended = prev.text.rstrip().endswith((".", ":", "?", "!"))
+    if ended and 4 < ln.x0 - prev.x0 < 40:  # the first line of a paragraph, indented
+        return True
+    short = (prev.x1 - prev.x0) < width * 0.8
+    return short and prev.text.rstrip().endswith((".", ":", "?", "!"))
+
+
+def _split_references(lines: Sequence[Line]) -> list[str]:
+    if not lines:
+        return []
+    marked = sum(1 for ln in lines if _REF_MARK.match(ln.text))
+    groups: list[list[Line]] = []
+    if marked >= max(3, len(lines) // 6):
+        for ln in lines:
+            if _REF_MARK.match(ln.text) or not groups:
+                groups.append([ln])
+            else:
+                groups[-1].append(ln)
+    elif any(ln.x0 for ln in lines):
+        # hanging indent: an entry starts at its column's left edge, its other lines are indented
+        for ln in lines:
+            col = [o.x0 for o in lines if o.page == ln.page and abs(o.x0 - ln.x0) < 40]
+            start = ln.x0 <= min(col) + 2.0
+            if start or not groups:
+                groups.append([ln])
+            else:
+                groups[-1].append(ln)
+    else:
+        for ln in lines:
+            prev = groups[-1][-1].text if groups else ""
+            if not groups or (prev.endswith(".") and re.match(r"^[A-Z][a-zA-Z'\-]+,? ", ln.text)):
+                groups.append([ln])
+            else:
+                groups[-1].append(ln)
+    return [_join(g) for g in groups if len(_join(g)) >= 15]
+
+
+def parse_reference(raw: str) -> Reference:
+    """An entry's authors, title and year, by the shapes of the common styles: "A, B, and C. 2017.
+    Title. In Venue." (ACL) and "[3] A. B, C. D. Title. Venue, 2017." (numbered)."""
+    text = _REF_MARK.sub("", raw).strip()
+    ym = _YEAR.search(text)
+    year = int(ym.group(1)) if ym else None
+    parts = [p.strip() for p in re.split(r"(?<=[a-z0-9\)\]\"”?])\.\s+(?=[A-Z0-9“\"])", text) if p.strip()]
+    authors_part, title = "", ""
+    if ym and parts:
+        # author-year: the year is its own part (or ends the authors' part), the title follows
+        for i, p in enumerate(parts):
+            if _YEAR.fullmatch(p.strip("(). ")) or re.fullmatch(r"\(?(19|20)\d\d[a-z]?\)?", p.strip(". ")):
+                authors_part = " ".join(parts[:i])
+                title = parts[i + 1] if i + 1 < len(parts) else ""
+                break
+    if not title and len(parts) >= 2:
+        authors_part, title = parts[0], parts[1]
+    names = re.split(r",\s*(?:and\s+)?|\s+and\s+|;\s*", authors_part)
+    authors = [n.strip(" .") for n in names if 1 < len(n.strip(" .")) <= 60 and not re.search(r"\d", n)]
+    return Reference(raw=raw, title=title.strip(' .“”"'), authors=authors[:50], year=year)
+
+
+def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
+    """Lines (in reading order) -> sections, captions and references."""
+    first_page = _norm(" ".join(ln.text for ln in lines if ln.page == 1))
+    raw_lines = [ln for ln in lines if ln.page == 1][:60]
+    lines = [ln for ln in lines if ln.text.strip()]
+    lines = _drop_running(lines, pages)
+    body = _body_size(lines)
+    widths = sorted(ln.x1 - ln.x0 for ln in lines if ln.size == body and ln.x1 > ln.x0)
+    width = widths[int(len(widths) * 0.9)] if widths else 0.0
+    pitches = [
+        a.y0 - b.y0
+        for a, b in zip(lines, lines[1:])
+        if a.page == b.page and a.size == body and b.size == body and abs(a.x0 - b.x0) < 20 and a.y0 > b.y0
+    ]
+    leading = sorted(pitches)[len(pitches) // 2] if pitches else 12.0
+
+    sections: list[Section] = [Section("", "", 1)]
+    captions: list[Caption] = []
+    ref_lines: list[Line] = []
+    in_refs = False
+    para: list[Line] = []
+    caption: list[Line] | None = None
+    cap_meta: tuple[str, str, int] = ("", "", 0)
+
+    def flush() -> None:
+        nonlocal para
+        if para:
+            text = _join(para)
+            if len(text) >= 2:
+                sections[-1].paragraphs.append(text)
+                sections[-1].paragraph_pages.append(para[0].page)
+        para = []
+
+    def flush_caption() -> None:
+        nonlocal caption
+        if caption:
+            kind, label, page = cap_meta
+            captions.append(Caption(kind, label, page, _join(caption)))
+        caption = None
+
+    for ln in lines:
+        h = _heading(ln, body)
+        if h is not None and not (in_refs and h[0] == "" and not _NAMED.match(ln.text)):
+            flush()
+            flush_caption()
+            num, title = h
+            if in_refs and not (num[:1].isalpha() or _NAMED.match(title)):
+                # a numbered line inside the reference list is an entry, not a section
+                ref_lines.append(ln)
+                continue
+            in_refs = bool(_REFS.match(title))
+            last = sections[-1]
+            if in_refs:
+                continue
+            if not num and not last.number and not last.paragraphs and last.heading and not _NAMED.match(title):
+                last.heading = _norm(f"{last.heading} {title}")  # a heading set on two lines
+            else:
+                sections.append(Section(_norm(title), num, ln.page))
+            continue
+        if in_refs:
+            ref_lines.append(ln)
+            continue
+        cm = _CAPTION.match(ln.text)
+        if cm:
+            flush()
+            flush_caption()
+            kind = "table" if cm.group(1).lower().startswith("tab") else "figure"
+            cap_meta = (kind, f"{'Table' if kind == 'table' else 'Figure'} {cm.group(2)}", ln.page)
+            caption = [ln]
+            continue
+        if caption is not None:
+            prev = caption[-1]
+            if prev.page == ln.page and (not ln.y1 or prev.y0 - ln.y0 <= leading * 1.5) and ln.size <= prev.size + 0.3:
+                caption.append(ln)
+                continue
+            flush_caption()
+        front = sections[-1].heading.lower().startswith("abstract")  # often set smaller than the body
+        if not front and body and ln.size < body - 0.6 and (not width or (ln.x1 - ln.x0) < width * 0.95):
+            continue  # a table cell, a footnote, a label inside a figure
+        if para and _paragraph_break(para[-1], ln, width, leading):
+            flush()
+        para.append(ln)
+    flush()
+    flush_caption()
+    refs = [parse_reference(r) for r in _split_references(ref_lines)]
+    kept = [s for s in sections if s.paragraphs or s.heading]
+    abstract = next((" ".join(s.paragraphs) for s in kept if s.heading.lower().startswith("abstract")), "")
+    return Document(pages, kept, captions, refs, first_page, backend, _title(raw_lines), abstract)
+
+
+def read_pdf(
+    data: bytes,
+    backend: str = DEFAULT_BACKEND,
+    max_pages: int = MAX_PAGES,
+    time_budget_s: float = TIME_BUDGET_S,
+) -> Document:
+    """Read a PDF's bytes into a Document, or raise FulltextError naming why it could not."""
+    if len(data) > MAX_FILE_BYTES:
+        raise FulltextError("too_large", f"the file is {len(data) >> 20} MB, over the cap of {MAX_FILE_BYTES >> 20} MB")
+    if b"%PDF-" not in data[:1024]:
+        raise FulltextError("not_pdf", "the file is not a PDF (it does not start with %PDF-)")
+    try:
+        pages, lines = BACKENDS[backend](data, max_pages, _Budget(time_budget_s))
+    except FulltextError:
+        raise
+    except Exception as e:  # the library's own errors, whatever their class: the file is damaged
+        name = type(e).__name__
+        if "password" in str(e).lower() or "encrypt" in str(e).lower():
+            raise FulltextError("encrypted", "the PDF is encrypted (it asks for a password)") from None
+        raise FulltextError("damaged", f"the PDF could not be read ({name}: {str(e)[:200]})") from None
+    chars = sum(len(ln.text) for ln in lines)
+    if pages == 0 or chars < MIN_CHARS_PER_PAGE * pages / 4:
+        raise FulltextError("scanned", f"the PDF has {pages} pages but only {chars} characters of text")
+    return structure(pages, lines, backend)
+
+
+def _title(page1: Sequence[Line]) -> str:
+    """The run of lines in page 1's largest type (of those with letters, in the upper part)."""
+    cand = [ln for ln in page1 if sum(c.isalpha() for c in ln.text) >= 3]
+    if not cand or not any(ln.size for ln in cand):
+        return _norm(cand[0].text) if cand else ""
+    top = max(ln.y1 for ln in cand)
+    upper = [ln for ln in cand if ln.y1 >= top - 0.6 * max(top, 1.0)] or cand
+    # a title is words, not a table row or a stamp: few digits, no "arXiv:", at most three lines
+    upper = [
+        ln
+        for ln in upper
+        if sum(c.isdigit() for c in ln.text) < 0.15 * len(ln.text) and "arxiv:" not in ln.text.lower()
+    ] or upper
+    big = max(ln.size for ln in upper)
+    run: list[str] = []
+    for ln in upper:
+        if abs(ln.size - big) < 0.3 and len(run) < 3:
+            run.append(ln.text)
+        elif run:
+            break
+    return _norm(" ".join(run))[:300]
+
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;])")
+_ARXIV = re.compile(r"\barXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+
+
+def identifiers(first_page: str) -> dict[str, str]:
+    """The DOI and arXiv id printed on page 1, those that are."""
+    out = {}
+    if m := _DOI.search(first_page):
+        out["doi"] = m.group(1)
+    if m := _ARXIV.search(first_page):
+        out["arxiv"] = m.group(1)
+    return out
+
+
+def title_on_first_page(title: str, first_page: str) -> bool:
+    """Whether page 1 carries the title: most of the title's words, in the first page's words."""
+    words = [w for w in re.findall(r"[a-z0-9]+", _norm(title).lower()) if len(w) > 2]
+    if not words:
+        return True
+    page = set(re.findall(r"[a-z0-9]+", _norm(first_page).lower().replace("-", "")))
+    page |= set(re.findall(r"[a-z0-9]+", _norm(first_page).lower()))
+    found = sum(1 for w in words if w in page)
+    return found >= 0.75 * len(words)

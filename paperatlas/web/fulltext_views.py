@@ -1,0 +1,99 @@
+"""The full text of a paper in the web UI: /paper/{id}/read (its sections, captions and references,
+page numbers linking to the stored PDF, a cited or searched passage highlighted by its `#p-N`
+anchor), its .json twin (the same `FulltextView.to_dict()` as `paperatlas fulltext show --json`), and
+/paper/{id}.pdf, the stored file itself."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, RedirectResponse, Response
+
+from ..errors import PaperatlasError
+from .common import Endpoint, HTTPError, Param, json_response, lib, paper_url, query, render, wants_json
+
+BODY_PARAMS = [
+    Param("q", str, "", "words to find in the full text of the papers whose PDF was read", max_length=1000),
+    Param("limit", int, 20, "at most this many papers", minimum=1, maximum=100),
+]
+READ_PARAMS = [
+    Param("p", int, None, "the passage to highlight (its number, as in #p-N)", minimum=1),
+]
+
+
+def read(request: Request) -> Response:
+    pid = request.path_params["paper_id"]
+    L = lib(request)
+    p = L.get(pid)
+    if p.id != pid:  # an alias of a merged duplicate: send to the canonical address
+        suffix = ".json" if request.url.path.endswith(".json") else ""
+        return RedirectResponse(paper_url(p.id) + "/read" + suffix, status_code=301)
+    a = query(request, READ_PARAMS)
+    try:
+        view = L.fulltext.show(p.id)
+    except PaperatlasError as e:
+        raise HTTPError(404, e.message, e.fix) from None
+    if wants_json(request):
+        return json_response(view.to_dict())
+    has_pdf = L.fulltext.pdf_path(p.id) is not None
+    return render(request, "read.html", p=p, doc=view.to_dict(), mark=a["p"], has_pdf=has_pdf)
+
+
+def search_body(request: Request) -> Response:
+    """Papers found by a passage of their body, each with the passage, its section and page."""
+    L = lib(request)
+    a = query(request, BODY_PARAMS)
+    q = (a["q"] or "").strip()
+    if not q and wants_json(request):
+        raise HTTPError(400, "q is required: the words to find", "e.g. /search/body.json?q=triplet+loss")
+    hits = L.fulltext.hits(q, a["limit"]) if q else []
+    if wants_json(request):
+        return json_response({"query": q, "hits": [h.to_dict() for h in hits]})
+    st = L.fulltext.status()
+    return render(request, "search_body.html", q=q, hits=hits, read=st["read"], papers=st["papers"])
+
+
+def pdf(request: Request) -> Response:
+    pid = request.path_params["paper_id"]
+    L = lib(request)
+    p = L.get(pid)
+    path = L.fulltext.pdf_path(p.id)
+    if path is None:
+        raise HTTPError(
+            404, f"no PDF is stored for paper {p.id}", f"attach one: `paperatlas fulltext add {p.id} FILE.pdf`"
+        )
+    # inline, so the browser opens it at the #page=N the reader page links to
+    return FileResponse(
+        path,
+        media_type="application/pdf",
+        headers={"Content-Disposition": "inline", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+ENDPOINTS = [
+    Endpoint(
+        "/search/body",
+        search_body,
+        params=BODY_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        api_required=("q",),
+        summary="Search the full text of the papers whose PDF was read: each hit has the passage, its section and page.",
+    ),
+    Endpoint(
+        "/paper/{paper_id:path}/read",
+        read,
+        params=READ_PARAMS,
+        json_twin=True,
+        tags=["papers"],
+        statuses=(404,),
+        summary="A paper's full text read from its PDF: sections with headings and pages, captions, references.",
+    ),
+    Endpoint(
+        "/paper/{paper_id:path}.pdf",
+        pdf,
+        tags=["papers"],
+        statuses=(404,),
+        media=("application/pdf",),
+        summary="The PDF stored for a paper (the file its full text was read from).",
+    ),
+]
