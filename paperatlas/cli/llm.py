@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from .. import settings
-from .common import Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
+from .common import EXIT_WARNINGS, Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
 from ..llm.client import KEY_ENV, MODEL_ENV, URL_ENV
 from ..llm.models import BatchStatus
 from ..llm.reply import for_terminal, model_name
@@ -152,6 +152,104 @@ def _paper_ids(lib: Any, ids: tuple[str, ...], saved: bool, all_: bool, reader: 
     return list(dict.fromkeys(chosen))
 
 
+def _translate_full(
+    lib: Any,
+    papers: list[str],
+    lang: str,
+    estimate: bool,
+    max_requests: int | None,
+    out_path: str | None,
+    as_json: bool,
+) -> None:
+    """`translate --full`: the estimate first, then each paper section by section, resumable."""
+    if full_text_missing := [pid for pid in papers if not lib.fulltext.has(pid)]:
+        if len(papers) == 1:
+            raise Fail(
+                f"paper {papers[0]} has no full text in this library, so there is nothing to translate\n"
+                f"Fix: attach its PDF: `paperatlas fulltext add {papers[0]} FILE.pdf` "
+                f"(or `paperatlas fulltext fetch {papers[0]}`)"
+            )
+        click.echo(
+            f"note: {len(full_text_missing)} of {len(papers)} papers have no full text and are left out "
+            "(`paperatlas fulltext fetch` reads them)",
+            err=True,
+        )
+        papers = [p for p in papers if p not in full_text_missing]
+        if not papers:
+            raise Fail("none of these papers has a full text\nFix: `paperatlas fulltext fetch --saved` first")
+    est = lib.translator.estimate(papers, lang)
+    summary = (
+        f"{est.todo} of {est.chunks} passages in {est.sections} sections of {len(papers)} "
+        f"{'paper' if len(papers) == 1 else 'papers'} to translate: about {duration(est.seconds)}, "
+        f"~{est.tokens:,} tokens"
+    )
+    if estimate:
+        if as_json:
+            echo_json({**est.to_dict(), "papers": papers})
+        else:
+            click.echo(summary)
+            click.echo(f"  estimate from: {est.basis}", err=True)
+        return
+    if not as_json:
+        click.echo(summary + "; stopping is safe: the same command resumes", err=True)
+    results = []
+    left = max_requests
+    with progress_bar("translating") as update:
+        for pid in papers:
+            r = lib.translator.translate(pid, lang, max_chunks=left, progress=lambda d, t, _h: update(d, t))
+            results.append(r)
+            if left is not None:
+                left -= r.spent_chunks
+                if left <= 0:
+                    break
+    if out_path:
+        _write_markdown(results, out_path, lang)
+    if as_json:
+        echo_json([r.to_dict() for r in results] if len(results) > 1 else results[0].to_dict())
+    else:
+        for r in results:
+            done = sum(s.done for s in r.sections)
+            c = r.check
+            click.echo(
+                f"{r.paper_id}: {done} of {len(r.sections)} sections translated; kept exactly "
+                f"{c.spans_kept} of {c.spans} formulas, citations and links, {c.numbers_kept} of {c.numbers} "
+                f"numbers, {c.terms_consistent} of {c.terms} glossary terms"
+                + (f"; read it at /paper/{r.paper_id}/read?lang={lang}" if done else "")
+            )
+            for s in r.sections:
+                if s.note and not s.done and s.note != "not translated yet":
+                    click.echo(
+                        f"note: {r.paper_id} section {s.index} ({_t(s.heading) or 'untitled'}): {_t(s.note)}", err=True
+                    )
+    stopped = next((r.stopped for r in results if r.stopped), "")
+    if stopped:
+        click.echo(f"note: {stopped}", err=True)
+    failed = sum(1 for r in results for s in r.sections if not s.done and s.note != "not translated yet")
+    if failed:
+        click.echo(
+            f"note: {failed} sections were kept in the original (the model's translation lost something the "
+            "checker requires); a larger model (--llm-model) or the same command later retries them",
+            err=True,
+        )
+        ctx = click.get_current_context()
+        ctx.exit(EXIT_WARNINGS)
+
+
+def _write_markdown(results: list[Any], out_path: str, lang: str) -> None:
+    from pathlib import Path
+
+    target = Path(out_path)
+    if len(results) == 1 and not target.is_dir():
+        target.write_text(results[0].markdown(), encoding="utf-8")
+        click.echo(f"wrote {target}", err=True)
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    for r in results:
+        f = target / f"{r.paper_id}.{lang}.md"
+        f.write_text(r.markdown(), encoding="utf-8")
+    click.echo(f"wrote {len(results)} files to {target}", err=True)
+
+
 @click.command()
 @click.argument("ids", nargs=-1)
 @click.option("--lang", type=_LANG, default="zh", show_default=True, help="Language to translate into.")
@@ -166,6 +264,27 @@ def _paper_ids(lib: Any, ids: tuple[str, ...], saved: bool, all_: bool, reader: 
     help="Whose saved list --saved takes (default: me).",
 )
 @click.option("--titles-only", is_flag=True, help="Titles only (about 20x faster than title + abstract).")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="The whole paper, section by section, from its full text (`paperatlas fulltext add`): formulas, "
+    "numbers and citations kept as written, each section checked before it is kept.",
+)
+@click.option("--agenda", is_flag=True, help="The papers the reader starred or tagged (their agenda).")
+@click.option(
+    "--max-requests",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="With --full: send at most N requests in this run (the spending cap; the same command goes on).",
+)
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=True),
+    default=None,
+    help="With --full: write the translated paper as Markdown to this file (several papers: this folder).",
+)
 @click.option("--estimate", is_flag=True, help="Only say how long it would take (sends nothing).")
 @llm_options
 @json_option
@@ -179,6 +298,10 @@ def translate(
     all_: bool,
     reader: str | None,
     titles_only: bool,
+    full: bool,
+    agenda: bool,
+    max_requests: int | None,
+    out: str | None,
     estimate: bool,
     llm_url: str | None,
     llm_model: str | None,
@@ -186,6 +309,7 @@ def translate(
 ) -> None:
     """Translate papers' titles and abstracts (into Chinese by default); translations are kept in
     the library, shown beside the English with ?lang=zh and found by Chinese keyword search.
+    With --full, the whole paper from its full text, read side by side at /paper/ID/read?lang=zh.
 
     Several papers are translated as a batch: the time is estimated first, progress is shown, and
     a batch that is stopped resumes where it stopped (finished papers are never sent again).
@@ -195,11 +319,21 @@ def translate(
         paperatlas translate 2106.09685 --json
 
         paperatlas translate --saved --titles-only
+
+        paperatlas translate 2106.09685 --full --estimate
+
+        paperatlas translate 2106.09685 --full -o paper.zh.md
     """
     lib = _lib(ctx, llm_url, llm_model)
     papers = _paper_ids(lib, ids, saved, all_, reader)
+    if agenda:
+        # what they starred or tagged, not what is only recommended: a whole paper costs minutes of the model
+        papers = list(dict.fromkeys(papers + [pid for pid, c in lib.programme.candidates(reader, 0).items() if c[2]]))
     if not papers:
-        raise Fail("no papers to translate\nFix: give paper ids, or --saved, or --all")
+        raise Fail("no papers to translate\nFix: give paper ids, or --saved, --agenda or --all")
+    if full:
+        _translate_full(lib, papers, lang, estimate, max_requests, out, as_json)
+        return
     if len(papers) == 1 and not estimate:
         stream = _streamer(as_json)
         t = lib.llm.translate(papers[0], lang, titles_only, on_text=stream)

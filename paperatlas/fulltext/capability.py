@@ -135,6 +135,7 @@ class FulltextView:
             "pages": self.pages,
             "sections": [
                 {
+                    "index": s["idx"],
                     "heading": s["heading"],
                     "number": s["number"],
                     "page": s["page"],

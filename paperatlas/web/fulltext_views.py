@@ -9,7 +9,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
 from ..errors import PaperatlasError
-from .common import Endpoint, HTTPError, Param, json_response, lib, paper_url, query, render, wants_json
+from ..llm.reply import model_name
+from .common import Endpoint, HTTPError, Param, json_response, lib, paper_url, query, render, ui_language, wants_json
 
 BODY_PARAMS = [
     Param("q", str, "", "words to find in the full text of the papers whose PDF was read", max_length=1000),
@@ -32,10 +33,24 @@ def read(request: Request) -> Response:
         view = L.fulltext.show(p.id)
     except PaperatlasError as e:
         raise HTTPError(404, e.message, e.fix) from None
+    # in Chinese: each section's stored translation beside the English (nothing is sent from here:
+    # `paperatlas translate ID --full` makes them)
+    translation = L.translator.translate(p.id, "zh", generate=False) if ui_language(request) == "zh" else None
     if wants_json(request):
-        return json_response(view.to_dict())
+        return json_response({**view.to_dict(), **({"translation": translation.to_dict()} if translation else {})})
     has_pdf = L.fulltext.pdf_path(p.id) is not None
-    return render(request, "read.html", p=p, doc=view.to_dict(), mark=a["p"], has_pdf=has_pdf)
+    translated = {s.index: s for s in translation.sections if s.done} if translation else {}
+    return render(
+        request,
+        "read.html",
+        p=p,
+        doc=view.to_dict(),
+        mark=a["p"],
+        has_pdf=has_pdf,
+        translated=translated,
+        translation=translation,
+        tr_model=model_name(next(iter(translated.values())).model) if translated else "",
+    )
 
 
 def search_body(request: Request) -> Response:
