@@ -661,6 +661,10 @@ class Llm:
         return out
 
     # -- what was generated ------------------------------------------------------------------
+    def library_stats(self) -> dict[str, Any]:
+        """What `Library.stats()` shows of this capability."""
+        return {"generated": self.stats()["generated"]}
+
     def stats(self) -> dict[str, Any]:
         """What the library holds that a model generated: texts per task, language and model."""
         rows = [

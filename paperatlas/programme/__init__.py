@@ -12,6 +12,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
 from ..i18n import gettext
 from ..models import IngestReport
@@ -167,6 +168,52 @@ class Programme:
     def version(self) -> tuple[int, int]:
         """Changes whenever a read of a feed changed the programme: a key for caches of what it says."""
         return self.store.programme.programme_version()
+
+    @staticmethod
+    def filters() -> list[Filter]:
+        """session, day and room: where papers are presented; one event must meet all three."""
+
+        def keep_all(lib: Any, values: dict[str, Any]) -> set[str] | None:
+            return lib.programme.filter_ids(**values)  # type: ignore[no-any-return]
+
+        return [
+            Filter(
+                "session",
+                str,
+                'only papers presented in this session: its id, or its name or words of it ("Poster Session 6")',
+                "programme",
+                lambda lib, v: lib.programme.filter_ids(session=v),
+                metavar="NAME|ID",
+                keep_all=keep_all,
+                example="Poster Session 6",
+            ),
+            Filter(
+                "day",
+                str,
+                "only papers presented on this day (the conference's local date)",
+                "programme",
+                lambda lib, v: lib.programme.filter_ids(day=v),
+                pattern=r"^\d{4}-\d{2}-\d{2}$",
+                format="date",
+                metavar="YYYY-MM-DD",
+                keep_all=keep_all,
+                example="2025-12-05",
+            ),
+            Filter(
+                "room",
+                str,
+                'only papers presented in this room ("Hall C")',
+                "programme",
+                lambda lib, v: lib.programme.filter_ids(room=v),
+                metavar="NAME",
+                keep_all=keep_all,
+                example="Hall C",
+            ),
+        ]
+
+    def decorate(self, hits: Sequence[Any]) -> None:
+        """Search results, related lists and recommendations show when and where a paper is presented."""
+        self.attach(hits)
 
     def filter_ids(
         self, session: str | None = None, day: str | None = None, room: str | None = None

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..contrib import Filter
 from ..errors import PaperatlasError
 from ..i18n import gettext
+from ..ingest.fields import PRESENTATIONS
 from ..store.report import PaperFacts
 from .facets import FacetIndex, check_type
 from .figures import ConferenceReport, ThemeInput, build_report, extractive_description
@@ -66,6 +68,40 @@ class Report:
         self._facets: tuple[Any, FacetIndex] | None = None
 
     # -- the filters -----------------------------------------------------------------------
+    @staticmethod
+    def filters() -> list[Filter]:
+        """institution, country and type: read from the fields of docs/fields.md."""
+        return [
+            Filter(
+                "institution",
+                str,
+                'only papers with an author at this institution ("tsinghua" finds Tsinghua University; docs/fields.md)',
+                "report",
+                lambda lib, v: lib.report.filter_ids(institution=v),
+                metavar="NAME",
+                example="Tsinghua",
+            ),
+            Filter(
+                "country",
+                str,
+                'only papers with an author in this country ("China", "USA")',
+                "report",
+                lambda lib, v: lib.report.filter_ids(country=v),
+                max_length=100,
+                metavar="NAME",
+                example="China",
+            ),
+            Filter(
+                "type",
+                str,
+                "only this presentation type",
+                "report",
+                lambda lib, v: lib.report.filter_ids(type=v),
+                choices=tuple(PRESENTATIONS),
+                example="oral",
+            ),
+        ]
+
     def facets(self) -> FacetIndex:
         """institution / country / type -> paper ids; rebuilt when the papers change."""
         version = self.lib.store.data_version()
