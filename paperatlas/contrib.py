@@ -57,6 +57,10 @@ class Filter:
     # columns do not: "every paper of NeurIPS" is a list, not a search
     alone: bool = True
     keep_all: Callable[[Any, dict[str, Any]], set[str] | None] | None = None
+    # what the error says of a value that fails `pattern` ("{raw!r} is not a day"), and its fix;
+    # both gettext message ids (mark them with N_)
+    mismatch: str = ""
+    fix: str = ""
 
     def check(self, value: Any) -> Any:
         """The value in its type, validated; None for an unset (None or blank) value.
@@ -113,8 +117,10 @@ class Filter:
             return match
         if self.pattern and not re.search(self.pattern, v):
             raise PaperatlasError(
-                gettext("{name} has a form it may not have: {raw!r}", name=self.name, raw=v[:60]),
-                gettext("e.g. {example}", example=f"{self.name}={self.example}") if self.example else self.help,
+                gettext(self.mismatch, **{"raw": v[:60], self.name: v[:60]})
+                if self.mismatch
+                else gettext("{name} has a form it may not have: {raw!r}", name=self.name, raw=v[:60]),
+                gettext(self.fix) if self.fix else gettext("e.g. {example}", example=f"{self.name}={self.example}"),
             )
         return v
 

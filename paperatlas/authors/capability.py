@@ -53,6 +53,13 @@ class Authors:
         rest, names = split_author_filters(text)
         return rest, [("author", n) for n in names]
 
+    def explain_empty(self, values: dict[str, Any]) -> str:
+        """Why the author filter kept nothing, with the fix ("" when it is not why)."""
+        name = values.get("author")
+        if name and not self.index().names(name):
+            return "no author by that name here: check the spelling, or give the family name alone"
+        return ""
+
     def index(self) -> AuthorIndex:
         """Every author name and their papers; rebuilt when the papers change."""
         version = self._store.data_version()

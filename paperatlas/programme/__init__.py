@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
-from ..i18n import gettext
+from ..i18n import N_, gettext
 from ..models import IngestReport
 from .groups import Person, Split, people, split
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo, event_parts
@@ -198,6 +198,8 @@ class Programme:
                 metavar="YYYY-MM-DD",
                 keep_all=keep_all,
                 example="2025-12-05",
+                mismatch=N_("{day!r} is not a day"),
+                fix=N_("give the day as YYYY-MM-DD, e.g. 2025-12-05"),
             ),
             Filter(
                 "room",
@@ -214,6 +216,15 @@ class Programme:
     def decorate(self, hits: Sequence[Any]) -> None:
         """Search results, related lists and recommendations show when and where a paper is presented."""
         self.attach(hits)
+
+    def explain_empty(self, values: dict[str, Any]) -> str:
+        """Why the session / day / room filters kept nothing, with the fix ("" when they are not why)."""
+        where = {k: values[k] for k in ("session", "day", "room") if values.get(k)}
+        if not where or self.filter_ids(**where):
+            return ""
+        if not self.feeds():
+            return "this library holds no programme: `paperatlas fetch virtual CONF YEAR` brings one in"
+        return "no paper is presented there: `paperatlas programme` lists the sessions, days and rooms"
 
     def filter_ids(
         self, session: str | None = None, day: str | None = None, room: str | None = None

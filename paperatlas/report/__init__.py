@@ -22,7 +22,6 @@ import numpy as np
 from ..contrib import Filter
 from ..errors import PaperatlasError
 from ..i18n import gettext
-from ..ingest.fields import PRESENTATIONS
 from ..store.report import PaperFacts
 from .facets import FacetIndex, check_type
 from .figures import ConferenceReport, ThemeInput, build_report, extractive_description
@@ -97,7 +96,7 @@ class Report:
                 "only this presentation type",
                 "report",
                 lambda lib, v: lib.report.filter_ids(type=v),
-                choices=tuple(PRESENTATIONS),
+                choices=("oral", "spotlight", "poster", "highlight"),
                 example="oral",
             ),
         ]
@@ -113,6 +112,17 @@ class Report:
     def version(self) -> tuple[Any, ...]:
         """Changes when the papers change or the topics are rebuilt: a key for caches of built reports."""
         return (*self.lib.store.data_version(), (self.lib.store.topics.topics_meta() or {}).get("built_at"))
+
+    def explain_empty(self, values: dict[str, Any]) -> str:
+        """Why the institution / country filter kept nothing, with the fix ("" when it is not why)."""
+        for kind in ("institution", "country"):
+            name = values.get(kind)
+            if name and not self.facets().names(kind, name):
+                return (
+                    f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
+                    "(docs/fields.md); check the spelling"
+                )
+        return ""
 
     def filter_ids(
         self, institution: str | None = None, country: str | None = None, type: str | None = None
