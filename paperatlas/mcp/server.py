@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import inspect
 import json
 import re
 import threading
@@ -23,9 +24,10 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from .. import __version__
+from ..contrib import Filter, FilterTable
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
-from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Hits, Paper
+from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Paper
 from ..programme.models import event_text
 
 MAX_LIMIT = 100
@@ -162,6 +164,53 @@ ReaderName = Annotated[str, Field(min_length=1, max_length=64, description="the 
 Undo = Annotated[bool, Field(description="true removes the judgement instead")]
 
 
+def filter_argument(f: Filter) -> Any:
+    """A filter as a tool argument's annotation: its type, checks and description (contrib.Filter)."""
+    kind: Any = Literal[f.choices] if f.choices else f.type  # type: ignore[valid-type]
+    checks: dict[str, Any] = {"description": f.help}
+    if f.type is str and not f.choices:
+        checks["max_length"] = f.max_length
+        if f.pattern:
+            checks["pattern"] = f.pattern
+    if f.minimum is not None:
+        checks["ge"] = f.minimum
+    if f.maximum is not None:
+        checks["le"] = f.maximum
+    return Annotated[kind | None, Field(**checks)]
+
+
+def search_signature(table: FilterTable) -> inspect.Signature:
+    """The `search` tool's arguments: the query, mode and limit, then every filter of the library, so a
+    filter declared once is an argument here too."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    own = [
+        inspect.Parameter(
+            "query",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=Annotated[
+                str,
+                Field(
+                    min_length=1,
+                    max_length=2000,
+                    description='words or a question; "double quotes" for an exact phrase',
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "mode",
+            keyword,
+            default="hybrid",
+            annotation=Annotated[
+                Literal["hybrid", "keyword", "semantic"],
+                Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)"),
+            ],
+        ),
+        inspect.Parameter("limit", keyword, default=10, annotation=Annotated[int, Field(ge=1, le=MAX_LIMIT)]),
+    ]
+    filters = [inspect.Parameter(f.name, keyword, default=None, annotation=filter_argument(f)) for f in table]
+    return inspect.Signature([*own, *filters], return_annotation=Annotated[CallToolResult, SearchResult])
+
+
 # -- rendering ------------------------------------------------------------------------------------
 _TAG = re.compile(r"<[^>]+>")
 
@@ -286,107 +335,25 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=ro)
-    def search(
-        query: Annotated[
-            str,
-            Field(
-                min_length=1, max_length=2000, description='words or a question; "double quotes" for an exact phrase'
-            ),
-        ],
-        mode: Annotated[
-            Literal["hybrid", "keyword", "semantic"],
-            Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)"),
-        ] = "hybrid",
-        venue: Annotated[str | None, Field(description="only this venue, e.g. NeurIPS (case-insensitive)")] = None,
-        year: Annotated[int | None, Field(ge=1900, le=2100, description="only this year")] = None,
-        author: Annotated[
-            str | None,
-            Field(
-                description="only papers by this author (case, accents and initials "
-                "forgiven: 'P. Liang' finds Percy Liang)"
-            ),
-        ] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
-        institution: Annotated[
-            str | None,
-            Field(
-                max_length=200,
-                description="only papers with an author at this institution ('tsinghua' finds Tsinghua University)",
-            ),
-        ] = None,
-        country: Annotated[
-            str | None, Field(max_length=100, description="only papers with an author in this country ('China', 'USA')")
-        ] = None,
-        type: Annotated[
-            Literal["oral", "spotlight", "poster", "highlight"] | None, Field(description="only this presentation type")
-        ] = None,
-        session: Annotated[
-            str | None,
-            Field(
-                max_length=200,
-                description="only papers presented in this session of the programme: its id, or its name "
-                "or words of it ('Poster Session 6')",
-            ),
-        ] = None,
-        day: Annotated[
-            str | None,
-            Field(
-                pattern=r"^\d{4}-\d{2}-\d{2}$",
-                description="only papers presented on this day, YYYY-MM-DD (the conference's local date)",
-            ),
-        ] = None,
-        room: Annotated[
-            str | None, Field(max_length=200, description="only papers presented in this room ('Hall C')")
-        ] = None,
-    ) -> Annotated[CallToolResult, SearchResult]:
+    def search(query: str, mode: str = "hybrid", limit: int = 10, **filters: Any) -> CallToolResult:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
-
-        def run() -> Hits:
-            # the same author / institution / country / type filters as `search` and the web
-            return library.search(
-                query,
-                mode,
-                limit,
-                venue=venue,
-                year=year,
-                author=author or None,
-                institution=institution,
-                country=country,
-                type=type,
-                session=session,
-                day=day,
-                room=room,
-            )
-
-        found = call(run)
+        # every filter of the library (its own and what its capabilities contribute), as the CLI and the web
+        found = call(lambda: library.search(query, mode, limit, **filters))
         hits = [hit_model(h) for h in found]
-        read_as = found.read_as
         note = call(lambda: waiting_note(mode))
         if not hits:
-            filters = ", ".join(
-                f"{k}={v}"
-                for k, v in (
-                    ("venue", venue),
-                    ("year", year),
-                    ("author", author),
-                    ("institution", institution),
-                    ("country", country),
-                    ("type", type),
-                    ("session", session),
-                    ("day", day),
-                    ("room", room),
-                )
-                if v
-            )
+            said = ", ".join(f"{k}={v}" for k, v in filters.items() if v is not None and v != "")
             note = (note + "; " if note else "") + (
-                f"nothing matched with {filters}: try without them"
-                if filters
+                f"nothing matched with {said}: try without them"
+                if said
                 else "nothing matched: try other or fewer words, or mode=hybrid"
             )
-        result = SearchResult(query=query, mode=mode, hits=hits, note=note, read_as=read_as)
+        result = SearchResult(query=query, mode=mode, hits=hits, note=note, read_as=found.read_as)
         text = _hits_text(hits) or "No papers matched."
         return answer(result, text + (f"\nNote: {note}" if note else ""))
+
+    search.__signature__ = search_signature(library.filters)  # type: ignore[attr-defined]
+    server.tool(annotations=ro)(search)
 
     @server.tool(annotations=ro)
     def get_paper(
