@@ -11,7 +11,7 @@ from typing import Any
 from .authors import Authors
 from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
-from .errors import ModelMismatch, NotFound
+from .errors import ModelMismatch, NotFound, PaperatlasError
 from .i18n import gettext
 from .ingest.pipeline import PreviewFile, Progress, ingest_files, preview_files
 from .llm import Llm
@@ -131,6 +131,9 @@ class Library:
             multilingual=lambda: self.multilingual.embedder,
             # a Chinese query is also searched in the English a configured model renders it as
             translator=self._query_english,
+            # the machine translations of titles and abstracts are keyword-searchable too
+            extra_texts=self.store.llm.translated_texts,
+            extra_version=self.store.llm.translations_version,
         )
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
         self.on_wait = on_wait
@@ -486,6 +489,30 @@ class Library:
         status = {"model": model, "papers": papers, "embedded": embedded, "waiting": papers - embedded}
         self._embed_status = (token, status)
         return dict(status)
+
+    def waiting_note(self, mode: str) -> str:
+        """What a search in `mode` should say of the papers not embedded yet ("" when nothing): the
+        one wording the CLI and the MCP tool give (the web shows the count, `not_embedded`)."""
+        if mode == "keyword":
+            return ""
+        try:
+            st = self.embedding_status()
+        except PaperatlasError:
+            return ""
+        if not st["waiting"]:
+            return ""
+        if not st["embedded"]:
+            if mode == "hybrid":
+                return (
+                    f"none of the {st['papers']} papers is embedded yet: this search is by keyword only "
+                    "(`paperatlas embed` adds search by meaning)"
+                )
+            return f"none of the {st['papers']} papers is embedded yet: `paperatlas embed` adds search by meaning"
+        return (
+            f"{st['waiting']} of {st['papers']} papers are not embedded yet: "
+            f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
+            "(`paperatlas embed` finishes the job)"
+        )
 
     # -- search ----------------------------------------------------------------------------
     def _allowed(self, values: dict[str, Any], extra: Sequence[tuple[str, Any]] = ()) -> set[str] | None:

@@ -256,25 +256,9 @@ def say_crosslingual(lib: Library, query: str, mode: str) -> None:
 
 def say_waiting(lib: Library, mode: str) -> None:
     """On stderr: how many papers search by meaning cannot see yet (they still match by keyword)."""
-    if mode == "keyword":
-        return
-    try:
-        st = lib.embedding_status()
-    except PaperatlasError:
-        return
-    if st["waiting"] and not st["embedded"] and mode == "hybrid":
-        click.echo(
-            f"note: none of the {st['papers']} papers is embedded yet: this search is by keyword only "
-            "(`paperatlas embed` adds search by meaning)",
-            err=True,
-        )
-    elif st["waiting"] and st["embedded"]:
-        click.echo(
-            f"note: {st['waiting']} of {st['papers']} papers are not embedded yet: "
-            f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
-            "(`paperatlas embed` finishes the job)",
-            err=True,
-        )
+    note = lib.waiting_note(mode)
+    if note:
+        click.echo(f"note: {note}", err=True)
 
 
 def paper_table(papers: list[Paper], title: str = "") -> Table:

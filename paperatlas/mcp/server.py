@@ -49,21 +49,49 @@ EVENTS_DESCRIPTION = (
 )
 
 
-class PaperHit(BaseModel):
-    """One paper in a ranked list."""
+# the keys of Hit.to_dict() an assistant's list needs, and what they mean to an assistant
+HIT_KEYS = {
+    "id": "paper id: pass it to get_paper, similar, like, dislike",
+    "title": "",
+    "title_derived": "true when the list gave no title and it was made from the abstract",
+    "authors": "",
+    "venue": "",
+    "year": "",
+    "status": "Oral, Spotlight, Poster... when the list says",
+    "score": "higher is better; comparable only within one answer",
+    "snippet": "the part of the abstract where the query's words are",
+    "reason": "why this paper is here (similar, recommend)",
+    "url": "",
+    "events": EVENTS_DESCRIPTION,
+}
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
+_EMPTY: dict[Any, Any] = {str: "", bool: False}
 
-    id: str = Field(description="paper id: pass it to get_paper, similar, like, dislike")
-    title: str
-    title_derived: bool = Field(False, description="true when the list gave no title and it was made from the abstract")
-    authors: list[str] = Field(default_factory=list)
-    venue: str = ""
-    year: int | None = None
-    status: str = Field("", description="Oral, Spotlight, Poster... when the list says")
-    score: float = Field(description="higher is better; comparable only within one answer")
-    snippet: str = Field("", description="the part of the abstract where the query's words are")
-    reason: str = Field("", description="why this paper is here (similar, recommend)")
-    url: str = ""
-    events: list[dict[str, Any]] = Field(default_factory=list, description=EVENTS_DESCRIPTION)
+
+def _field_of(schema: dict[str, Any], description: str) -> tuple[Any, Any]:
+    """A pydantic field (type, Field) for one property of a JSON schema (the few kinds Hit's uses)."""
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    nullable = "null" in kinds
+    kind = next(k for k in kinds if k != "null")
+    doc = {"description": description} if description else {}
+    if kind == "array":
+        item = schema.get("items", {}).get("type")
+        tp: Any = list[_JSON_TYPES[item]] if item in _JSON_TYPES else list[dict[str, Any]]
+        return tp, Field(default_factory=list, **doc)
+    tp = dict[str, Any] if kind == "object" else _JSON_TYPES[kind]
+    if nullable:
+        return tp | None, Field(None, **doc)
+    if tp in _EMPTY:
+        return tp, Field(_EMPTY[tp], **doc)
+    return tp, Field(**doc)  # required (the score)
+
+
+PaperHit = create_model(
+    "PaperHit",
+    __doc__="One paper in a ranked list.",
+    **{k: _field_of(Hit.json_schema()["properties"][k], d) for k, d in HIT_KEYS.items()},
+)
 
 
 class SearchResult(BaseModel):
@@ -224,7 +252,7 @@ def hit_model(h: Hit) -> PaperHit:
     """The hit's one serialisation (Hit.to_dict), cut to the keys an assistant's list needs."""
     d = h.to_dict()
     d["snippet"] = plain_snippet(h.snippet)
-    return PaperHit(**{k: d[k] for k in PaperHit.model_fields if k in d})
+    return PaperHit(**{k: d[k] for k in HIT_KEYS if k in d})
 
 
 def paper_model(p: Paper, events: Sequence[dict[str, Any]] = ()) -> Any:
@@ -319,20 +347,6 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         except PaperatlasError as e:  # the message already ends with "Fix: ..."
             raise ToolError(str(e)) from None
 
-    def waiting_note(mode: str) -> str:
-        if mode == "keyword":
-            return ""
-        try:
-            st = library.embedding_status()
-        except PaperatlasError:
-            return ""
-        if st["waiting"]:
-            return (
-                f"{st['waiting']} of {st['papers']} papers are not embedded yet: search by meaning cannot see "
-                "them (they still match by keyword); `paperatlas embed` fixes that"
-            )
-        return ""
-
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     def search(query: str, mode: str = "hybrid", limit: int = 10, **filters: Any) -> CallToolResult:
@@ -340,7 +354,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         # every filter of the library (its own and what its capabilities contribute), as the CLI and the web
         found = call(lambda: library.search(query, mode, limit, **filters))
         hits = [hit_model(h) for h in found]
-        note = call(lambda: waiting_note(mode))
+        note = call(lambda: library.waiting_note(mode))
         if not hits:
             said = ", ".join(f"{k}={v}" for k, v in filters.items() if v is not None and v != "")
             note = (note + "; " if note else "") + (

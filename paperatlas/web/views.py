@@ -133,31 +133,14 @@ def search(request: Request) -> Response:
             if wants_json(request):
                 raise HTTPError(400, e.message, e.fix) from None
             error = e
-    has_more = len(hits) > per_page
-    total, more, no_good = hits.total, hits.more, hits.no_good_match
-    hits = Hits(hits[:per_page], total=total, more=more, no_good_match=no_good, read_as=hits.read_as)
+    hits.query, hits.mode, hits.filters = q, a["mode"], filters
+    # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
     crosslingual = _crosslingual(request, q, a["mode"])
+    hits.notes.update(crosslingual=crosslingual, not_embedded=_not_embedded(request, a["mode"]))
+    hits = hits.page(a["page"], per_page)
+    has_more = hits.has_more
     if wants_json(request):
-        return json_response(
-            {
-                "query": q,
-                "mode": a["mode"],
-                "total": total,
-                "total_is_lower_bound": more,
-                "no_good_match": no_good,
-                # a query in Chinese searched in English too: the English the language model wrote
-                **({"read_as": hits.read_as} if hits.read_as else {}),
-                # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
-                **({"crosslingual": crosslingual} if crosslingual else {}),
-                "filters": filters,
-                "page": a["page"],
-                "per_page": per_page,
-                "has_more": has_more,
-                # papers stored but not embedded yet: matched by keyword only until they are
-                "not_embedded": _not_embedded(request, a["mode"]),
-                "hits": [hit_json(h) for h in hits],
-            }
-        )
+        return json_response(hits.to_dict(hit_json))
     from .llm_views import results_context
 
     ctx = dict(
