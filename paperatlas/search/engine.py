@@ -152,9 +152,6 @@ class SearchEngine:
         """The vector index of the current embedder, or None when nothing is embedded."""
         return self.indexes.vector_index()
 
-    def vector_backend(self, n: int) -> str:
-        return self.indexes.vector_backend(n)
-
     @property
     def multilingual_embedder(self) -> Embedder | None:
         return self.indexes.multilingual_embedder
@@ -175,9 +172,6 @@ class SearchEngine:
     # -- reading a query (search/expand.py) --------------------------------------------------
     def glossary_reading(self, q: Query) -> ex.Reading | None:
         return ex.glossary_reading(q, self.settings)
-
-    def english_query(self, q: Query, reading: Any = _UNREAD) -> tuple[Query, float] | None:
-        return ex.english_query(q, self.glossary_reading(q) if reading is _UNREAD else reading, self.settings)
 
     def translation(self, q: Query) -> str | None:
         return ex.translation(q, self._translator, self.settings)

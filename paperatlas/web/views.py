@@ -151,6 +151,8 @@ def search(request: Request) -> Response:
         error=error,
         offset=offset,
         crosslingual=crosslingual,
+        # every filter that is set: the pager's links and the "save this search" form keep them all
+        set_filters={k: v for k, v in filters.items() if v is not None},
         liked=_liked(request, [h.paper.id for h in hits]),
         llm=results_context(request, [h.paper for h in hits]),
     )
