@@ -128,7 +128,8 @@ class Library:
             self.store,
             lambda: self.embedder,
             search_settings,
-            multilingual=lambda: self.multilingual.embedder,
+            # a second model queries in CJK script are searched with (the multilingual capability's)
+            multilingual=self._search_embedder,
             # a Chinese query is also searched in the English a configured model renders it as
             translator=self._query_english,
             # the machine translations of titles and abstracts are keyword-searchable too
@@ -165,6 +166,13 @@ class Library:
         if hits:
             for decorate in self.contributions("decorate"):
                 decorate(hits)
+
+    def _search_embedder(self) -> Embedder | None:
+        return next((f() for f in self.contributions("search_embedder")), None)
+
+    def _side_models(self) -> set[str]:
+        """Models whose vectors a capability keeps beside the library's own (the multilingual index)."""
+        return {m for f in self.contributions("side_models") for m in f()}
 
     def _query_english(self, text: str) -> str:
         """The English a capability's language model renders a query as ("" when none does)."""
@@ -388,7 +396,7 @@ class Library:
         from .embed.base import name_for_id
 
         for model_id in self.store.vector_models():
-            if model_id == self.multilingual.embedder.id:  # the second index, not the library's model
+            if model_id in self._side_models():  # a second index, not the library's model
                 continue
             name = name_for_id(model_id)
             if name is not None:
@@ -400,7 +408,7 @@ class Library:
         other = {
             m: n
             for m, n in self.store.vector_models().items()
-            if m not in (self.embedder.id, self.multilingual.embedder.id)
+            if m != self.embedder.id and m not in self._side_models()
         }
         if other:
             m = next(iter(other))
@@ -445,7 +453,7 @@ class Library:
         what is left: `embed` (local or on Ray) resumes where it stopped."""
         if rebuild:  # the multilingual index is kept: it has its own switch (embed --no-multilingual)
             for m in self.store.vector_models():
-                if m != self.multilingual.embedder.id:
+                if m not in self._side_models():
                     self.store.delete_vectors(m)
         self._check_model()
         have = self.store.text_hashes_for_model(self.embedder.id)
