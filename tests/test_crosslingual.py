@@ -274,7 +274,7 @@ def test_a_chinese_search_reads_the_glossary_once(after: Library, monkeypatch: p
 
     monkeypatch.setattr(expand, "translate", counted)
     monkeypatch.setattr(glossary_module, "translate", counted)  # english_terms reads through it too
-    after.engine._qcache.clear()
+    after.engine.indexes._qcache.clear()
     got = [(h.paper.id, round(h.score, 6), h.snippet) for h in after.search("用户模拟器 强化学习", "hybrid", limit=10)]
     assert calls == ["用户模拟器 强化学习"] and got == before
     calls.clear()

@@ -130,18 +130,6 @@ class SearchEngine:
     def index_source(self) -> dict[str, str]:
         return self.indexes.index_source
 
-    @property
-    def _kw(self) -> Any:  # a test or benchmark drops the built keyword index with `engine._kw = None`
-        return self.indexes._kw
-
-    @_kw.setter
-    def _kw(self, value: Any) -> None:
-        self.indexes._kw = value
-
-    @property
-    def _qcache(self) -> Any:
-        return self.indexes._qcache
-
     def index_folder(self, name: str) -> Path | None:
         return self.indexes.index_folder(name)
 
