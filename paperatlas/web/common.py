@@ -354,7 +354,9 @@ def wants_json(request: Request) -> bool:
 
 
 def filter_param(f: Filter, where: str = "query") -> Param:
-    """The web parameter of a filter (parsed, validated and documented as the filter declares)."""
+    """The web parameter of a filter (parsed, validated and documented as the filter declares). In a
+    form an empty field is no filter (a form posts every field it has): its pattern says so."""
+    form = where == "form" and bool(f.pattern)
     return Param(
         f.name,
         f.type,
@@ -365,8 +367,8 @@ def filter_param(f: Filter, where: str = "query") -> Param:
         maximum=None if f.maximum is None else int(f.maximum),
         max_length=f.max_length,
         where=where,
-        pattern=f.pattern,
-        format=f.format,
+        pattern=f"^$|{f.pattern}" if form else f.pattern,
+        format="" if form else f.format,
     )
 
 
