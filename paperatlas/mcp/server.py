@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import html
 import inspect
+import types
 import json
 import re
 import threading
 import typing
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -74,10 +75,11 @@ def _field_of(schema: dict[str, Any], description: str) -> tuple[Any, Any]:
     kinds = kinds if isinstance(kinds, list) else [kinds]
     nullable = "null" in kinds
     kind = next(k for k in kinds if k != "null")
-    doc = {"description": description} if description else {}
+    doc: dict[str, Any] = {"description": description} if description else {}
+    tp: Any
     if kind == "array":
         item = schema.get("items", {}).get("type")
-        tp: Any = list[_JSON_TYPES[item]] if item in _JSON_TYPES else list[dict[str, Any]]
+        tp = types.GenericAlias(list, (_JSON_TYPES.get(item, dict[str, Any]),))
         return tp, Field(default_factory=list, **doc)
     tp = dict[str, Any] if kind == "object" else _JSON_TYPES[kind]
     if nullable:
@@ -87,11 +89,14 @@ def _field_of(schema: dict[str, Any], description: str) -> tuple[Any, Any]:
     return tp, Field(**doc)  # required (the score)
 
 
-PaperHit = create_model(
-    "PaperHit",
-    __doc__="One paper in a ranked list.",
-    **{k: _field_of(Hit.json_schema()["properties"][k], d) for k, d in HIT_KEYS.items()},
-)
+if TYPE_CHECKING:  # a model built at run time: the checker knows it as a pydantic model
+    PaperHit = BaseModel
+else:
+    PaperHit = create_model(
+        "PaperHit",
+        __doc__="One paper in a ranked list.",
+        **{k: _field_of(Hit.json_schema()["properties"][k], d) for k, d in HIT_KEYS.items()},
+    )
 
 
 class SearchResult(BaseModel):
@@ -194,7 +199,7 @@ Undo = Annotated[bool, Field(description="true removes the judgement instead")]
 
 def filter_argument(f: Filter) -> Any:
     """A filter as a tool argument's annotation: its type, checks and description (contrib.Filter)."""
-    kind: Any = Literal[f.choices] if f.choices else f.type  # type: ignore[valid-type]
+    kind: Any = Literal[f.choices] if f.choices else f.type
     checks: dict[str, Any] = {"description": f.help}
     if f.type is str and not f.choices:
         checks["max_length"] = f.max_length
@@ -259,7 +264,7 @@ def paper_model(p: Paper, events: Sequence[dict[str, Any]] = ()) -> Any:
     return PaperRecord(**p.public(), uri=f"paper://{p.id}", events=list(events))
 
 
-def _hits_text(hits: Sequence[PaperHit]) -> str:
+def _hits_text(hits: Sequence[Any]) -> str:  # PaperHit models
     lines = []
     for i, h in enumerate(hits, start=1):
         meta = " · ".join(x for x in (f"{h.venue} {h.year or ''}".strip(), f"id {h.id}", f"score {h.score:.3f}") if x)

@@ -174,7 +174,7 @@ class Programme:
         """session, day and room: where papers are presented; one event must meet all three."""
 
         def keep_all(lib: Any, values: dict[str, Any]) -> set[str] | None:
-            return lib.programme.filter_ids(**values)  # type: ignore[no-any-return]
+            return lib.programme.filter_ids(**values)
 
         return [
             Filter(

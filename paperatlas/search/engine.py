@@ -111,7 +111,7 @@ class SearchEngine:
         store: SQLiteStore,
         embedder: Callable[[], Embedder],
         settings: SearchSettings | None = None,
-        multilingual: Callable[[], Embedder] | None = None,
+        multilingual: Callable[[], Embedder | None] | None = None,
         translator: Callable[[str], str | None] | None = None,
         extra_texts: Callable[[dict[str, tuple[str, str]]], dict[str, str]] | None = None,
         extra_version: Callable[[], Any] | None = None,

@@ -46,7 +46,7 @@ class Indexes:
         store: SQLiteStore,
         embedder: Callable[[], Embedder],
         settings: SearchSettings,
-        multilingual: Callable[[], Embedder] | None = None,
+        multilingual: Callable[[], Embedder | None] | None = None,
         extra_texts: Callable[[dict[str, tuple[str, str]]], dict[str, str]] | None = None,
         extra_version: Callable[[], Any] | None = None,
     ) -> None:
@@ -157,7 +157,7 @@ class Indexes:
                         "keywords": self.settings.index_keywords,
                     }
                     self.index_source["keyword"] = "loaded"
-                    if not (self._saved(folder, key) and kw.load(folder, self.store.paper_ids())):
+                    if not (self._saved(folder, key) and kw.load(folder, self.store.paper_ids())):  # type: ignore[attr-defined]
                         if hasattr(kw, "build_batches"):
                             kw.build_batches(self._keyword_texts())
                         else:
@@ -190,7 +190,7 @@ class Indexes:
         key = {"version": [model, n, *version[2]], "signature": getattr(idx, "signature", name)}
         self.index_source["vectors"] = "built"
         if hasattr(idx, "build_batches"):  # large: stream from the store, save the result
-            if self._saved(folder, key) and idx.load(folder, self.store.vector_ids(model)):
+            if self._saved(folder, key) and idx.load(folder, self.store.vector_ids(model)):  # type: ignore[attr-defined]
                 self.index_source["vectors"] = "loaded"
             else:
                 idx.build_batches(lambda: self.store.iter_vectors(model), n)
@@ -198,7 +198,7 @@ class Indexes:
         else:
             ids, mat = self.store.load_vectors(model)
             idx.build(ids, mat if len(ids) else np.zeros((0, 1), np.float32))
-        return idx, getattr(idx, "row", None) or {pid: i for i, pid in enumerate(idx.ids)}
+        return idx, getattr(idx, "row", None) or {pid: i for i, pid in enumerate(idx.ids)}  # type: ignore[attr-defined]
 
     def vector_index(self) -> Any | None:
         """The vector index of the current embedder, or None when nothing is embedded."""

@@ -382,7 +382,7 @@ def library_params(
 ) -> list[Param]:
     """`params` and the library's filters: what a view that takes every filter parses."""
     w = web(request)
-    key = ("params", where, tuple(skip))
+    key = f"params:{where}:{','.join(skip)}"
     found = w.cache.get(key)
     if found is None:
         found = w.cache[key] = filter_params(w.library.filters, where, skip)
