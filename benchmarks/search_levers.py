@@ -106,7 +106,7 @@ def run_variant(lib: Library, queries: dict[str, str], qvecs: np.ndarray, v: dic
     for k, val in v.get("settings", {}).items():
         setattr(s, k, val)
     if rebuild:  # the keyword index is built with the title weight: build it again, save nothing
-        s.persist, lib.engine._kw = False, None
+        s.persist, lib.engine.indexes._kw = False, None
     try:
         runs: dict[str, dict[str, list[str]]] = {"hybrid": {}, "semantic": {}, "keyword": {}}
         for i, (qid, text) in enumerate(queries.items()):
@@ -127,7 +127,7 @@ def run_variant(lib: Library, queries: dict[str, str], qvecs: np.ndarray, v: dic
         for k, val in saved.items():
             setattr(s, k, val)
         if rebuild:
-            s.persist, lib.engine._kw = True, None
+            s.persist, lib.engine.indexes._kw = True, None
 
 
 def scifact(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from .models import Hit, Hits, IngestReport, Paper
 
 if TYPE_CHECKING:
+    from .contrib import FilterTable, SearchRequest
     from .embed.base import Embedder
     from .ingest.pipeline import Records
     from .search.engine import SearchEngine
@@ -30,6 +31,7 @@ class LibraryCore(Protocol):
     engine: SearchEngine
     vector_cache: VectorCache
     on_wait: Callable[[str], None] | None
+    filters: FilterTable  # every filter: the library's own and what the capabilities contribute
 
     @property
     def read_only(self) -> bool: ...
@@ -63,13 +65,16 @@ class LibraryCore(Protocol):
         offset: int = 0,
         order: str = "rowid",
         descending: bool = False,
+        **filters: Any,
     ) -> list[Paper]: ...
 
-    def count(self, venue: str | None = None, year: int | None = None, status: str | None = None) -> int: ...
+    def count(
+        self, venue: str | None = None, year: int | None = None, status: str | None = None, **filters: Any
+    ) -> int: ...
 
     def search(
         self,
-        query: str,
+        query: str | SearchRequest,
         mode: str = "hybrid",
         limit: int = 20,
         offset: int = 0,
@@ -77,8 +82,12 @@ class LibraryCore(Protocol):
         year: int | None = None,
         status: str | None = None,
         exclude: Sequence[str] = (),
-        author: str | None = None,
+        **filters: Any,
     ) -> Hits: ...
+
+    def contributions(self, hook: str) -> list[Callable[..., Any]]: ...
+
+    def decorate(self, hits: Sequence[Hit]) -> None: ...
 
     def similar(
         self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None

@@ -9,8 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from .authors import Authors, split_author_filters
+from .authors import Authors
 from .citations import Citations
+from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from . import settings
 from .errors import IngestError, ModelMismatch, NotFound, PaperatlasError
@@ -31,6 +32,7 @@ from .store import is_postgres_url, open_store, redact
 from .store.sqlite import SORTABLE  # noqa: F401  (the orders `papers` takes, for the surfaces)
 from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
+from .translate import Translator
 
 DEFAULT_DB = "paperatlas.db"
 #: what happens to new papers' vectors after a write (Library.add_papers)
@@ -47,6 +49,42 @@ class EmbedListener(Protocol):
 
 
 MAX_RESULTS = 1000  # the most hits one search or similar call returns (page with offset for more)
+
+
+# The capabilities, each an object of its own room attached as `lib.<name>` and made in this order:
+# (name, class, the earlier capabilities it is handed). Adding a capability is adding it here: the
+# library asks each one for the filters, sorts and hit decorations it contributes (contrib.py) and
+# names none of them.
+CAPABILITIES: list[tuple[str, type, tuple[str, ...]]] = [
+    ("readers", Readers, ()),
+    ("llm", Llm, ("readers",)),
+    ("recommend", Recommend, ("readers", "llm")),
+    ("sources", Sources, ()),
+    ("topics", Topics, ("readers",)),
+    ("authors", Authors, ()),
+    ("multilingual", Multilingual, ()),
+    ("programme", Programme, ("readers", "recommend")),
+    ("report", Report, ("llm",)),
+    ("citations", Citations, ()),
+    ("fulltext", Fulltext, ()),
+    ("translator", Translator, ("llm", "fulltext")),
+]
+
+
+class _Core:
+    """The library's own contribution: the columns every paper has."""
+
+    @staticmethod
+    def filters() -> list[Filter]:
+        return core_filters()
+
+
+def filter_table(capabilities: Sequence[Any] | None = None) -> FilterTable:
+    """The library's own filters and those its capabilities contribute; without `capabilities`, those
+    of the capability classes (what the CLI's --help shows before any library is open)."""
+    if capabilities is None:
+        capabilities = [cls for _, cls, _ in CAPABILITIES]
+    return FilterTable.of([_Core(), *capabilities])
 
 
 def default_db_path() -> str:
@@ -111,30 +149,59 @@ class Library:
             self.store,
             lambda: self.embedder,
             search_settings,
-            multilingual=lambda: self.multilingual.embedder,
+            # a second model queries in CJK script are searched with (the multilingual capability's)
+            multilingual=self._search_embedder,
             # a Chinese query is also searched in the English a configured model renders it as
-            translator=lambda text: self.llm.query_english(text),
+            translator=self._query_english,
+            # the machine translations of titles and abstracts are keyword-searchable too
+            extra_texts=self.store.llm.translated_texts,
+            extra_version=self.store.llm.translations_version,
         )
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
         self._queued: threading.Thread | None = None  # an embed queued by add_papers(embed="queue")
         self.on_wait = on_wait
         # the capabilities: each builds its heavy parts (models, caches) on first use
-        self.readers = Readers(self)
-        self.llm = Llm(self, self.readers)
-        self.recommend = Recommend(self, self.readers, self.llm)
-        self.sources = Sources(self)
-        self.topics = Topics(self, self.readers)
-        self.authors = Authors(self)
-        self.multilingual = Multilingual(self)
-        self.programme = Programme(self, self.readers, self.recommend)
-        self.recommend.digest_news = self.programme.digest_news  # moved posters on your agenda come first
-        self.topics.places = self.programme.map_places  # the map's point details say where it is presented
-        self.recommend.attach_events = self.programme.attach  # and so do recommendations
-        self.report = Report(self, self.llm)
-        self.citations = Citations(self)
-        self.fulltext = Fulltext(self)
-        # ask reads a paper's body when it has one (the llm room cannot import this later one)
-        self.llm.passages = self.fulltext.retrieve
+        self.capabilities: list[Any] = []
+        for name, cls, given in CAPABILITIES:
+            cap = cls(self, *(getattr(self, g) for g in given))
+            setattr(self, name, cap)
+            self.capabilities.append(cap)
+        self.filters = filter_table(self.capabilities)
+
+    # the capability objects (set from CAPABILITIES; declared for the type checker and the reader)
+    readers: Readers
+    llm: Llm
+    recommend: Recommend
+    sources: Sources
+    topics: Topics
+    authors: Authors
+    multilingual: Multilingual
+    programme: Programme
+    report: Report
+    citations: Citations
+    fulltext: Fulltext
+    translator: Translator
+
+    def contributions(self, hook: str) -> list[Callable[..., Any]]:
+        """The capabilities' methods named `hook` (e.g. "digest_news", "map_places"), in CAPABILITIES order."""
+        return contributions(self.capabilities, hook)
+
+    def decorate(self, hits: Sequence[Hit]) -> None:
+        """Let each capability add what it knows to the hits (the programme's events, ...)."""
+        if hits:
+            for decorate in self.contributions("decorate"):
+                decorate(hits)
+
+    def _search_embedder(self) -> Embedder | None:
+        return next((f() for f in self.contributions("search_embedder")), None)
+
+    def _side_models(self) -> set[str]:
+        """Models whose vectors a capability keeps beside the library's own (the multilingual index)."""
+        return {m for f in self.contributions("side_models") for m in f()}
+
+    def _query_english(self, text: str) -> str:
+        """The English a capability's language model renders a query as ("" when none does)."""
+        return next((english for f in self.contributions("query_english") if (english := f(text))), "")
 
     def close(self) -> None:
         if self._queued is not None:  # its connections close with the store: let it finish first
@@ -350,34 +417,36 @@ class Library:
         offset: int = 0,
         order: str = "rowid",
         descending: bool = False,
-        institution: str | None = None,
-        country: str | None = None,
-        type: str | None = None,
+        **filters: Any,
     ) -> list[Paper]:
         """Papers matching the filters, in `order` (rowid = ingest order).
 
-        `institution`, `country` (names matched folded, also a run of words of the name) and `type`
-        (oral, spotlight, poster, highlight) read the fields of docs/fields.md."""
-        keep = self.report.filter_ids(institution, country, type)
+        `filters`: any other filter of `self.filters` by name, e.g. `institution`, `country` (names
+        matched folded, also a run of words of the name) and `type` (oral, spotlight, poster,
+        highlight), which read the fields of docs/fields.md."""
+        venue, year, status, keep = self._split(venue, year, status, filters)
         if keep is None:
             return self.store.list_papers(venue, year, status, limit, offset, order, descending)
         papers = [p for p in self.store.list_papers(venue, year, status, None, 0, order, descending) if p.id in keep]
         return papers[offset:] if limit is None else papers[offset : offset + limit]
 
     def count(
-        self,
-        venue: str | None = None,
-        year: int | None = None,
-        status: str | None = None,
-        institution: str | None = None,
-        country: str | None = None,
-        type: str | None = None,
+        self, venue: str | None = None, year: int | None = None, status: str | None = None, **filters: Any
     ) -> int:
-        keep = self.report.filter_ids(institution, country, type)
+        venue, year, status, keep = self._split(venue, year, status, filters)
         if keep is None:
             return self.store.count_papers(venue, year, status)
         allowed = self.store.filter_ids(venue, year, status)
         return len(keep if allowed is None else keep & allowed)
+
+    def _split(
+        self, venue: str | None, year: int | None, status: str | None, filters: dict[str, Any]
+    ) -> tuple[str | None, int | None, str | None, set[str] | None]:
+        """The checked columns (which the store filters in SQL) and the ids the other filters keep."""
+        values = self.filters.check({"venue": venue, "year": year, "status": status, **filters})
+        others = {k: v for k, v in values.items() if not self.filters[k].column}
+        keep = self.filters.keep(self, others) if others else None
+        return values.get("venue"), values.get("year"), values.get("status"), keep
 
     def ping(self) -> None:
         """Raises StoreUnavailable (PaperatlasError) unless the library's database answers now."""
@@ -417,8 +486,7 @@ class Library:
             "vectors": self.store.vector_models(),
             "schema_version": self.store.schema_version,
             "file_bytes": self.store.file_size(),
-            "generated": self.llm.stats()["generated"],
-            "fulltext": self.fulltext.store.counts(),
+            **{k: v for stats in self.contributions("library_stats") for k, v in stats().items()},
         }
 
     def ingest_pdfs(self, paths: Sequence[str | Path]) -> tuple[IngestReport, list[Any]]:
@@ -481,7 +549,7 @@ class Library:
         from .embed.base import name_for_id
 
         for model_id in self.store.vector_models():
-            if model_id == self.multilingual.embedder.id:  # the second index, not the library's model
+            if model_id in self._side_models():  # a second index, not the library's model
                 continue
             name = name_for_id(model_id)
             if name is not None:
@@ -493,7 +561,7 @@ class Library:
         other = {
             m: n
             for m, n in self.store.vector_models().items()
-            if m not in (self.embedder.id, self.multilingual.embedder.id)
+            if m != self.embedder.id and m not in self._side_models()
         }
         if other:
             m = next(iter(other))
@@ -573,7 +641,7 @@ class Library:
         what is left: `embed` (local or on Ray) resumes where it stopped."""
         if rebuild:  # the multilingual index is kept: it has its own switch (embed --no-multilingual)
             for m in self.store.vector_models():
-                if m != self.multilingual.embedder.id:
+                if m not in self._side_models():
                     self.store.delete_vectors(m)
         self._check_model()
         have = self.store.text_hashes_for_model(self.embedder.id)
@@ -618,33 +686,38 @@ class Library:
         self._embed_status = (token, status)
         return dict(status)
 
+    def waiting_note(self, mode: str) -> str:
+        """What a search in `mode` should say of the papers not embedded yet ("" when nothing): the
+        one wording the CLI and the MCP tool give (the web shows the count, `not_embedded`)."""
+        if mode == "keyword":
+            return ""
+        try:
+            st = self.embedding_status()
+        except PaperatlasError:
+            return ""
+        if not st["waiting"]:
+            return ""
+        if not st["embedded"]:
+            if mode == "hybrid":
+                return (
+                    f"none of the {st['papers']} papers is embedded yet: this search is by keyword only "
+                    "(`paperatlas embed` adds search by meaning)"
+                )
+            return f"none of the {st['papers']} papers is embedded yet: `paperatlas embed` adds search by meaning"
+        return (
+            f"{st['waiting']} of {st['papers']} papers are not embedded yet: "
+            f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
+            "(`paperatlas embed` finishes the job)"
+        )
+
     # -- search ----------------------------------------------------------------------------
-    def _allowed(
-        self,
-        venue: str | None,
-        year: int | None,
-        status: str | None,
-        authors: Sequence[str] = (),
-        facets: dict[str, str | None] | None = None,
-        events: dict[str, str | None] | None = None,
-    ) -> set[str] | None:
-        if year is not None and not -(2**31) < int(year) < 2**31:  # SQLite overflows at 2**63
-            raise PaperatlasError(gettext("year {year} is out of range", year=year), gettext("use a year such as 2024"))
-        allowed = self.store.filter_ids(venue, year, status)
-        keep = self.report.filter_ids(**(facets or {}))
-        if keep is not None:
-            allowed = keep if allowed is None else allowed & keep
-        at = self.programme.filter_ids(**(events or {}))  # session / day / room of the programme
-        if at is not None:
-            allowed = at if allowed is None else allowed & at
-        for name in authors:
-            ids = self.authors.index().paper_ids(name)
-            allowed = ids if allowed is None else allowed & ids
-        return allowed
+    def _allowed(self, values: dict[str, Any], extra: Sequence[tuple[str, Any]] = ()) -> set[str] | None:
+        """The ids the (checked) filter values and the query's own filters keep; None: every paper."""
+        return self.filters.keep(self, values, extra)
 
     def search(
         self,
-        query: str,
+        query: str | SearchRequest,
         mode: str = "hybrid",
         limit: int = 20,
         offset: int = 0,
@@ -652,25 +725,21 @@ class Library:
         year: int | None = None,
         status: str | None = None,
         exclude: Sequence[str] = (),
-        author: str | None = None,
-        institution: str | None = None,
-        country: str | None = None,
-        type: str | None = None,
-        session: str | None = None,
-        day: str | None = None,
-        room: str | None = None,
+        **filters: Any,
     ) -> Hits:
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
 
-        Any text is safe: operators, quotes and symbols are treated as words, except
+        `query` is the text, or a whole SearchRequest (its mode, filters and page then count, not the
+        arguments). Any text is safe: operators, quotes and symbols are treated as words, except
         "double-quoted phrases", which must appear as written. `limit` is capped at MAX_RESULTS (1000);
-        the CLI refuses more rather than cap silently; `author:"Name"`
-        keeps the papers of that author (as `author` does; case, accents and initials are
-        forgiven). A query that is only an author filter lists that author's papers, newest first.
-        `institution`, `country` and `type` (oral, spotlight, poster, highlight) keep the papers whose
-        fields say so (docs/fields.md); with an empty query they list those papers. `session` (its id
-        or name), `day` (YYYY-MM-DD, the conference's local date) and `room` keep the papers presented
-        there (Programme.filter_ids). Each hit carries its paper's programme events (`Hit.events`).
+        the CLI refuses more rather than cap silently.
+
+        `filters`: any filter of `self.filters` by name (`lib.filters.names()`): the library's venue,
+        year and status, and what the capabilities contribute: `author` (case, accents and initials
+        forgiven; the query may also hold author:"Name"), `institution`, `country`, `type` (oral,
+        spotlight, poster, highlight; docs/fields.md), `session` (its id or name), `day` (YYYY-MM-DD,
+        the conference's local date), `room`. A query of only such filters lists their papers, newest
+        first. Each hit carries what the capabilities add to it (`decorate`: the programme's events).
 
         Semantic and hybrid search apply a relevance floor: a query with no real match (random
         letters, an off-domain question) returns no hits, with `.no_good_match` set. The result is
@@ -679,16 +748,22 @@ class Library:
         Example:
             >>> lib.search("controllable user simulators", limit=3)  # doctest: +SKIP
             >>> lib.search('author:"P. Liang" language models')  # doctest: +SKIP
+            >>> lib.search(SearchRequest("diffusion", filters={"session": "Poster Session 6"}))  # doctest: +SKIP
         """
+        if isinstance(query, SearchRequest):
+            req = query
+            query, mode, limit, offset = req.query, req.mode, req.per_page, req.offset
+            values = self.filters.check(req.filters)
+        else:
+            values = self.filters.check({"venue": venue, "year": year, "status": status, **filters})
         limit = max(0, min(int(limit), MAX_RESULTS))
         offset = max(0, int(offset))
-        text, names = split_author_filters(query)
-        if author and author.strip():
-            names.append(author.strip())
-        facets = {"institution": institution, "country": country, "type": type}
-        events = {"session": session, "day": day, "room": room}
-        allowed = self._allowed(venue, year, status, names, facets, events)
-        if (names or any(v and v.strip() for v in (*facets.values(), *events.values()))) and not text.strip():
+        text, extra = query, []
+        for split in self.contributions("split_query"):  # author:"Name" in the query
+            text, pairs = split(text)
+            extra += [(name, self.filters[name].check(v)) for name, v in pairs]
+        allowed = self._allowed(values, extra)
+        if (extra or self.filters.lists_alone(values)) and not text.strip():
             # only filters (author:..., an institution, a session...): their papers, newest first
             papers = sorted(
                 self.store.get_papers(list(allowed or ())).values(), key=lambda p: (-(p.year or 0), p.venue, p.title)
@@ -697,8 +772,8 @@ class Library:
         elif allowed is not None and not allowed:
             return Hits()
         else:
-            hits = self.engine.search(text if names else query, mode, limit, offset, allowed, exclude)
-        self.programme.attach(hits)
+            hits = self.engine.search(text if extra else query, mode, limit, offset, allowed, exclude)
+        self.decorate(hits)
         return hits
 
     def similar(self, paper_id: str, limit: int = 10, venue: str | None = None, year: int | None = None) -> list[Hit]:
@@ -706,10 +781,11 @@ class Library:
         from .topics.related import add_reasons
 
         me = self.get(paper_id)
-        ranked = self.engine.similar(me.id, max(0, min(int(limit), MAX_RESULTS)), self._allowed(venue, year, None))
+        allowed = self._allowed(self.filters.check({"venue": venue, "year": year}))
+        ranked = self.engine.similar(me.id, max(0, min(int(limit), MAX_RESULTS)), allowed)
         papers = self.store.get_papers([pid for pid, _ in ranked])
         hits = [Hit(papers[pid], s, {"semantic": r}) for r, (pid, s) in enumerate(ranked, start=1) if pid in papers]
-        self.programme.attach(hits)
+        self.decorate(hits)
         return add_reasons(self.store, me, hits)
 
     # -- where a paper can be read ----------------------------------------------------------
@@ -727,24 +803,17 @@ class Library:
         p = self.get(paper_id)
         return paper_links(p, self.store.aliases_of(p.id))
 
-    def contributions(self, paper_id: str) -> dict[str, Any]:
+    def paper_fields(self, paper_id: str) -> dict[str, Any]:
         """The fields the capabilities add to one paper wherever it is shown in full (`show --json`,
         the paper page, MCP): each capability with a `paper_fields(id)` contributes its own keys."""
         out: dict[str, Any] = {}
-        for cap in vars(self).values():
-            fields = getattr(cap, "paper_fields", None)
-            if callable(fields) and not isinstance(cap, type):
-                out.update(fields(paper_id))
+        for fields in self.contributions("paper_fields"):
+            out.update(fields(paper_id))
         return out
 
     def sorts(self) -> dict[str, Any]:
         """name -> Sort: the orders the capabilities contribute to search and lists."""
-        out: dict[str, Any] = {}
-        for cap in vars(self).values():
-            sorts = getattr(cap, "sorts", None)
-            if callable(sorts) and not isinstance(cap, type):
-                out.update({s.name: s for s in sorts()})
-        return out
+        return {s.name: s for sorts in self.contributions("sorts") for s in sorts()}
 
     def sort_ids(self, ids: Sequence[str], name: str) -> list[str]:
         """`ids` in the order of the contributed sort `name`, largest value first; ids without a

@@ -6,6 +6,7 @@ import hashlib
 import json
 import typing
 from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable
 from typing import Any
 
 
@@ -180,7 +181,11 @@ class Hits(list):  # type: ignore[type-arg]
     `total`: hits that passed the relevance floor and filters in all pages; `more`: a candidate
     list was cut at the search depth, so there may be more than `total`; `no_good_match`: the query
     had candidates but none was a real match (the floor emptied the answer); `read_as`: the English a
-    language model rendered a query in CJK script as, which was searched too ("" when none was)."""
+    language model rendered a query in CJK script as, which was searched too ("" when none was).
+
+    `to_dict()` is the answer every surface gives (the web's `.json`, the MCP tool); the page, the
+    filters and the notes a surface adds (`not_embedded`, `crosslingual`) are set with `page()` /
+    `notes`."""
 
     def __init__(
         self,
@@ -195,6 +200,45 @@ class Hits(list):  # type: ignore[type-arg]
         self.more = more
         self.no_good_match = no_good_match
         self.read_as = read_as
+        self.query = ""
+        self.mode = ""
+        self.filters: dict[str, Any] = {}
+        self.page_number = 1
+        self.per_page = len(self)
+        self.has_more = False
+        # what the reader should know besides the hits, e.g. {"not_embedded": 12, "crosslingual": {...}}
+        self.notes: dict[str, Any] = {}
+
+    def page(self, number: int, per_page: int) -> Hits:
+        """This answer cut to one page of `per_page`, from a list holding one hit more than that when
+        there is a next page (how a surface learns `has_more` without counting)."""
+        out = Hits(self[:per_page], self.total, self.more, self.no_good_match, self.read_as)
+        out.query, out.mode, out.filters, out.notes = self.query, self.mode, dict(self.filters), dict(self.notes)
+        out.page_number, out.per_page, out.has_more = number, per_page, len(self) > per_page
+        return out
+
+    def to_dict(self, hit: Callable[[Hit], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The answer's one serialisation: the query, its totals, the page and the hits (`hit`: how
+        each is written, default `Hit.to_dict`); a note is there only when it has something to say."""
+        write = hit or Hit.to_dict
+        notes = {k: v for k, v in self.notes.items() if k != "not_embedded" and v}
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "total": self.total,
+            "total_is_lower_bound": self.more,
+            "no_good_match": self.no_good_match,
+            # a query in Chinese searched in English too: the English the language model wrote
+            **({"read_as": self.read_as} if self.read_as else {}),
+            **notes,
+            "filters": self.filters,
+            "page": self.page_number,
+            "per_page": self.per_page,
+            "has_more": self.has_more,
+            # papers stored but not embedded yet: matched by keyword only until they are
+            "not_embedded": int(self.notes.get("not_embedded") or 0),
+            "hits": [write(h) for h in self],
+        }
 
 
 @dataclass

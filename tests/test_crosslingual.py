@@ -259,7 +259,7 @@ def test_the_glossary_reads_a_chinese_query_in_english(after: Library) -> None:
 def test_a_chinese_search_reads_the_glossary_once(after: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     """One search, one glossary reading: the keyword route, the English reading and the snippet
     marks share it (they each read the query before), and the answer is the same."""
-    import paperatlas.search.engine as engine
+    import paperatlas.search.expand as expand  # where the engine reads a query through the glossary
     import paperatlas.search.glossary as glossary_module
 
     before = [
@@ -272,9 +272,9 @@ def test_a_chinese_search_reads_the_glossary_once(after: Library, monkeypatch: p
         calls.append(text)
         return real(text)
 
-    monkeypatch.setattr(engine, "translate", counted)
+    monkeypatch.setattr(expand, "translate", counted)
     monkeypatch.setattr(glossary_module, "translate", counted)  # english_terms reads through it too
-    after.engine._qcache.clear()
+    after.engine.indexes._qcache.clear()
     got = [(h.paper.id, round(h.score, 6), h.snippet) for h in after.search("用户模拟器 强化学习", "hybrid", limit=10)]
     assert calls == ["用户模拟器 强化学习"] and got == before
     calls.clear()

@@ -96,6 +96,7 @@ def test_tools_over_stdio(db: Path) -> None:
             "mode",
             "venue",
             "year",
+            "status",  # every filter of the library's table (contrib.py), as the CLI and the web take
             "author",
             "limit",
             "institution",

@@ -311,7 +311,7 @@ def test_a_papers_keywords_are_keyword_searchable(tmp_path: Path, index: str) ->
         assert [h.paper.id for h in lib.search("normalisation", "keyword")] == ["a"]
         if index != "fts5":  # fts5 reads the store's own full-text table, which always holds keywords
             lib.engine.settings.index_keywords = False
-            lib.engine._kw = None
+            lib.engine.indexes._kw = None
             assert not lib.search("normalisation", "keyword")
 
 

@@ -7,10 +7,12 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..contrib import Filter
 from ..errors import NotFound
 from ..models import Paper
 from .affiliations import author_institutions
 from .index import AuthorIndex
+from .names import split_author_filters
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
@@ -28,6 +30,35 @@ class Authors:
         self._store = lib.store
         self._index: tuple[Any, AuthorIndex] | None = None
         self._lock = threading.Lock()  # one rebuild when several requests find the index stale
+
+    @staticmethod
+    def filters() -> list[Filter]:
+        """author: a query may also hold author:"Name" (split_query)."""
+        return [
+            Filter(
+                "author",
+                str,
+                'only papers by this author; case, accents and initials are forgiven ("P. Liang"). '
+                'The query may also hold author:"Name"; a query of only that lists the author\'s papers',
+                "authors",
+                lambda lib, v: lib.authors.index().paper_ids(v),
+                metavar="NAME",
+                example="Percy Liang",
+            )
+        ]
+
+    @staticmethod
+    def split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
+        """The query without its author:"Name" filters, and those filters as (filter, value) pairs."""
+        rest, names = split_author_filters(text)
+        return rest, [("author", n) for n in names]
+
+    def explain_empty(self, values: dict[str, Any]) -> str:
+        """Why the author filter kept nothing, with the fix ("" when it is not why)."""
+        name = values.get("author")
+        if name and not self.index().names(name):
+            return "no author by that name here: check the spelling, or give the family name alone"
+        return ""
 
     def index(self) -> AuthorIndex:
         """Every author name and their papers; rebuilt when the papers change."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
+from ..contrib import Filter, Sort
 from ..http_client import HttpClient
 from ..ingest.clean import normalize_key
 from ..sources.base import get_parsed, parse_json
@@ -38,32 +39,6 @@ SELECT = "id,doi,display_name,publication_year,cited_by_count,counts_by_year,ref
 _ARXIV_NEW = re.compile(r"^\d{4}\.\d{4,5}$")
 _ARXIV_OLD = re.compile(r"^[a-z\-]+(?:\.[A-Z]{2})?/\d{7}$")
 _ARXIV_IN = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:)(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})", re.I)
-
-
-@dataclass(frozen=True)
-class Sort:
-    """An order search and lists can be sorted by (the shape of paperatlas.contrib.Sort)."""
-
-    name: str
-    help: str
-    owner: str
-    key: Callable[[Any, Sequence[str]], dict[str, float]]
-
-
-@dataclass(frozen=True)
-class Filter:
-    """A search/list filter (the shape of paperatlas.contrib.Filter)."""
-
-    name: str
-    type: type
-    help: str
-    owner: str
-    keep: Callable[[Any, Any], set[str] | None]
-    choices: tuple[str, ...] = ()
-    pattern: str = ""
-    max_length: int = 200
-    minimum: float | None = None
-    maximum: float | None = None
 
 
 @dataclass

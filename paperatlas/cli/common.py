@@ -20,7 +20,8 @@ from rich.table import Table
 
 from .. import settings
 from ..errors import IngestError, PaperatlasError
-from ..library import Library, default_db_path
+from ..contrib import Filter
+from ..library import Library, default_db_path, filter_table
 from ..store import is_postgres_url
 from ..models import Paper
 from ..programme.models import event_text
@@ -31,6 +32,43 @@ EXIT_WARNINGS = 5
 err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def filter_option(f: Filter) -> click.Option:
+    """The command-line option of a filter: --NAME, typed, described and checked as the filter declares
+    (the library checks the value again: patterns, lengths and ranges are the filter's)."""
+    kind: Any = click.Choice(f.choices, case_sensitive=False) if f.choices else f.type
+    text = f.help[:1].upper() + f.help[1:]
+    return click.Option(
+        [f"--{f.name.replace('_', '-')}", f.name],
+        type=kind,
+        metavar=f.metavar or None,
+        help=text if text.endswith(".") else text + ".",
+        is_flag=f.type is bool,
+    )
+
+
+class FilterCommand(click.Command):
+    """A command that takes every filter of the library (the library's own and what each capability
+    contributes: paperatlas/contrib.py): its options are made from the table when the command runs
+    or shows --help, so a filter declared once is an option here. The function gets them as keywords.
+    `skip_filters`: those the command declares itself (in its own words)."""
+
+    def __init__(self, *args: Any, skip_filters: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.skip_filters = skip_filters
+
+    def filter_names(self) -> list[str]:
+        return [f.name for f in filter_table() if f.name not in self.skip_filters]
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        own = {p.name for p in params}
+        extra = [filter_option(f) for f in filter_table() if f.name not in self.skip_filters and f.name not in own]
+        help_option = self.get_help_option(ctx)
+        if help_option is not None and params and params[-1] is help_option:
+            return [*params[:-1], *extra, help_option]
+        return [*params, *extra]
 
 
 class Fail(click.ClickException):
@@ -238,25 +276,9 @@ def say_crosslingual(lib: Library, query: str, mode: str) -> None:
 
 def say_waiting(lib: Library, mode: str) -> None:
     """On stderr: how many papers search by meaning cannot see yet (they still match by keyword)."""
-    if mode == "keyword":
-        return
-    try:
-        st = lib.embedding_status()
-    except PaperatlasError:
-        return
-    if st["waiting"] and not st["embedded"] and mode == "hybrid":
-        click.echo(
-            f"note: none of the {st['papers']} papers is embedded yet: this search is by keyword only "
-            "(`paperatlas embed` adds search by meaning)",
-            err=True,
-        )
-    elif st["waiting"] and st["embedded"]:
-        click.echo(
-            f"note: {st['waiting']} of {st['papers']} papers are not embedded yet: "
-            f"{'they match by keyword only' if mode == 'hybrid' else 'search by meaning skips them'} "
-            "(`paperatlas embed` finishes the job)",
-            err=True,
-        )
+    note = lib.waiting_note(mode)
+    if note:
+        click.echo(f"note: {note}", err=True)
 
 
 def paper_table(papers: list[Paper], title: str = "") -> Table:

@@ -14,6 +14,7 @@ from .common import (
     EXIT_BAD_INPUT,
     EXIT_WARNINGS,
     Fail,
+    FilterCommand,
     echo_json,
     embed_multilingual,
     get_library,
@@ -33,10 +34,9 @@ from .common import (
 )
 from ..export import EXPORT_FORMATS, export
 from ..ingest.formats import FORMAT_NAMES
-from .programme import event_filter_options
-from .report import facet_options
 from ..programme.models import event_text
 from ..report.facets import paper_institutions
+from ..contrib import MODES
 from ..library import MAX_RESULTS, Library
 from ..search.cjk import has_cjk
 from ..store import is_postgres_url
@@ -220,36 +220,20 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         out.print(f"fulltext: {ft.get('read', 0)} read" + (f"; not read: {failed}" if failed else ""))
 
 
-@click.command("list")
-@click.option("--venue", help="Only this venue (case-insensitive).")
-@click.option("--year", type=int, help="Only this year.")
-@click.option("--status", help="Only this status, e.g. Oral.")
+@click.command("list", cls=FilterCommand)
 @click.option("--limit", type=int, default=50, show_default=True, help="At most this many (0 = all).")
 @click.option("--offset", type=int, default=0, help="Skip this many first.")
 @click.option(
     "--sort",
     "sort_",
     metavar="ORDER",
-    help="Order by ORDER instead of ingest order: citations (after `paperatlas enrich`).",
+    help="Order by ORDER instead of ingest order: citations, rising (after `paperatlas enrich`).",
 )
-@facet_options
 @json_option
 @click.pass_context
 @handle_errors
-def list_(
-    ctx: click.Context,
-    venue: str | None,
-    year: int | None,
-    status: str | None,
-    limit: int,
-    offset: int,
-    sort_: str | None,
-    institution: str | None,
-    country: str | None,
-    type_: str | None,
-    as_json: bool,
-) -> None:
-    """List papers in ingest order (or --sort citations: most cited first).
+def list_(ctx: click.Context, limit: int, offset: int, sort_: str | None, as_json: bool, **filters: Any) -> None:
+    """List papers in ingest order (every filter of `search` applies; --sort citations: most cited first).
 
     Example:
 
@@ -258,28 +242,23 @@ def list_(
         paperatlas list --venue CoRL --country China --type oral
     """
     lib = get_library(ctx)
-    facets = {"institution": institution, "country": country, "type": type_}
     if sort_:
-        every = {p.id: p for p in lib.papers(venue, year, status, None, 0, **facets)}
+        every = {p.id: p for p in lib.papers(**filters)}
         ordered = [every[i] for i in lib.sort_ids(list(every), sort_)]
         papers = ordered[offset : offset + limit] if limit else ordered[offset:]
     else:
-        papers = lib.papers(venue, year, status, limit or None, offset, **facets)
+        papers = lib.papers(limit=limit or None, offset=offset, **filters)
     if as_json:
         echo_json([p.public() for p in papers])
     elif papers:
-        out.print(paper_table(papers, _shown(lib.count(venue, year, status, **facets), offset, len(papers))))
+        out.print(paper_table(papers, _shown(lib.count(**filters), offset, len(papers))))
     if not papers:
-        nothing_found(
-            ctx,
-            "no papers to list",
-            _filters_hint(lib, venue, year, status, offset, **facets),
-            venue=venue,
-            year=year,
-            status=status,
-            offset=offset,
-            **facets,
-        )
+        nothing_found(ctx, "no papers to list", _filters_hint(lib, filters, offset), **_set(filters), offset=offset)
+
+
+def _set(filters: dict[str, Any]) -> dict[str, Any]:
+    """The filters that are set, in the table's order (what `nothing found` lists)."""
+    return {k: v for k, v in filters.items() if v is not None}
 
 
 def _shown(total: int, offset: int, n: int) -> str:
@@ -289,21 +268,7 @@ def _shown(total: int, offset: int, n: int) -> str:
     return f"papers {offset + 1}-{offset + n} of {total}"
 
 
-def _filters_hint(
-    lib: Library,
-    venue: str | None,
-    year: int | None,
-    status: str | None,
-    offset: int = 0,
-    mode: str = "",
-    author: str | None = None,
-    institution: str | None = None,
-    country: str | None = None,
-    type: str | None = None,
-    session: str | None = None,
-    day: str | None = None,
-    room: str | None = None,
-) -> str:
+def _filters_hint(lib: Library, filters: dict[str, Any], offset: int = 0, mode: str = "") -> str:
     """What to try when a command found nothing: the likeliest cause first."""
     total = lib.count()
     if total == 0:
@@ -311,24 +276,16 @@ def _filters_hint(
 
         where = redact(lib.path)  # a PostgreSQL URL may hold its password
         return f"{where} holds no papers yet: add a list with `paperatlas --db {where} ingest FILE...`"
-    if author and not lib.authors.index().names(author):
-        return "no author by that name here: check the spelling, or give the family name alone"
-    for kind, name in (("institution", institution), ("country", country)):
-        if name and not lib.report.facets().names(kind, name):
-            return (
-                f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
-                "(docs/fields.md); check the spelling"
-            )
-    if (session or day or room) and not lib.programme.filter_ids(session, day, room):
-        if not lib.programme.feeds():
-            return "this library holds no programme: `paperatlas fetch virtual CONF YEAR` brings one in"
-        return "no paper is presented there: `paperatlas programme` lists the sessions, days and rooms"
-    if session or day or room:
-        return "drop --session / --day / --room to search the whole library"
-    if venue or year or status or type:
+    values = lib.filters.check(filters)
+    # a capability that owns a filter says best why it kept nothing (no such author, no programme...)
+    for explain in lib.contributions("explain_empty"):
+        why = explain(values)
+        if why:
+            return str(why)
+    if values:
+        flags = " / ".join(f"--{k.replace('_', '-')}" for k in values)
         return (
-            f"drop --venue / --year / --status / --type to look at all {total} papers; "
-            "`paperatlas stats` lists the venues and years in this library"
+            f"drop {flags} to look at all {total} papers; `paperatlas stats` lists the venues and years in this library"
         )
     if offset:
         return f"--offset {offset} is past the end: this library holds {total} papers"
@@ -387,7 +344,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
                 "aliases": lib.aliases(p.id),
                 "links": links,
                 "events": [e.to_dict() for e in lib.programme.events_for(p.id)],
-                **lib.contributions(p.id),
+                **lib.paper_fields(p.id),
             }
         )
         return
@@ -414,7 +371,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
             out.print(f"{label}: {p.extra[key]}", markup=False)
     for e in lib.programme.events_for(p.id):
         out.print(event_text(e.to_dict()), markup=False)
-    cite = lib.contributions(p.id)
+    cite = lib.paper_fields(p.id)
     if cite.get("openalex_id"):
         out.print(citation_line(cite), markup=False)
     out.print(f"[dim]{p.id}[/dim]")
@@ -475,7 +432,11 @@ def export_(
         what = f"{reader} has liked no papers" + (" that pass the filters" if venue or year or ids else "")
     else:
         papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
-        hint = _filters_hint(lib, venue, year, None) if not ids else "`paperatlas list` shows the ids in this library"
+        hint = (
+            _filters_hint(lib, {"venue": venue, "year": year})
+            if not ids
+            else "`paperatlas list` shows the ids in this library"
+        )
         what = "no papers to export"
     if not papers:
         nothing_found(ctx, what, hint, reader=reader, venue=venue, year=year, ids=ids)
@@ -584,9 +545,9 @@ def copy_(src: str, dst: str) -> None:
     )
 
 
-@click.command()
+@click.command(cls=FilterCommand)
 @click.argument("query", required=False)
-@click.option("--mode", type=click.Choice(["hybrid", "keyword", "semantic"]), default="hybrid", show_default=True)
+@click.option("--mode", type=click.Choice(list(MODES)), default="hybrid", show_default=True)
 @click.option(
     "--limit",
     type=click.IntRange(0, MAX_RESULTS),
@@ -595,15 +556,6 @@ def copy_(src: str, dst: str) -> None:
     help=f"At most this many hits (up to {MAX_RESULTS}; page further with --offset).",
 )
 @click.option("--offset", type=click.IntRange(0), default=0)
-@click.option("--venue", help="Only this venue.")
-@click.option("--year", type=int, help="Only this year.")
-@click.option("--status", help="Only this status (Oral, Spotlight, Poster...).")
-@click.option(
-    "--author",
-    metavar="NAME",
-    help='Only papers by this author (case, accents and initials forgiven: "P. Liang"). '
-    'Without QUERY: all their papers. Same as author:"NAME" in the query.',
-)
 @click.option(
     "--queries",
     type=click.File("r", encoding="utf-8"),
@@ -613,7 +565,7 @@ def copy_(src: str, dst: str) -> None:
     "--sort",
     "sort_",
     metavar="ORDER",
-    help="Order the matching papers by ORDER instead of relevance: citations (after `paperatlas enrich`).",
+    help="Order the matching papers by ORDER instead of relevance: citations, rising (after `paperatlas enrich`).",
 )
 @click.option(
     "--in",
@@ -622,8 +574,6 @@ def copy_(src: str, dst: str) -> None:
     default=None,
     help="body: search the full text of the papers whose PDF was read, showing the passage, its section and page.",
 )
-@facet_options
-@event_filter_options
 @llm_options
 @json_option
 @click.pass_context
@@ -635,25 +585,17 @@ def search(
     mode: str,
     limit: int,
     offset: int,
-    venue: str | None,
-    year: int | None,
-    status: str | None,
-    author: str | None,
     queries: Any,
     sort_: str | None,
-    institution: str | None,
-    country: str | None,
-    type_: str | None,
-    session: str | None,
-    day: str | None,
-    room: str | None,
     llm_url: str | None,
     llm_model: str | None,
     as_json: bool,
+    **filters: Any,
 ) -> None:
     """Search by keyword, by meaning, or both fused (default). "Quoted phrases" must match;
     author:"Name" keeps one author's papers. With a language model (--llm-url), a query in Chinese
-    is also searched in the English the model renders it as.
+    is also searched in the English the model renders it as. Every filter option narrows the search;
+    without QUERY, the filters list their papers (all but --venue / --year / --status alone).
 
     Example:
 
@@ -669,23 +611,8 @@ def search(
     """
     lib = get_library(ctx)
     lib.llm.configure(llm_url, llm_model)
-    facets = {
-        "institution": institution,
-        "country": country,
-        "type": type_,
-        "session": session,
-        "day": day,
-        "room": room,
-    }
-    filters = {
-        "mode": mode,
-        "venue": venue,
-        "year": year,
-        "status": status,
-        "author": author,
-        "offset": offset,
-        **facets,
-    }
+    said = {"mode": mode, **_set(filters), "offset": offset}
+    author = filters.get("author")
     say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
@@ -697,7 +624,7 @@ def search(
             if not noted and has_cjk(qtext):
                 say_crosslingual(lib, qtext, mode)
                 noted = True
-            hits = lib.search(qtext, mode, limit, offset, venue, year, status, author=author, **facets)
+            hits = lib.search(qtext, mode, limit, offset, **filters)
             asked += 1
             empty += not hits
             if as_json:
@@ -713,25 +640,24 @@ def search(
             nothing_found(
                 ctx,
                 "no query found any paper" if asked else "the file holds no queries",
-                _filters_hint(lib, venue, year, status, offset, mode),
-                **filters,
+                _filters_hint(lib, filters, offset, mode),
+                **said,
             )
         return
-    if not (query or "").strip() and not author and not any(facets.values()):
+    if not (query or "").strip() and not lib.filters.lists_alone(lib.filters.check(filters)):
+        alone = " / ".join(f"--{f.name}" for f in lib.filters if f.alone)
         raise click.UsageError(
-            ("the query is empty: " if query is not None else "")
-            + "give a QUERY, --author NAME, --institution / --country / --type, --session / --day / --room "
-            "or --queries FILE"
+            ("the query is empty: " if query is not None else "") + f"give a QUERY, {alone} or --queries FILE"
         )
     if in_ == "body":
-        _search_body(ctx, lib, query or "", limit, venue, year, as_json)
+        _search_body(ctx, lib, query or "", limit, filters.get("venue"), filters.get("year"), as_json)
         return
     if query:
         say_crosslingual(lib, query, mode)
     if sort_:
-        hits = _sorted_hits(lib, sort_, query or "", mode, limit, offset, venue, year, status, author, facets)
+        hits = _sorted_hits(lib, sort_, query or "", mode, limit, offset, filters)
     else:
-        hits = lib.search(query or "", mode, limit, offset, venue, year, status, author=author, **facets)
+        hits = lib.search(query or "", mode, limit, offset, **filters)
     what = (
         f"no papers match {query!r}"
         if query
@@ -741,7 +667,7 @@ def search(
     )
     if query and author:
         what += f" by an author matching {author!r}"
-    hint = _filters_hint(lib, venue, year, status, offset, mode, author, **facets)
+    hint = _filters_hint(lib, filters, offset, mode)
     if hits.no_good_match:
         what = f"no good match for {query!r}: no paper is close to it in meaning or holds most of its words" + (
             f" (by an author matching {author!r})" if author else ""
@@ -750,7 +676,7 @@ def search(
     if hits.read_as and not as_json:
         # the model's reading is part of why these hits came: show it, so a wrong one can be seen
         click.echo(f"also searched in English as: {hits.read_as}", err=True)
-    show_hits(ctx, hits, as_json, what, hint, **filters)
+    show_hits(ctx, hits, as_json, what, hint, **said)
     if hits and not as_json:
         click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)
 
@@ -769,23 +695,11 @@ def citation_line(c: dict[str, Any]) -> str:
     return " · ".join(parts) + f" · OpenAlex {c['openalex_id']}"
 
 
-def _sorted_hits(
-    lib: Any,
-    order: str,
-    query: str,
-    mode: str,
-    limit: int,
-    offset: int,
-    venue: str | None,
-    year: int | None,
-    status: str | None,
-    author: str | None,
-    facets: dict[str, Any],
-) -> Any:
+def _sorted_hits(lib: Any, order: str, query: str, mode: str, limit: int, offset: int, filters: dict[str, Any]) -> Any:
     """The matching papers (up to MAX_RESULTS of them) in a contributed order, then the page asked for."""
     import copy
 
-    found = lib.search(query, mode, MAX_RESULTS, 0, venue, year, status, author=author, **facets)
+    found = lib.search(query, mode, MAX_RESULTS, 0, **filters)
     by_id = {h.paper.id: h for h in found}
     ordered = [by_id[i] for i in lib.sort_ids(list(by_id), order)]
     page = copy.copy(found)

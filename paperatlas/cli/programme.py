@@ -13,25 +13,6 @@ _day = click.option("--day", metavar="YYYY-MM-DD", help="Only this day (the conf
 _tz = click.option("--tz", metavar="AREA/CITY", help="Show times in this timezone (default: the conference's).")
 
 
-def event_filter_options(f: object) -> object:
-    """--session, --day, --room: keep the papers presented there (the library's programme)."""
-    for opt in reversed(
-        [
-            click.option(
-                "--session",
-                metavar="NAME|ID",
-                help='Only papers presented in this session: its id, or its name or words of it ("Poster Session 6").',
-            ),
-            click.option(
-                "--day", metavar="YYYY-MM-DD", help="Only papers presented on this day (the conference's local date)."
-            ),
-            click.option("--room", metavar="NAME", help='Only papers presented in this room ("Hall C").'),
-        ]
-    ):
-        f = opt(f)
-    return f
-
-
 @click.command("programme")
 @click.option("--feed", metavar="'CONF YEAR'", help="Only this programme (e.g. 'neurips 2025').")
 @_day

@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import click
 
 from .common import echo_json, get_library, handle_errors, write_output
 from ..i18n import LANGUAGES, language
-from ..ingest.fields import PRESENTATIONS
 from ..report import parse_years
 from ..report.summaries import MODES as SUMMARY_MODES
 
 FORMATS = ("markdown", "html", "json")
-
-
-def facet_options(f: Any) -> Any:
-    """--institution, --country, --type: filters on the fields of docs/fields.md."""
-    for opt in reversed(
-        [
-            click.option(
-                "--institution",
-                metavar="NAME",
-                help='Only papers with an author at this institution ("Tsinghua" finds Tsinghua University).',
-            ),
-            click.option(
-                "--country", metavar="NAME", help='Only papers with an author in this country ("China", "USA").'
-            ),
-            click.option(
-                "--type",
-                "type_",
-                type=click.Choice(PRESENTATIONS, case_sensitive=False),
-                help="Only this presentation type.",
-            ),
-        ]
-    ):
-        f = opt(f)
-    return f
 
 
 @click.command("report")

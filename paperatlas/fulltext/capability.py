@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import LibraryCore
+from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
 from ..http_client import HttpClient
 from ..ingest.normalize import title_key
@@ -307,6 +308,14 @@ class Fulltext:
             if s["paragraphs"]
         ]
 
+    def library_stats(self) -> dict[str, Any]:
+        """What `stats` says of the full texts (a contribution the library collects)."""
+        return {"fulltext": self.store.counts()}
+
+    def passages(self, question: str, paper_ids: Sequence[str], per_paper: int = 2, limit: int = 8) -> list[Passage]:
+        """The passages `ask` sends the model (a contribution the language-model layer collects)."""
+        return self.retrieve(question, paper_ids, per_paper, limit)
+
     def status(self) -> dict[str, Any]:
         """Counts per state (read, or the reason reading failed), with each reason's fix."""
         counts = self.store.counts()
@@ -479,14 +488,10 @@ class Fulltext:
             raise PaperatlasError("which papers? none was named", "give paper ids, --venue V --year Y, or --all")
         return fetch_many(self, papers, client, redo, on_progress)
 
-    def filters(self) -> list[Any]:
-        """The search filter `fulltext` (only papers whose full text was read), for the filter table;
-        empty where the table does not exist yet. (Searching the body itself is `hits`: a search of
-        its own, with passages, not a filter of the paper search.)"""
-        try:
-            from ..contrib import Filter  # type: ignore[import-not-found]
-        except ImportError:
-            return []
+    def filters(self) -> list[Filter]:
+        """The search filter `fulltext` (only papers whose full text was read), for the filter table.
+        (Searching the body itself is `hits`: a search of its own, with passages, not a filter of the
+        paper search.)"""
 
         def keep(lib: Any, value: Any) -> set[str] | None:
             return self.store.read_ids() if value else None

@@ -104,9 +104,6 @@ class Llm:
         >>> lib.llm.translate("2106.09685", "zh").title  # doctest: +SKIP
     """
 
-    # (question, paper ids, per paper, in all) -> the best passages of their bodies; the library sets it
-    passages: Callable[[str, Sequence[str], int, int], list[Any]] | None = None
-
     def __init__(self, lib: LibraryCore, readers: Readers) -> None:
         self.lib = lib
         self._readers = readers
@@ -705,7 +702,8 @@ class Llm:
         model gets fewer passages as well as shorter ones."""
         small = chars < 900
         per, total = ((3, 4) if small else (6, 8)) if one else ((1, 4) if small else (2, 8))
-        found = self.passages(question, [p.id for p in papers], per, total) if self.passages else []
+        # the best passages of the papers' bodies, from a capability that keeps them (the full text)
+        found = [x for f in self.lib.contributions("passages") for x in f(question, [p.id for p in papers], per, total)]
         by_paper: dict[str, list[Any]] = {}
         for x in found:
             by_paper.setdefault(x.id, []).append(x)
@@ -813,6 +811,10 @@ class Llm:
         return out
 
     # -- what was generated ------------------------------------------------------------------
+    def library_stats(self) -> dict[str, Any]:
+        """What `Library.stats()` shows of this capability."""
+        return {"generated": self.stats()["generated"]}
+
     def stats(self) -> dict[str, Any]:
         """What the library holds that a model generated: texts per task, language and model."""
         rows = [

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import inspect
+import types
 import json
 import re
 import threading
 import typing
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -23,9 +25,10 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from .. import __version__
+from ..contrib import Filter, FilterTable
 from ..errors import NotFound, PaperatlasError
 from ..library import Library
-from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Hits, Paper
+from ..models import EVENT_FIELDS, FIELD_DOCS, PRIVATE_FIELDS, Hit, Paper
 from ..programme.models import event_text
 
 MAX_LIMIT = 100
@@ -47,21 +50,53 @@ EVENTS_DESCRIPTION = (
 )
 
 
-class PaperHit(BaseModel):
-    """One paper in a ranked list."""
+# the keys of Hit.to_dict() an assistant's list needs, and what they mean to an assistant
+HIT_KEYS = {
+    "id": "paper id: pass it to get_paper, similar, like, dislike",
+    "title": "",
+    "title_derived": "true when the list gave no title and it was made from the abstract",
+    "authors": "",
+    "venue": "",
+    "year": "",
+    "status": "Oral, Spotlight, Poster... when the list says",
+    "score": "higher is better; comparable only within one answer",
+    "snippet": "the part of the abstract where the query's words are",
+    "reason": "why this paper is here (similar, recommend)",
+    "url": "",
+    "events": EVENTS_DESCRIPTION,
+}
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
+_EMPTY: dict[Any, Any] = {str: "", bool: False}
 
-    id: str = Field(description="paper id: pass it to get_paper, similar, like, dislike")
-    title: str
-    title_derived: bool = Field(False, description="true when the list gave no title and it was made from the abstract")
-    authors: list[str] = Field(default_factory=list)
-    venue: str = ""
-    year: int | None = None
-    status: str = Field("", description="Oral, Spotlight, Poster... when the list says")
-    score: float = Field(description="higher is better; comparable only within one answer")
-    snippet: str = Field("", description="the part of the abstract where the query's words are")
-    reason: str = Field("", description="why this paper is here (similar, recommend)")
-    url: str = ""
-    events: list[dict[str, Any]] = Field(default_factory=list, description=EVENTS_DESCRIPTION)
+
+def _field_of(schema: dict[str, Any], description: str) -> tuple[Any, Any]:
+    """A pydantic field (type, Field) for one property of a JSON schema (the few kinds Hit's uses)."""
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    nullable = "null" in kinds
+    kind = next(k for k in kinds if k != "null")
+    doc: dict[str, Any] = {"description": description} if description else {}
+    tp: Any
+    if kind == "array":
+        item = schema.get("items", {}).get("type")
+        tp = types.GenericAlias(list, (_JSON_TYPES.get(item, dict[str, Any]),))
+        return tp, Field(default_factory=list, **doc)
+    tp = dict[str, Any] if kind == "object" else _JSON_TYPES[kind]
+    if nullable:
+        return tp | None, Field(None, **doc)
+    if tp in _EMPTY:
+        return tp, Field(_EMPTY[tp], **doc)
+    return tp, Field(**doc)  # required (the score)
+
+
+if TYPE_CHECKING:  # a model built at run time: the checker knows it as a pydantic model
+    PaperHit = BaseModel
+else:
+    PaperHit = create_model(
+        "PaperHit",
+        __doc__="One paper in a ranked list.",
+        **{k: _field_of(Hit.json_schema()["properties"][k], d) for k, d in HIT_KEYS.items()},
+    )
 
 
 class SearchResult(BaseModel):
@@ -177,6 +212,53 @@ ReaderName = Annotated[str, Field(min_length=1, max_length=64, description="the 
 Undo = Annotated[bool, Field(description="true removes the judgement instead")]
 
 
+def filter_argument(f: Filter) -> Any:
+    """A filter as a tool argument's annotation: its type, checks and description (contrib.Filter)."""
+    kind: Any = Literal[f.choices] if f.choices else f.type
+    checks: dict[str, Any] = {"description": f.help}
+    if f.type is str and not f.choices:
+        checks["max_length"] = f.max_length
+        if f.pattern:
+            checks["pattern"] = f.pattern
+    if f.minimum is not None:
+        checks["ge"] = f.minimum
+    if f.maximum is not None:
+        checks["le"] = f.maximum
+    return Annotated[kind | None, Field(**checks)]
+
+
+def search_signature(table: FilterTable) -> inspect.Signature:
+    """The `search` tool's arguments: the query, mode and limit, then every filter of the library, so a
+    filter declared once is an argument here too."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    own = [
+        inspect.Parameter(
+            "query",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=Annotated[
+                str,
+                Field(
+                    min_length=1,
+                    max_length=2000,
+                    description='words or a question; "double quotes" for an exact phrase',
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "mode",
+            keyword,
+            default="hybrid",
+            annotation=Annotated[
+                Literal["hybrid", "keyword", "semantic"],
+                Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)"),
+            ],
+        ),
+        inspect.Parameter("limit", keyword, default=10, annotation=Annotated[int, Field(ge=1, le=MAX_LIMIT)]),
+    ]
+    filters = [inspect.Parameter(f.name, keyword, default=None, annotation=filter_argument(f)) for f in table]
+    return inspect.Signature([*own, *filters], return_annotation=Annotated[CallToolResult, SearchResult])
+
+
 # -- rendering ------------------------------------------------------------------------------------
 _TAG = re.compile(r"<[^>]+>")
 
@@ -190,7 +272,7 @@ def hit_model(h: Hit) -> PaperHit:
     """The hit's one serialisation (Hit.to_dict), cut to the keys an assistant's list needs."""
     d = h.to_dict()
     d["snippet"] = plain_snippet(h.snippet)
-    return PaperHit(**{k: d[k] for k in PaperHit.model_fields if k in d})
+    return PaperHit(**{k: d[k] for k in HIT_KEYS if k in d})
 
 
 def paper_model(p: Paper, events: Sequence[dict[str, Any]] = (), contributed: dict[str, Any] | None = None) -> Any:
@@ -199,7 +281,7 @@ def paper_model(p: Paper, events: Sequence[dict[str, Any]] = (), contributed: di
     return PaperRecord(**p.public(), uri=f"paper://{p.id}", events=list(events), **extra)
 
 
-def _hits_text(hits: Sequence[PaperHit]) -> str:
+def _hits_text(hits: Sequence[Any]) -> str:  # PaperHit models
     lines = []
     for i, h in enumerate(hits, start=1):
         meta = " · ".join(x for x in (f"{h.venue} {h.year or ''}".strip(), f"id {h.id}", f"score {h.score:.3f}") if x)
@@ -292,123 +374,27 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
         except PaperatlasError as e:  # the message already ends with "Fix: ..."
             raise ToolError(str(e)) from None
 
-    def waiting_note(mode: str) -> str:
-        if mode == "keyword":
-            return ""
-        try:
-            st = library.embedding_status()
-        except PaperatlasError:
-            return ""
-        if st["waiting"]:
-            return (
-                f"{st['waiting']} of {st['papers']} papers are not embedded yet: search by meaning cannot see "
-                "them (they still match by keyword); `paperatlas embed` fixes that"
-            )
-        return ""
-
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=ro)
-    def search(
-        query: Annotated[
-            str,
-            Field(
-                min_length=1, max_length=2000, description='words or a question; "double quotes" for an exact phrase'
-            ),
-        ],
-        mode: Annotated[
-            Literal["hybrid", "keyword", "semantic"],
-            Field(description="hybrid fuses keyword (BM25) and meaning (embeddings)"),
-        ] = "hybrid",
-        venue: Annotated[str | None, Field(description="only this venue, e.g. NeurIPS (case-insensitive)")] = None,
-        year: Annotated[int | None, Field(ge=1900, le=2100, description="only this year")] = None,
-        author: Annotated[
-            str | None,
-            Field(
-                description="only papers by this author (case, accents and initials "
-                "forgiven: 'P. Liang' finds Percy Liang)"
-            ),
-        ] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
-        institution: Annotated[
-            str | None,
-            Field(
-                max_length=200,
-                description="only papers with an author at this institution ('tsinghua' finds Tsinghua University)",
-            ),
-        ] = None,
-        country: Annotated[
-            str | None, Field(max_length=100, description="only papers with an author in this country ('China', 'USA')")
-        ] = None,
-        type: Annotated[
-            Literal["oral", "spotlight", "poster", "highlight"] | None, Field(description="only this presentation type")
-        ] = None,
-        session: Annotated[
-            str | None,
-            Field(
-                max_length=200,
-                description="only papers presented in this session of the programme: its id, or its name "
-                "or words of it ('Poster Session 6')",
-            ),
-        ] = None,
-        day: Annotated[
-            str | None,
-            Field(
-                pattern=r"^\d{4}-\d{2}-\d{2}$",
-                description="only papers presented on this day, YYYY-MM-DD (the conference's local date)",
-            ),
-        ] = None,
-        room: Annotated[
-            str | None, Field(max_length=200, description="only papers presented in this room ('Hall C')")
-        ] = None,
-    ) -> Annotated[CallToolResult, SearchResult]:
+    def search(query: str, mode: str = "hybrid", limit: int = 10, **filters: Any) -> CallToolResult:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
-
-        def run() -> Hits:
-            # the same author / institution / country / type filters as `search` and the web
-            return library.search(
-                query,
-                mode,
-                limit,
-                venue=venue,
-                year=year,
-                author=author or None,
-                institution=institution,
-                country=country,
-                type=type,
-                session=session,
-                day=day,
-                room=room,
-            )
-
-        found = call(run)
+        # every filter of the library (its own and what its capabilities contribute), as the CLI and the web
+        found = call(lambda: library.search(query, mode, limit, **filters))
         hits = [hit_model(h) for h in found]
-        read_as = found.read_as
-        note = call(lambda: waiting_note(mode))
+        note = call(lambda: library.waiting_note(mode))
         if not hits:
-            filters = ", ".join(
-                f"{k}={v}"
-                for k, v in (
-                    ("venue", venue),
-                    ("year", year),
-                    ("author", author),
-                    ("institution", institution),
-                    ("country", country),
-                    ("type", type),
-                    ("session", session),
-                    ("day", day),
-                    ("room", room),
-                )
-                if v
-            )
+            said = ", ".join(f"{k}={v}" for k, v in filters.items() if v is not None and v != "")
             note = (note + "; " if note else "") + (
-                f"nothing matched with {filters}: try without them"
-                if filters
+                f"nothing matched with {said}: try without them"
+                if said
                 else "nothing matched: try other or fewer words, or mode=hybrid"
             )
-        result = SearchResult(query=query, mode=mode, hits=hits, note=note, read_as=read_as)
+        result = SearchResult(query=query, mode=mode, hits=hits, note=note, read_as=found.read_as)
         text = _hits_text(hits) or "No papers matched."
         return answer(result, text + (f"\nNote: {note}" if note else ""))
+
+    search.__signature__ = search_signature(library.filters)  # type: ignore[attr-defined]
+    server.tool(annotations=ro)(search)
 
     @server.tool(annotations=ro)
     def get_paper(
@@ -416,7 +402,7 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
     ) -> Annotated[CallToolResult, PaperRecord]:
         """One paper's whole record: title, abstract, authors, venue, year, status, url."""
         p = call(lambda: library.get(id))
-        rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)], library.contributions(p.id))
+        rec = paper_model(p, [e.to_dict() for e in library.programme.events_for(p.id)], library.paper_fields(p.id))
         return answer(rec, paper_text(rec))
 
     @server.tool(annotations=ro)

@@ -37,6 +37,14 @@ class Multilingual:
             self._embedder = EMBEDDERS.create(MULTILINGUAL_EMBEDDER)
         return self._embedder
 
+    def search_embedder(self) -> Embedder:
+        """The model queries in CJK script are searched with (the library's search engine asks for it)."""
+        return self.embedder
+
+    def side_models(self) -> set[str]:
+        """The models whose vectors this capability keeps beside the library's own (not a mismatch)."""
+        return {self.embedder.id}
+
     @property
     def enabled(self) -> bool:
         """The library setting: keep a multilingual index (`paperatlas embed --multilingual` turns it on)."""

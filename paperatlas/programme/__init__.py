@@ -12,8 +12,9 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
-from ..i18n import gettext
+from ..i18n import N_, gettext
 from ..models import IngestReport
 from .groups import Person, Split, people, split
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo, event_parts
@@ -167,6 +168,63 @@ class Programme:
     def version(self) -> tuple[int, int]:
         """Changes whenever a read of a feed changed the programme: a key for caches of what it says."""
         return self.store.programme.programme_version()
+
+    @staticmethod
+    def filters() -> list[Filter]:
+        """session, day and room: where papers are presented; one event must meet all three."""
+
+        def keep_all(lib: Any, values: dict[str, Any]) -> set[str] | None:
+            return lib.programme.filter_ids(**values)
+
+        return [
+            Filter(
+                "session",
+                str,
+                'only papers presented in this session: its id, or its name or words of it ("Poster Session 6")',
+                "programme",
+                lambda lib, v: lib.programme.filter_ids(session=v),
+                metavar="NAME|ID",
+                keep_all=keep_all,
+                example="Poster Session 6",
+            ),
+            Filter(
+                "day",
+                str,
+                "only papers presented on this day (the conference's local date)",
+                "programme",
+                lambda lib, v: lib.programme.filter_ids(day=v),
+                pattern=r"^\d{4}-\d{2}-\d{2}$",
+                format="date",
+                metavar="YYYY-MM-DD",
+                keep_all=keep_all,
+                example="2025-12-05",
+                mismatch=N_("{day!r} is not a day"),
+                fix=N_("give the day as YYYY-MM-DD, e.g. 2025-12-05"),
+            ),
+            Filter(
+                "room",
+                str,
+                'only papers presented in this room ("Hall C")',
+                "programme",
+                lambda lib, v: lib.programme.filter_ids(room=v),
+                metavar="NAME",
+                keep_all=keep_all,
+                example="Hall C",
+            ),
+        ]
+
+    def decorate(self, hits: Sequence[Any]) -> None:
+        """Search results, related lists and recommendations show when and where a paper is presented."""
+        self.attach(hits)
+
+    def explain_empty(self, values: dict[str, Any]) -> str:
+        """Why the session / day / room filters kept nothing, with the fix ("" when they are not why)."""
+        where = {k: values[k] for k in ("session", "day", "room") if values.get(k)}
+        if not where or self.filter_ids(**where):
+            return ""
+        if not self.feeds():
+            return "this library holds no programme: `paperatlas fetch virtual CONF YEAR` brings one in"
+        return "no paper is presented there: `paperatlas programme` lists the sessions, days and rooms"
 
     def filter_ids(
         self, session: str | None = None, day: str | None = None, room: str | None = None

@@ -6,11 +6,12 @@ The CLI, the web pages and the HTTP API all call this object (`lib.recommend`), 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..contrib import SearchRequest
 from ..errors import NotFound, PaperatlasError
 from ..i18n import gettext, ngettext
 from ..models import Hit, Paper
@@ -56,11 +57,6 @@ class Recommend:
         self._store = lib.store
         self._readers = readers
         self._llm = llm  # digests show a TL;DR of each paper (stored, or extractive: nothing is sent)
-        # what a digest lists before the recommendations, e.g. the programme's changes to the reader's
-        # agenda: (reader name, since) -> (hits, paper id -> when); set by whoever offers such news
-        self.digest_news: Callable[[str, str], tuple[list[Hit], dict[str, str]]] | None = None
-        # gives hits their papers' programme events (Hit.events); set by the library's programme
-        self.attach_events: Callable[[Sequence[Hit]], None] | None = None
         # the features of one library version (TF-IDF + embeddings): built once, shared by every request
         self._corpus: tuple[Any, Corpus] | None = None
         self._corpus_lock = threading.Lock()
@@ -165,8 +161,7 @@ class Recommend:
             for k, (i, why, s) in enumerate(zip(rows, reasons, shown))
             if corpus.ids[i] in papers
         ]
-        if self.attach_events is not None:
-            self.attach_events(hits)
+        self._lib.decorate(hits)  # the capabilities add what they know (the programme's events)
         return hits
 
     # -- profile ---------------------------------------------------------------------------------
@@ -382,8 +377,10 @@ class Recommend:
             else ngettext("{n} paper you have not seen", "{n} papers you have not seen", len(hits))
         )
         updated = self._store.papers_added_at([h.paper.id for h in hits]) if format == "atom" else None
-        if self.digest_news is not None:
-            news, when = self.digest_news(r.name, since or "")
+        # what a digest lists before the recommendations, e.g. the programme's changes to the reader's
+        # agenda: (reader name, since) -> (hits, paper id -> when), from each capability that offers news
+        for digest_news in self._lib.contributions("digest_news"):
+            news, when = digest_news(r.name, since or "")
             if updated is not None:
                 updated.update(when)
             hits = news + hits
@@ -432,8 +429,9 @@ class Recommend:
         )
         if ss is None:
             raise NotFound(f"no saved search {name_or_id!r} for {r.name}", "save the search first")
-        params = {k: v for k, v in ss["params"].items() if k in ("mode", "venue", "year", "status")}
-        hits = self._lib.search(ss["query"], limit=limit, exclude=sorted(self._judged(r)), **params)
+        # every filter the search was saved with (a feed that dropped one would silently widen)
+        req = SearchRequest.from_params(ss["params"], self._lib.filters, query=ss["query"])
+        hits = self._lib.search(ss["query"], req.mode, limit, exclude=sorted(self._judged(r)), **req.filters)
         updated = self._store.papers_added_at([h.paper.id for h in hits])
         return digest_mod.atom(
             hits, f"paperatlas: {ss['name']} ({r.name})", f"urn:paperatlas:search:{r.name}:{ss['id']}", updated, link

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..contrib import Filter
 from ..errors import PaperatlasError
 from ..i18n import gettext
 from ..store.report import PaperFacts
@@ -66,6 +67,40 @@ class Report:
         self._facets: tuple[Any, FacetIndex] | None = None
 
     # -- the filters -----------------------------------------------------------------------
+    @staticmethod
+    def filters() -> list[Filter]:
+        """institution, country and type: read from the fields of docs/fields.md."""
+        return [
+            Filter(
+                "institution",
+                str,
+                'only papers with an author at this institution ("tsinghua" finds Tsinghua University; docs/fields.md)',
+                "report",
+                lambda lib, v: lib.report.filter_ids(institution=v),
+                metavar="NAME",
+                example="Tsinghua",
+            ),
+            Filter(
+                "country",
+                str,
+                'only papers with an author in this country ("China", "USA")',
+                "report",
+                lambda lib, v: lib.report.filter_ids(country=v),
+                max_length=100,
+                metavar="NAME",
+                example="China",
+            ),
+            Filter(
+                "type",
+                str,
+                "only this presentation type",
+                "report",
+                lambda lib, v: lib.report.filter_ids(type=v),
+                choices=("oral", "spotlight", "poster", "highlight"),
+                example="oral",
+            ),
+        ]
+
     def facets(self) -> FacetIndex:
         """institution / country / type -> paper ids; rebuilt when the papers change."""
         version = self.lib.store.data_version()
@@ -77,6 +112,17 @@ class Report:
     def version(self) -> tuple[Any, ...]:
         """Changes when the papers change or the topics are rebuilt: a key for caches of built reports."""
         return (*self.lib.store.data_version(), (self.lib.store.topics.topics_meta() or {}).get("built_at"))
+
+    def explain_empty(self, values: dict[str, Any]) -> str:
+        """Why the institution / country filter kept nothing, with the fix ("" when it is not why)."""
+        for kind in ("institution", "country"):
+            name = values.get(kind)
+            if name and not self.facets().names(kind, name):
+                return (
+                    f"no paper here names the {kind} {name!r}: affiliations come with paperlists files "
+                    "(docs/fields.md); check the spelling"
+                )
+        return ""
 
     def filter_ids(
         self, institution: str | None = None, country: str | None = None, type: str | None = None

@@ -4,7 +4,7 @@ the data of the paper map."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,9 +32,6 @@ class Topics:
         self._lib = lib
         self._store = lib.store
         self._readers = readers
-        # paper ids -> {id: [[type, session, when, place], ...]}: where the papers are presented
-        # (the library sets the programme's map_places here), shown in a point's details
-        self.places: Callable[[Sequence[str]], dict[str, list[list[str]]]] | None = None
 
     # -- building -------------------------------------------------------------------------------
     def vectors(self) -> tuple[list[str], np.ndarray]:
@@ -191,8 +188,10 @@ class Topics:
                 for t in sorted(self.at_level(level), key=lambda t: t.topic)
             ]
         events: dict[str, list[list[str]]] = {}
-        if self.places is not None:
-            events = {str(pos[pid]): evs for pid, evs in self.places(order).items() if pid in pos}
+        # paper ids -> {id: [[type, session, when, place], ...]}: where the papers are presented (a
+        # capability's map_places, the programme's), shown in a point's details
+        for places in self._lib.contributions("map_places"):
+            events.update({str(pos[pid]): evs for pid, evs in places(order).items() if pid in pos})
         saved: list[int] = []
         if reader:
             saved = [pos[p.id] for p in self._readers.liked(reader) if p.id in pos]

@@ -177,10 +177,11 @@ class Translator:
     `llm` is the library's language-model layer, whose client sends the requests and whose store
     part keeps each checked chunk like every generated text (model, prompt version, time)."""
 
-    def __init__(self, lib: Any, llm: Any, sections_of: Callable[[str], list[SectionText]]) -> None:
+    def __init__(self, lib: Any, llm: Any, fulltext: Any) -> None:
+        """`fulltext`: the full-text capability (its `sections_of`), or that function itself."""
         self.lib = lib
         self.llm = llm
-        self.sections_of = sections_of
+        self.sections_of: Callable[[str], list[SectionText]] = getattr(fulltext, "sections_of", fulltext)
 
     @property
     def store(self) -> Any:

@@ -13,6 +13,7 @@ import inspect
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from http.cookies import SimpleCookie
 from pathlib import Path
 from types import ModuleType
@@ -48,6 +49,7 @@ from .common import (
     HTTPError,
     Web,
     error_response,
+    filter_params,
     author_url,
     new_csrf_token,
     paper_url,
@@ -522,6 +524,11 @@ def create_app(
             path, view, *rest = r
             endpoints.append(Endpoint(path, view, methods=tuple(rest[0]) if rest else ("GET",)))
     endpoints.extend(openapi.ENDPOINTS)
+    # the library's filters (its own and its capabilities'), documented where an endpoint takes them
+    endpoints = [
+        replace(e, params=[*e.params, *filter_params(library.filters, e.filters, e.skip_filters)]) if e.filters else e
+        for e in endpoints
+    ]
     # a pattern ending in a greedy `{x:path}` goes last: it would swallow "/paper/a/b/extra"
     endpoints.sort(key=lambda e: e.path.endswith(":path}"))
     routes = build_routes(endpoints, inline)

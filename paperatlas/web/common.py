@@ -28,7 +28,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from .. import i18n
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError
-from ..library import Library
+from ..contrib import Filter, FilterTable
+from ..library import Library, filter_table
 from ..readers import Reader
 from . import auth
 
@@ -309,6 +310,10 @@ class Endpoint:
     statuses: Sequence[int] = ()  # error statuses this operation may answer besides the common ones
     api_required: Sequence[str] = ()  # query parameters the JSON answer needs (the page shows a form without)
     media_schemas: dict[str, Any] = field(default_factory=dict)  # the answer's schema per content type
+    # where the library's filters (Library.filters: its own and the capabilities') join `params`:
+    # "query" or "form" ("" none); create_app adds them, so a filter declared once is documented here
+    filters: str = ""
+    skip_filters: Sequence[str] = ()  # those of them this endpoint declares itself, in its own words
 
 
 # -- the per-app context ---------------------------------------------------------------
@@ -348,12 +353,44 @@ def wants_json(request: Request) -> bool:
     return accept.split(",")[0].strip().startswith("application/json")
 
 
+def filter_param(f: Filter, where: str = "query") -> Param:
+    """The web parameter of a filter (parsed, validated and documented as the filter declares). In a
+    form an empty field is no filter (a form posts every field it has): its pattern says so."""
+    form = where == "form" and bool(f.pattern)
+    return Param(
+        f.name,
+        f.type,
+        None,
+        f.help,
+        choices=f.choices,
+        minimum=None if f.minimum is None else int(f.minimum),
+        maximum=None if f.maximum is None else int(f.maximum),
+        max_length=f.max_length,
+        where=where,
+        pattern=f"^$|{f.pattern}" if form else f.pattern,
+        format="" if form else f.format,
+    )
+
+
+def filter_params(table: FilterTable, where: str = "query", skip: Sequence[str] = ()) -> list[Param]:
+    """The parameters of every filter of `table` (but those named in `skip`)."""
+    return [filter_param(f, where) for f in table if f.name not in skip]
+
+
+def library_params(
+    request: Request, params: Sequence[Param], where: str = "query", skip: Sequence[str] = ()
+) -> list[Param]:
+    """`params` and the library's filters: what a view that takes every filter parses."""
+    w = web(request)
+    key = f"params:{where}:{','.join(skip)}"
+    found = w.cache.get(key)
+    if found is None:
+        found = w.cache[key] = filter_params(w.library.filters, where, skip)
+    return [*params, *found]
+
+
 # The filters and paging that list pages share (search, For you): one definition, one OpenAPI text.
-FILTER_PARAMS = [
-    Param("venue", str, None, "only this venue (case-insensitive)", max_length=200),
-    Param("year", int, None, "only this year"),
-    Param("status", str, None, "only this status, e.g. Oral", max_length=100),
-]
+FILTER_PARAMS = [filter_param(f) for f in filter_table() if f.column]
 PAGING_PARAMS = [
     Param("page", int, 1, "page number, from 1", minimum=1, maximum=1000),
     Param("per_page", int, 20, "results per page", minimum=1, maximum=100),

@@ -17,6 +17,7 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import i18n
 from ..i18n import N_, gettext
+from ..contrib import SearchRequest
 from ..errors import NotFound, PaperatlasError
 from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
@@ -26,6 +27,7 @@ from ..readers import Reader
 from . import auth
 from .common import (
     FILTER_PARAMS,
+    library_params,
     PAGING_PARAMS,
     Endpoint,
     HTTPError,
@@ -569,19 +571,18 @@ SAVE_PARAMS = [
     Param(
         "mode", str, "hybrid", "keyword, semantic or hybrid", choices=("keyword", "semantic", "hybrid"), where="form"
     ),
-    Param("venue", str, None, "only this venue", max_length=200, where="form"),
-    Param("year", int, None, "only this year", where="form"),
-    Param("status", str, None, "only this status", max_length=100, where="form"),
-]
+]  # and every filter of the library (Endpoint.filters): a saved search keeps them all
 
 
 async def save_search(request: Request) -> Response:
     data = await check_write(request)
-    a = {p.name: p.parse((data.get(p.name) or "").strip()) for p in SAVE_PARAMS}
-    params = {k: a[k] for k in ("mode", "venue", "year", "status") if a[k] is not None}
+    L = lib(request)
+    a = {p.name: p.parse((data.get(p.name) or "").strip()) for p in library_params(request, SAVE_PARAMS, "form")}
+    # what the feed replays (SearchRequest.from_params): the mode and every filter that is set
+    req = SearchRequest(a["q"], a["mode"], L.filters.check({f.name: a[f.name] for f in L.filters}))
+    params = {"mode": req.mode, **{k: v for k, v in req.to_params().items() if k != "q"}}
     name = a["name"] or " · ".join(
-        [a["q"], *(str(params[k]) for k in ("venue", "year", "status") if k in params)]
-        + ([params["mode"]] if params.get("mode") != "hybrid" else [])
+        [a["q"], *(str(v) for k, v in req.filters.items())] + ([req.mode] if req.mode != "hybrid" else [])
     )
     r = _writer(request)
     sid = lib(request).readers.save_search(r, name, a["q"], params)  # the same search again keeps its id
@@ -776,6 +777,7 @@ ENDPOINTS = [
         save_search,
         methods=("POST",),
         params=SAVE_PARAMS,
+        filters="form",
         writes=True,
         tags=["feeds"],
         summary="Save a search for the current reader; answers its Atom feed address.",

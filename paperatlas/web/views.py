@@ -24,7 +24,7 @@ from ..search.engine import MODES
 from ..readers import FEEDBACK_KINDS, MAX_TAG, Reader
 from . import auth
 from .common import (
-    FILTER_PARAMS,
+    library_params,
     PAGING_PARAMS,
     LEGACY_READER_COOKIE,
     Endpoint,
@@ -105,105 +105,42 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
     return {pid for pid, kinds in fb.items() if "like" in kinds}
 
 
-# -- search --------------------------------------------------------------------------------
+# -- search ------------------------------------------------------------------------------------
 FACET_LABELS = (N_("institution"), N_("country"))  # search.html shows a set filter as `_(name)`: value
-FACET_PARAMS = [
-    Param(
-        "institution",
-        str,
-        None,
-        'only papers with an author at this institution ("tsinghua" finds Tsinghua University; docs/fields.md)',
-        max_length=200,
-    ),
-    Param("country", str, None, 'only papers with an author in this country ("China", "USA")', max_length=100),
-    Param("type", str, None, "only this presentation type", choices=("oral", "spotlight", "poster", "highlight")),
-]
-EVENT_PARAMS = [  # where papers are presented (the library's programme; Programme.filter_ids)
-    Param(
-        "session",
-        str,
-        None,
-        'only papers presented in this session: its id, or its name or words of it ("Poster Session 6")',
-        max_length=200,
-    ),
-    Param(
-        "day",
-        str,
-        None,
-        "only papers presented on this day (the conference's local date)",
-        pattern=r"^\d{4}-\d{2}-\d{2}$",
-        format="date",
-    ),
-    Param("room", str, None, 'only papers presented in this room ("Hall C")', max_length=200),
-]
+# the search's own parameters; the library's filters (Library.filters) join them (Endpoint.filters)
 SEARCH_PARAMS = [
     Param("q", str, "", 'the query: words, or "quoted phrases" that must appear', max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
-    *FILTER_PARAMS,
-    Param(
-        "author",
-        str,
-        None,
-        'only papers by this author; case, accents and initials are forgiven ("P. Liang"). '
-        'The query may also hold author:"Name"; a query of only that lists the author\'s papers',
-        max_length=200,
-    ),
-    *FACET_PARAMS,
-    *EVENT_PARAMS,
     *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
 ]
 
 
 def search(request: Request) -> Response:
-    a = query(request, SEARCH_PARAMS)
+    a = query(request, library_params(request, SEARCH_PARAMS))
     q, per_page = a["q"].strip(), a["per_page"]
     offset = (a["page"] - 1) * per_page
     hits: Hits = Hits()
     error: PaperatlasError | None = None
-    facet = {k: a[k] for k in ("institution", "country", "type", "session", "day", "room")}
-    if q or a["author"] or any(facet.values()):
+    L = lib(request)
+    filters = {f.name: a[f.name] for f in L.filters}
+    if q or L.filters.lists_alone(filters):
         try:
-            hits = lib(request).search(
-                q, a["mode"], per_page + 1, offset, a["venue"], a["year"], a["status"], author=a["author"], **facet
-            )
+            hits = L.search(q, a["mode"], per_page + 1, offset, **filters)
         except StoreUnavailable:
             raise  # 503 for the whole page: the query is fine, the database is not
         except PaperatlasError as e:
             if wants_json(request):
                 raise HTTPError(400, e.message, e.fix) from None
             error = e
-    has_more = len(hits) > per_page
-    total, more, no_good = hits.total, hits.more, hits.no_good_match
-    hits = Hits(hits[:per_page], total=total, more=more, no_good_match=no_good, read_as=hits.read_as)
+    hits.query, hits.mode, hits.filters = q, a["mode"], filters
+    # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
     crosslingual = _crosslingual(request, q, a["mode"])
+    hits.notes.update(crosslingual=crosslingual, not_embedded=_not_embedded(request, a["mode"]))
+    hits = hits.page(a["page"], per_page)
+    has_more = hits.has_more
     if wants_json(request):
-        return json_response(
-            {
-                "query": q,
-                "mode": a["mode"],
-                "total": total,
-                "total_is_lower_bound": more,
-                "no_good_match": no_good,
-                # a query in Chinese searched in English too: the English the language model wrote
-                **({"read_as": hits.read_as} if hits.read_as else {}),
-                # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
-                **({"crosslingual": crosslingual} if crosslingual else {}),
-                "filters": {
-                    "venue": a["venue"],
-                    "year": a["year"],
-                    "status": a["status"],
-                    "author": a["author"],
-                    **facet,
-                },
-                "page": a["page"],
-                "per_page": per_page,
-                "has_more": has_more,
-                # papers stored but not embedded yet: matched by keyword only until they are
-                "not_embedded": _not_embedded(request, a["mode"]),
-                "hits": [hit_json(h) for h in hits],
-            }
-        )
+        return json_response(hits.to_dict(hit_json))
     from .llm_views import results_context
 
     ctx = dict(
@@ -214,6 +151,8 @@ def search(request: Request) -> Response:
         error=error,
         offset=offset,
         crosslingual=crosslingual,
+        # every filter that is set: the pager's links and the "save this search" form keep them all
+        set_filters={k: v for k, v in filters.items() if v is not None},
         liked=_liked(request, [h.paper.id for h in hits]),
         llm=results_context(request, [h.paper for h in hits]),
     )
@@ -366,20 +305,21 @@ BROWSE_PARAMS = [
     Param("order", str, "asc", "asc or desc", choices=("asc", "desc")),
     Param("page", int, 1, "page number, from 1", minimum=1, maximum=100000),
     Param("per_page", int, 100, "papers per page", minimum=1, maximum=1000),
-    *FACET_PARAMS,
 ]
+# the library's filters join them (Endpoint.filters), but for the columns, which browse words itself
+BROWSE_OWN = ("venue", "year", "status")
 assert set(BROWSE_SORTS) <= SORTABLE
 
 
 def browse(request: Request) -> Response:
-    a = query(request, BROWSE_PARAMS)
+    a = query(request, library_params(request, BROWSE_PARAMS, skip=BROWSE_OWN))
     L = lib(request)
     facets = _facets(request)
     if not a["venue"] and not a["year"]:
         if wants_json(request):
             return json_response({"groups": facets["groups"], "papers": L.count()})
         return render(request, "browse.html", a=a, facets=facets, papers=None)
-    facet = {k: a[k] for k in ("institution", "country", "type")}
+    facet = {f.name: a[f.name] for f in L.filters if f.name not in BROWSE_OWN}
     total = L.count(a["venue"], a["year"])
     shown = L.count(a["venue"], a["year"], a["status"], **facet) if a["status"] or any(facet.values()) else total
     offset = (a["page"] - 1) * a["per_page"]
@@ -470,7 +410,7 @@ def paper(request: Request) -> Response:
     aliases = L.aliases(p.id)
     links = paper_links(p, aliases)
     events = L.programme.events_for(p.id)
-    contributed = L.contributions(p.id)
+    contributed = L.paper_fields(p.id)
     if wants_json(request):
         return json_response(
             {
@@ -862,6 +802,7 @@ ENDPOINTS = [
         "/search",
         search,
         params=SEARCH_PARAMS,
+        filters="query",
         json_twin=True,
         tags=["papers"],
         summary="Search papers by keyword, meaning, or both.",
@@ -910,6 +851,8 @@ ENDPOINTS = [
         "/browse",
         browse,
         params=BROWSE_PARAMS,
+        filters="query",
+        skip_filters=BROWSE_OWN,
         json_twin=True,
         tags=["papers"],
         summary="A venue-year's whole list (sortable, paginated), or the venues and years with counts.",
