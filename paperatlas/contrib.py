@@ -85,13 +85,14 @@ class Filter:
                 )
             return v
         if self.type is bool:
+            # a switch: on, or no filter at all (off keeps every paper, so it is not a filter that is set)
             if isinstance(value, bool):
-                return value
+                return value or None
             low_s = str(value).lower()
             if low_s in ("1", "true", "yes", "on"):
                 return True
             if low_s in ("0", "false", "no", "off"):
-                return False
+                return None
             raise PaperatlasError(
                 gettext("{name} must be true or false, not {raw!r}", name=self.name, raw=str(value)[:60]),
                 gettext("use {name}=1 or {name}=0", name=self.name),

@@ -241,6 +241,20 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=0,
     ),
     Setting(
+        "files",
+        "PAPERATLAS_FILES",
+        "",
+        str,
+        "Folder that keeps the papers' PDFs (default: `<library>.files/` beside the file; required on PostgreSQL).",
+    ),
+    Setting(
+        "openalex_mailto",
+        "PAPERATLAS_OPENALEX_MAILTO",
+        "",
+        str,
+        "Contact address sent to OpenAlex (its polite pool: faster, fewer refusals); `--mailto` overrides it.",
+    ),
+    Setting(
         "llm_timeout",
         "PAPERATLAS_LLM_TIMEOUT",
         300.0,

@@ -105,6 +105,8 @@ def test_tools_over_stdio(db: Path) -> None:
             "session",
             "day",
             "room",
+            "min_citations",  # contributed by the citations capability
+            "fulltext",  # contributed by the full text
         }
         assert tools["get_paper"].input_schema["required"] == ["id"]
         assert tools["similar"].input_schema["required"] == ["id"]

@@ -342,7 +342,9 @@ class Citations:
         since = dt.date.today().year - years + 1
         return {k: float(v) for k, v in self._store.citations.recent_citations(paper_ids, since).items()}
 
-    def filters(self) -> list[Filter]:
+    @staticmethod
+    def filters() -> list[Filter]:
+        # static: the CLI's --help lists the filters before any library is open
         return [
             Filter(
                 "min_citations",
@@ -352,25 +354,28 @@ class Citations:
                 lambda lib, n: (
                     None
                     if n is None
-                    else {pid for pid, c in self.citation_counts(lib.store.paper_ids()).items() if c >= n}
+                    else {pid for pid, c in lib.citations.citation_counts(lib.store.paper_ids()).items() if c >= n}
                 ),
                 minimum=0,
+                metavar="N",
+                example="10",
             )
         ]
 
-    def sorts(self) -> list[Sort]:
+    @staticmethod
+    def sorts() -> list[Sort]:
         return [
             Sort(
                 "citations",
                 "most cited first (OpenAlex cited-by count; run `paperatlas enrich` first)",
                 "citations",
-                lambda lib, ids: self.citation_counts(ids),
+                lambda lib, ids: lib.citations.citation_counts(ids),
             ),
             Sort(
                 "rising",
                 f"most cited in the last {RISING_YEARS} years first (citation velocity; after `paperatlas enrich`)",
                 "citations",
-                lambda lib, ids: self.rising(ids),
+                lambda lib, ids: lib.citations.rising(ids),
             ),
         ]
 

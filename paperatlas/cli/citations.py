@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import click
 
+from .. import settings
+
 from .common import EXIT_EMPTY, Fail, echo_json, get_library, handle_errors, json_option, progress_bar
 from .sources import _client
 
@@ -32,7 +34,7 @@ from .sources import _client
 @click.option(
     "--mailto",
     metavar="ADDRESS",
-    envvar="PAPERATLAS_OPENALEX_MAILTO",
+    envvar=settings.env("openalex_mailto"),
     help="Contact address for OpenAlex's polite pool (or $PAPERATLAS_OPENALEX_MAILTO).",
 )
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True, help="Seconds per read.")

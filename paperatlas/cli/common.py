@@ -45,6 +45,7 @@ def filter_option(f: Filter) -> click.Option:
         metavar=f.metavar or None,
         help=text if text.endswith(".") else text + ".",
         is_flag=f.type is bool,
+        default=None,  # an option not given is no filter (a switch left off included)
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from .. import settings
+
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_EMPTY,
@@ -167,7 +169,7 @@ def add_folder_cmd(ctx: click.Context, folder: str, limit: int, redo: bool, as_j
 @click.option("--year", type=int, help="Every paper of this year.")
 @click.option("--all", "all_papers", is_flag=True, help="Every paper of the library.")
 @click.option("--saved", is_flag=True, help="The papers the reader saved (starred).")
-@click.option("--reader", "-r", default=None, metavar="NAME", envvar="PAPERATLAS_READER", help="Whose saved papers.")
+@click.option("--reader", "-r", default=None, metavar="NAME", envvar=settings.env("reader"), help="Whose saved papers.")
 @click.option("--redo", is_flag=True, help="Fetch again the papers already read.")
 @click.option(
     "--delay",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import LibraryCore
+from .. import settings
 from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
 from ..http_client import HttpClient
@@ -167,7 +168,7 @@ class Fulltext:
 
     # -- the PDF files -------------------------------------------------------------------------
     def files_dir(self) -> Path:
-        env = os.environ.get(FILES_ENV, "").strip()
+        env = str(settings.get("files")).strip()
         if env:
             return Path(env).expanduser()
         if getattr(self.lib.store, "backend", "sqlite") != "sqlite" or self.lib.path == ":memory:":
@@ -488,13 +489,14 @@ class Fulltext:
             raise PaperatlasError("which papers? none was named", "give paper ids, --venue V --year Y, or --all")
         return fetch_many(self, papers, client, redo, on_progress)
 
-    def filters(self) -> list[Filter]:
-        """The search filter `fulltext` (only papers whose full text was read), for the filter table.
-        (Searching the body itself is `hits`: a search of its own, with passages, not a filter of the
-        paper search.)"""
+    @staticmethod
+    def filters() -> list[Filter]:
+        """The search filter `fulltext` (only papers whose full text was read), for the filter table
+        (static: the CLI's --help lists the filters before any library is open). Searching the body
+        itself is `hits`: a search of its own, with passages, not a filter of the paper search."""
 
         def keep(lib: Any, value: Any) -> set[str] | None:
-            return self.store.read_ids() if value else None
+            return lib.fulltext.store.read_ids() if value else None
 
         return [
             Filter(

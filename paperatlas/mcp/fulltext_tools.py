@@ -31,6 +31,19 @@ class FullText(BaseModel):
     status: dict[str, Any] = Field(default_factory=dict)
 
 
+class PaperTranslation(BaseModel):
+    id: str
+    lang: str
+    complete: bool = Field(description="every section translated")
+    sections: list[dict[str, Any]] = Field(
+        description="{index, heading, heading_translated, page, source, text, done, note, model, created_at, check}"
+    )
+    glossary: dict[str, str] = Field(description="the paper's terms and the one rendering each is given")
+    check: dict[str, Any] = Field(description="formulas/citations, numbers and glossary terms kept, counted")
+    spent_chunks: int = Field(description="model requests this call made")
+    stopped: str = Field(description="why this call stopped before the end ('' when it did not)")
+
+
 def register(server: MCPServer, library: Any, call: Callable[[Callable[[], T]], T]) -> None:
     """Add the tools to `server`; `call` runs library work under the server's lock and error mapping."""
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -60,4 +73,29 @@ def register(server: MCPServer, library: Any, call: Callable[[Callable[[], T]], 
         text = "\n\n".join(f"## {s['heading']} (p.{s['page']})\n{s['text']}" for s in d["sections"])
         return CallToolResult(
             content=[TextContent(type="text", text=text)], structured_content=FullText(**d).model_dump(mode="json")
+        )
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=True))
+    def translate_paper(
+        id: Annotated[str, Field(min_length=1, max_length=500, description="a paper id with a full text")],
+        max_requests: Annotated[
+            int, Field(ge=0, le=40, description="model requests this call may make (0: only what is stored)")
+        ] = 8,
+    ) -> Annotated[CallToolResult, PaperTranslation]:
+        """A paper's full text in Chinese, section by section: formulas, numbers and citations kept and
+        checked, a section shown only when every passage of it passed the check. Each call goes on where
+        the last stopped, spending at most `max_requests` requests of the configured model."""
+        r = call(
+            lambda: library.translator.translate(
+                id, "zh", generate=max_requests > 0, max_chunks=max_requests if max_requests > 0 else None
+            )
+        )
+        d = r.to_dict()
+        text = "\n\n".join(
+            f"## {s['heading_translated'] or s['heading']} (p.{s['page']})\n{s['text'] if s['done'] else '(' + s['note'] + ')'}"
+            for s in d["sections"]
+        )
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)],
+            structured_content=PaperTranslation(**d).model_dump(mode="json"),
         )

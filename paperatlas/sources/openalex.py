@@ -11,11 +11,12 @@ authors with their institutions (`affiliations`), and the DOI, arXiv id and Open
 
 from __future__ import annotations
 
-import os
+
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
+from .. import settings
 from ..ingest.formats import Format
 from ..store.citations import CitationRecord
 from .base import SOURCES, Page, SourceArgsError, get_parsed, parse_json, reject_options
@@ -58,7 +59,7 @@ _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A
 
 
 def mailto_default() -> str:
-    return os.environ.get(MAILTO_ENV, "").strip()
+    return str(settings.get("openalex_mailto")).strip()
 
 
 def work_id(value: Any) -> str:
