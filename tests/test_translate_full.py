@@ -231,3 +231,8 @@ def test_no_full_text_says_how_to_attach_one(lib: Library) -> None:
     with pytest.raises(PaperatlasError) as e:
         _translator(lib, []).translate("p1")
     assert "fulltext add p1" in e.value.fix
+
+
+def test_a_term_inside_a_longer_term_is_not_asked_for_twice() -> None:
+    g = {"pretrained language": "预训练语言", "pretrained language models": "预训练语言模型", "reward": "奖励"}
+    assert gloss.used_in(g, "Pretrained language models are big.") == {"pretrained language models": "预训练语言模型"}

@@ -281,6 +281,7 @@ def _write_markdown(results: list[Any], out_path: str, lang: str) -> None:
 @click.option(
     "--out",
     "-o",
+    "out_file",
     type=click.Path(dir_okay=True),
     default=None,
     help="With --full: write the translated paper as Markdown to this file (several papers: this folder).",
@@ -301,7 +302,7 @@ def translate(
     full: bool,
     agenda: bool,
     max_requests: int | None,
-    out: str | None,
+    out_file: str | None,
     estimate: bool,
     llm_url: str | None,
     llm_model: str | None,
@@ -332,7 +333,7 @@ def translate(
     if not papers:
         raise Fail("no papers to translate\nFix: give paper ids, or --saved, --agenda or --all")
     if full:
-        _translate_full(lib, papers, lang, estimate, max_requests, out, as_json)
+        _translate_full(lib, papers, lang, estimate, max_requests, out_file, as_json)
         return
     if len(papers) == 1 and not estimate:
         stream = _streamer(as_json)

@@ -224,8 +224,10 @@ class Fulltext:
         except FulltextError as e:
             return self.record_failure(paper.id, e, source)
         if check_title and paper.title and not title_on_first_page(paper.title, doc.first_page):
-            e = FulltextError("not_paper", f"page 1 of {source or 'the PDF'} does not carry the title {paper.title!r}")
-            return self.record_failure(paper.id, e, source)
+            wrong = FulltextError(
+                "not_paper", f"page 1 of {source or 'the PDF'} does not carry the title {paper.title!r}"
+            )
+            return self.record_failure(paper.id, wrong, source)
         return self._store(paper, doc, self._keep(data), source)
 
     def record_failure(self, paper_id: str, e: FulltextError, source: str) -> AddResult:

@@ -317,7 +317,7 @@ def _drop_running(lines: list[Line], pages: int) -> list[Line]:
 
 
 def _body_size(lines: Sequence[Line]) -> float:
-    sizes = Counter()
+    sizes: Counter[float] = Counter()
     for ln in lines:
         sizes[ln.size] += len(ln.text)
     return sizes.most_common(1)[0][0] if sizes else 0.0

@@ -44,7 +44,7 @@ class PaperTranslation(BaseModel):
     stopped: str = Field(description="why this call stopped before the end ('' when it did not)")
 
 
-def register(server: MCPServer, library: Any, call: Callable[[Callable[[], T]], T]) -> None:
+def register(server: MCPServer, library: Any, call: Callable[[Callable[[], Any]], Any]) -> None:
     """Add the tools to `server`; `call` runs library work under the server's lock and error mapping."""
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 

@@ -109,7 +109,8 @@ def _ids(values: Any) -> list[str]:
 def work_links(work: dict[str, Any]) -> dict[str, Any]:
     """What the citation graph keeps of a work: its id, counts and the works it names."""
     years = []
-    for c in work.get("counts_by_year") if isinstance(work.get("counts_by_year"), list) else []:
+    counts = work.get("counts_by_year")
+    for c in counts if isinstance(counts, list) else []:
         if isinstance(c, dict) and isinstance(c.get("year"), int) and isinstance(c.get("cited_by_count"), int):
             years.append({"year": c["year"], "cited_by_count": max(0, c["cited_by_count"])})
     cited = work.get("cited_by_count")
@@ -142,10 +143,12 @@ def work_row(work: dict[str, Any], venue: str = "") -> dict[str, Any]:
     """One OpenAlex work as a generic row (the shape `ingest` reads from JSON lists)."""
     authors: list[str] = []
     affiliations: list[dict[str, Any]] = []
-    for a in work.get("authorships") if isinstance(work.get("authorships"), list) else []:
+    authorships = work.get("authorships")
+    for a in authorships if isinstance(authorships, list) else []:
         if not isinstance(a, dict):
             continue
-        who = a.get("author") if isinstance(a.get("author"), dict) else {}
+        author = a.get("author")
+        who: dict[str, Any] = author if isinstance(author, dict) else {}
         name = _text(who.get("display_name")) or _text(a.get("raw_author_name"))
         if not name:
             continue
@@ -168,8 +171,10 @@ def work_row(work: dict[str, Any], venue: str = "") -> dict[str, Any]:
         if author_id:
             aff["openalex_author"] = author_id.group(1)
         affiliations.append(aff)
-    loc = work.get("primary_location") if isinstance(work.get("primary_location"), dict) else {}
-    src = loc.get("source") if isinstance(loc.get("source"), dict) else {}
+    primary = work.get("primary_location")
+    loc: dict[str, Any] = primary if isinstance(primary, dict) else {}
+    source = loc.get("source")
+    src: dict[str, Any] = source if isinstance(source, dict) else {}
     doi = bare_doi(work.get("doi"))
     links = work_links(work)
     row: dict[str, Any] = {

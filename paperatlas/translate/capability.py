@@ -16,9 +16,10 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import PaperatlasError
+from ..fulltext.capability import SectionText  # one section as the full text keeps it
 from ..store.vector_cache import text_hash
 from . import glossary as gloss
 from . import protect
@@ -32,21 +33,6 @@ CHUNK_CHARS = 1800  # a 1.5B model translates ~1,800 characters whole; more and 
 TOKENS_PER_CHAR = 0.45
 DEFAULT_SECONDS_PER_CHUNK = 90.0  # a 1.5B model on 2 CPU cores, before anything is measured
 LANG_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
-
-
-class SectionLike(Protocol):
-    heading: str
-    page: int
-
-
-@dataclass
-class SectionText:
-    """One section of a paper as the translator sees it."""
-
-    index: int
-    heading: str
-    page: int
-    paragraphs: list[str]
 
 
 @dataclass

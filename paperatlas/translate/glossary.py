@@ -105,4 +105,7 @@ def parse_glossary(reply: str, asked: Sequence[str]) -> dict[str, str]:
 
 def used_in(glossary: dict[str, str], text: str) -> dict[str, str]:
     """The entries of `glossary` whose term `text` uses (what one request needs to see)."""
-    return {t: r for t, r in glossary.items() if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text, re.IGNORECASE)}
+    found = {t: r for t, r in glossary.items() if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", text, re.IGNORECASE)}
+    # "pretrained language" inside "pretrained language models": the longer term is the one rendered
+    # (asking for both makes a translation that honours one break the other)
+    return {t: r for t, r in found.items() if not any(t.lower() in u.lower() and t != u for u in found)}

@@ -52,6 +52,10 @@ class HTTPError(PaperatlasError):
         self.headers = headers or {}
 
 
+BOOL_TRUE = ("1", "true", "yes", "on")
+BOOL_FALSE = ("0", "false", "no", "off")
+
+
 @dataclass
 class Param:
     """One query-string or form parameter: parsed, validated and documented in OpenAPI from here."""
@@ -118,10 +122,10 @@ class Param:
                 )
             return v
         if self.type is bool:
-            low = raw.lower()
-            if low in ("1", "true", "yes", "on"):
+            # exactly the spellings the document lists, so what it calls invalid is refused
+            if raw in BOOL_TRUE:
                 return True
-            if low in ("0", "false", "no", "off"):
+            if raw in BOOL_FALSE:
                 return False
             raise HTTPError(
                 400,
@@ -193,6 +197,9 @@ class Param:
                     },
                 ]
             }
+        if self.type is bool and not json_body:
+            # a query string or a form spells a switch as a word: the words parse() takes, or blank
+            return {"anyOf": [s, {"type": "string", "enum": ["", *BOOL_TRUE, *BOOL_FALSE]}]}
         if (
             not json_body
             and not self.required

@@ -12,6 +12,16 @@ function keep(request) {
   return request.method === "GET" && url.origin === self.location.origin && KEEP.test(url.pathname);
 }
 
+/* A saved page says so itself: navigator.onLine is no guide (a browser with a network interface
+   but no route, or an emulated outage, still reports online), so the copy answered from the cache
+   carries the mark that shows its "offline" notice. */
+function markedOffline(hit) {
+  if (!(hit.headers.get("content-type") || "").includes("text/html")) return hit;
+  return hit.text().then((html) => new Response(
+    html.replace(/data-offline-state hidden/g, "data-offline-state data-served-offline"),
+    { status: hit.status, statusText: hit.statusText, headers: hit.headers }));
+}
+
 self.addEventListener("fetch", (event) => {
   if (!keep(event.request)) return;
   event.respondWith(
@@ -23,7 +33,7 @@ self.addEventListener("fetch", (event) => {
       return response;
     }).catch(() => caches.open(CACHE).then((cache) =>
       cache.match(event.request).then((hit) => hit || cache.match(event.request, { ignoreSearch: true }))
-    ).then((hit) => hit || new Response("offline, and this page was not opened before", {
+    ).then((hit) => hit ? markedOffline(hit) : new Response("offline, and this page was not opened before", {
       status: 503, headers: { "content-type": "text/plain; charset=utf-8" } })))
   );
 });

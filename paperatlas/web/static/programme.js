@@ -3,7 +3,9 @@
 (function () {
   "use strict";
   function showOffline() {
-    document.querySelectorAll("[data-offline-state]").forEach((el) => { el.hidden = navigator.onLine; });
+    document.querySelectorAll("[data-offline-state]").forEach((el) => {
+      el.hidden = navigator.onLine && !el.hasAttribute("data-served-offline");
+    });
   }
   window.addEventListener("online", showOffline);
   window.addEventListener("offline", showOffline);
@@ -20,7 +22,8 @@
     }
     document.querySelectorAll("a[data-walk]").forEach((a) => {
       a.addEventListener("click", (ev) => {
-        if (navigator.onLine) return;
+        // a page answered from the saved copy is offline whatever navigator.onLine says
+        if (navigator.onLine && !document.querySelector("[data-served-offline]")) return;
         ev.preventDefault();
         const li = a.closest("li");
         if (li) li.classList.add("gone");
