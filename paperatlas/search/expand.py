@@ -14,7 +14,7 @@ from .glossary import latin_words, translate
 from .query import MAX_TERMS, Query, parse
 
 if TYPE_CHECKING:
-    from .engine import SearchSettings
+    from .settings import SearchSettings
 
 Reading = tuple[str, float]  # the glossary's English for a query, and the share of its Chinese it read
 

@@ -23,7 +23,7 @@ from ..store.sqlite import SQLiteStore
 from .keyword import KEYWORD_INDEXES
 
 if TYPE_CHECKING:
-    from .engine import SearchSettings
+    from .settings import SearchSettings
 
 
 def _faiss_available() -> bool:

@@ -18,7 +18,7 @@ from .fusion import calibrated_convex, convex, rrf
 from .query import Query
 
 if TYPE_CHECKING:
-    from .engine import SearchSettings
+    from .settings import SearchSettings
     from .indexes import Indexes
 
 MODES = ("hybrid", "keyword", "semantic")

@@ -52,8 +52,8 @@ class HTTPError(PaperatlasError):
         self.headers = headers or {}
 
 
-BOOL_TRUE = ("1", "true", "yes", "on")
-BOOL_FALSE = ("0", "false", "no", "off")
+BOOL_TRUE = ("1", "true", "True", "yes", "on")  # "True": what a page writes of a set switch
+BOOL_FALSE = ("0", "false", "False", "no", "off")
 
 
 @dataclass
