@@ -143,8 +143,7 @@ PaperRecord = create_model(
         str,
         Field("", description="the paper's OpenAlex work id ('' before `paperatlas enrich` or when not found)"),
     ),
-    # pydantic takes a union as a field type; its stubs for create_model ask for a class
-    cited_by_count=(int | None, Field(None, description="how many works cite it, by OpenAlex")),  # type: ignore[arg-type]
+    cited_by_count=(int | None, Field(None, description="how many works cite it, by OpenAlex")),
     counts_by_year=(
         list[dict[str, int]],
         Field(default_factory=list, description="cited_by_count per year: [{year, cited_by_count}]"),
