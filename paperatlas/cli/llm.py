@@ -190,6 +190,8 @@ def _translate_full(
             click.echo(summary)
             click.echo(f"  estimate from: {est.basis}", err=True)
         return
+    if est.todo:
+        lib.llm.client()  # no endpoint: say so before promising a run
     if not as_json:
         click.echo(summary + "; stopping is safe: the same command resumes", err=True)
     results = []
