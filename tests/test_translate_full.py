@@ -236,3 +236,50 @@ def test_no_full_text_says_how_to_attach_one(lib: Library) -> None:
 def test_a_term_inside_a_longer_term_is_not_asked_for_twice() -> None:
     g = {"pretrained language": "预训练语言", "pretrained language models": "预训练语言模型", "reward": "奖励"}
     assert gloss.used_in(g, "Pretrained language models are big.") == {"pretrained language models": "预训练语言模型"}
+
+
+def test_cli_translate_full_on_a_real_pdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command a reader runs: an estimate that sends nothing, a capped run that resumes, the
+    Markdown kept, the page's JSON in Chinese; and the errors that carry their fix."""
+    from click.testing import CliRunner
+
+    from paperatlas.cli import cli
+
+    for k in ("PAPERATLAS_LLM_URL", "PAPERATLAS_LLM_MODEL", "PAPERATLAS_LLM_MAX_TOKENS"):
+        monkeypatch.delenv(k, raising=False)
+    pdf = Path(__file__).parent / "data" / "pdfs" / "N18-3011.pdf"
+    db = tmp_path / "lib.db"
+    runner = CliRunner()
+    r = runner.invoke(cli, ["--db", str(db), "ingest", "--no-embed", str(pdf)])
+    assert r.exit_code == 0, r.output
+    pid = r.output.split(": ")[1].split()[0]
+    r = runner.invoke(cli, ["--db", str(db), "translate", pid, "--full"])
+    assert r.exit_code == 1 and "no language-model endpoint" in r.output  # before any promise of a run
+    r = runner.invoke(cli, ["--db", str(db), "translate", pid, "--full", "--estimate", "--json"])
+    est = json.loads(r.stdout)
+    assert r.exit_code == 0 and est["todo"] == est["chunks"] > 2 and est["tokens"] > 0
+    ep = Endpoint(_glossary_or_translate)
+    try:
+        url = ["--llm-url", ep.url, "--llm-model", "double"]
+        r = runner.invoke(cli, ["--db", str(db), "translate", pid, "--full", "--max-requests", "2", *url])
+        assert r.exit_code == 0 and "run it again to go on" in r.output
+        out = tmp_path / "paper.zh.md"
+        r = runner.invoke(cli, ["--db", str(db), "translate", pid, "--full", "-o", str(out), *url])
+        assert r.exit_code == 0, r.output
+        assert out.exists() and out.read_text(encoding="utf-8").startswith("## ")
+        r = runner.invoke(cli, ["--db", str(db), "translate", pid, "--full", "--estimate", "--json"])
+        assert json.loads(r.stdout)["todo"] == 0
+    finally:
+        ep.stop()
+    with Library(db) as lib:
+        from starlette.testclient import TestClient
+
+        from paperatlas.web import create_app
+
+        with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1") as c:
+            page = c.get(f"/paper/{pid}/read?lang=zh")
+            assert page.status_code == 200 and 'class="zh-col"' in page.text and "原文（英文）" in page.text
+            d = c.get(f"/paper/{pid}/read.json?lang=zh").json()
+            assert (
+                d["translation"]["complete"] and d["sections"][0]["index"] == d["translation"]["sections"][0]["index"]
+            )
