@@ -190,8 +190,8 @@ def summarise_themes(
     if cfg is None and missing:
         notes.append(
             Note(
-                "the theme labels are the topic model's key phrases (c-TF-IDF) and the descriptions are "
-                "sentences of the themes' central papers"
+                "no language-model endpoint is configured: the theme labels are the topic model's key phrases "
+                "(c-TF-IDF) and the descriptions are sentences of the themes' central papers"
             )
         )
         if hints is not None:
