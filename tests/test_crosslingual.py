@@ -383,3 +383,20 @@ def test_the_web_shows_what_a_chinese_query_was_also_searched_as(after: Library)
         html = c.get("/search", params={"q": "市场上两家公司的较量", "lang": "zh"}).text
         assert '同时以英文检索：<q lang="en">competition between two providers in a market</q>' in html
         assert "read_as" not in c.get("/search.json", params={"q": "user simulators"}).json()
+
+
+def test_a_chinese_query_answers_before_the_multilingual_index_exists(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Minute one of a fresh library: no multilingual index yet. The English model reads Chinese
+    characters as noise, so the query is judged by the glossary's English: 用户模拟器 finds the user
+    simulation papers (it found nothing: the floor emptied the answer), and nonsense stays empty."""
+    from conftest import EXAMPLES
+
+    from paperatlas import Library
+
+    with Library(tmp_path / "lib.db") as lib:
+        lib.ingest(EXAMPLES)
+        lib.embed()
+        assert lib.engine.multilingual_index() is None
+        hits = lib.search("用户模拟器")
+        assert not hits.no_good_match and "h4185992fcd6e189" in [h.paper.id for h in hits[:5]]
+        assert not lib.search("量子计算 蛋白质折叠 区块链")

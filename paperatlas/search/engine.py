@@ -192,13 +192,20 @@ class SearchEngine:
             translated = self.translation(q)
         variants = ex.expand(q, self.settings, reading, translated, typed.multilingual)
         fused, words, emptied = typed.fused, q, False
+        judge = typed  # whose evidence the floor weighs
         for v in variants[1:]:
             if v.stage != "glossary":
                 continue
             words = v.query  # the floor reads the query's words in English
             if mode == "hybrid" or self.vector_index() is not None:
-                fused = blend(fused, self._one(v.query, mode, depth, allowed, exclude).fused, v.weight)
-        fused, emptied = self._floored(typed, fused, floor, words)
+                english = self._one(v.query, mode, depth, allowed, exclude)
+                fused = blend(fused, english.fused, v.weight)
+                if not typed.multilingual and english.qv is not None:
+                    # no multilingual index (yet): the English model reads Chinese characters as noise,
+                    # so a query the glossary reads is judged by its English, as an English query is;
+                    # the multilingual index, once built, takes over (typed.multilingual)
+                    judge = english
+        fused, emptied = self._floored(judge, fused, floor, words)
         for v in variants[1:]:
             if v.stage != "model":
                 continue

@@ -83,15 +83,20 @@ def expand(
     multilingual: bool,
     words: Query | None = None,
 ) -> list[Variant]:
-    """The variants of `q`, the typed one first. The glossary's English stands in only where the query
-    went to the multilingual index and no model rendered it; a model's English is a whole English query,
+    """The variants of `q`, the typed one first. The glossary's English stands in where no model rendered
+    the query (as a second opinion beside the multilingual index, as the query itself without one); a
+    model's English is a whole English query,
     searched as one (its floor counts only the words the reader typed in Latin script, "LoRA": the
     rendering's own words are the model's choice, and a short everyday phrase in English shares them
     with some abstract)."""
     out = [Variant(q, 1.0, "typed", words)]
-    english = english_query(q, reading, settings) if multilingual and not translated else None
+    english = english_query(q, reading, settings) if not translated else None
     if english is not None:
-        out.append(Variant(english[0], settings.glossary_weight * english[1], "glossary"))
+        # beside the multilingual index the glossary's English is a second opinion; without one (not
+        # built yet, or still building) it is the only reading by meaning there is, so it carries the
+        # query as far as the glossary read it
+        weight = settings.glossary_weight * english[1] if multilingual else english[1]
+        out.append(Variant(english[0], weight, "glossary"))
     if translated:
         own = latin_words(q.text)
         out.append(Variant(parse(f"{own} {translated}"), settings.translation_weight, "model", parse(own)))
