@@ -162,13 +162,8 @@ def _translate_full(
     as_json: bool,
 ) -> None:
     """`translate --full`: the estimate first, then each paper section by section, resumable."""
-    if full_text_missing := [pid for pid in papers if not lib.fulltext.has(pid)]:
-        if len(papers) == 1:
-            raise Fail(
-                f"paper {papers[0]} has no full text in this library, so there is nothing to translate\n"
-                f"Fix: attach its PDF: `paperatlas fulltext add {papers[0]} FILE.pdf` "
-                f"(or `paperatlas fulltext fetch {papers[0]}`)"
-            )
+    # one paper without a full text: the translator's own error says so, with the fix
+    if len(papers) > 1 and (full_text_missing := [pid for pid in papers if not lib.fulltext.has(pid)]):
         click.echo(
             f"note: {len(full_text_missing)} of {len(papers)} papers have no full text and are left out "
             "(`paperatlas fulltext fetch` reads them)",

@@ -14,6 +14,7 @@ VERSIONS = {
     "translate_query": "query-2",  # query-2: the reply loses a label like "Search query in English:"
     "ask": "ask-1",
     "questions": "questions-1",
+    "translate_section": "section-1",  # a passage of a paper's body (translate/, its own prompt)
 }
 
 # sampling temperature per task (the client's 0.2 otherwise): a search query's rendering is greedy, so
@@ -29,6 +30,8 @@ MAX_TOKENS = {
     "translate_query": 64,
     "ask": 400,
     "questions": 160,
+    # a passage of at most 1,800 characters, translated whole (translate/ asks for what each needs)
+    "translate_section": 1400,
 }
 
 SYSTEM = "You are a careful research assistant. Answer only from the text you are given."

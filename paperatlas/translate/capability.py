@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PaperatlasError
+from ..llm import prompts
 from ..fulltext.capability import SectionText  # one section as the full text keeps it
 from ..store.vector_cache import text_hash
 from . import glossary as gloss
 from . import protect
 
-PROMPT_VERSION = "section-1"
-GLOSSARY_VERSION = "glossary-1"
 TASK = "translate_section"
+PROMPT_VERSION = prompts.VERSIONS[TASK]
+GLOSSARY_VERSION = "glossary-1"
 GLOSSARY_TASK = "translate_glossary"
 CHUNK_CHARS = 1800  # a 1.5B model translates ~1,800 characters whole; more and it starts to summarise
 # tokens: a Chinese rendering of English prose is about as many tokens as its source, plus room
@@ -191,18 +192,17 @@ class Translator:
         return text_hash(json.dumps([chunk, heading, sorted(terms.items())], ensure_ascii=False))
 
     def _stored(self, subject: str, lang: str, h: str) -> dict[str, Any] | None:
-        cfg = self.llm.config
-        if cfg is not None and cfg.model:
-            return self.store.llm.get_generated(subject, TASK, lang, cfg.model, PROMPT_VERSION, h)
-        return self.store.llm.latest_generated(subject, TASK, lang, PROMPT_VERSION, h)
+        # the language-model layer's own cache read: by the configured model or any, past today's checks
+        return self.llm._cached(subject, TASK, lang, h)
 
     def estimate(self, paper_ids: Sequence[str], lang: str = "zh") -> Estimate:
         """Sections, chunks, chunks still to translate, tokens and seconds, before anything is sent."""
         sections = chunks = todo = chars = 0
         for pid in paper_ids:
             pid = self.lib.get(pid).id
-            glossary = self.glossary(pid, lang, generate=False)
-            for s, cs in self._plan(pid):
+            plan = self._plan(pid)
+            glossary = self.glossary(pid, lang, generate=False, sections=[s for s, _ in plan])
+            for s, cs in plan:
                 sections += 1
                 for i, c in enumerate(cs):
                     chunks += 1
@@ -227,13 +227,20 @@ class Translator:
         return DEFAULT_SECONDS_PER_CHUNK, "a 1.5B model on 2 CPU cores (nothing measured yet)"
 
     # -- the glossary -----------------------------------------------------------------------------
-    def glossary(self, paper_id: str, lang: str = "zh", generate: bool = True) -> dict[str, str]:
+    def glossary(
+        self,
+        paper_id: str,
+        lang: str = "zh",
+        generate: bool = True,
+        sections: Sequence[SectionText] | None = None,
+    ) -> dict[str, str]:
         """The paper's terms and their renderings (stored per paper and language).
 
         Grows, never changes: a term once rendered keeps its rendering, and only terms new to the
         paper (an edited section) are sent, so an edit does not retranslate the sections that did not
-        change through a glossary that did."""
-        sections = self.sections_of(paper_id)
+        change through a glossary that did. `sections`: the paper's, when the caller has read them."""
+        if sections is None:
+            sections = self.sections_of(paper_id)
         found = gloss.terms(["\n".join(s.paragraphs) for s in sections])
         subject = f"{paper_id}#glossary"
         rows = self.store.llm.generated_for([subject], GLOSSARY_TASK, lang).get(subject, [])
@@ -287,7 +294,7 @@ class Translator:
             raise PaperatlasError(f"unsupported language {lang!r} for a whole paper", "use --lang zh")
         pid = self.lib.get(paper_id).id
         plan = self._plan(pid)
-        glossary = self.glossary(pid, lang, generate=generate)
+        glossary = self.glossary(pid, lang, generate=generate, sections=[s for s, _ in plan])
         total_chunks = sum(len(cs) for _, cs in plan)
         done_chunks = spent = 0
         stopped = ""
