@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -725,6 +726,7 @@ class Library:
         year: int | None = None,
         status: str | None = None,
         exclude: Sequence[str] = (),
+        sort: str | None = None,
         **filters: Any,
     ) -> Hits:
         """Search by keyword (BM25), by meaning (embeddings) or both fused (default).
@@ -744,6 +746,8 @@ class Library:
         Semantic and hybrid search apply a relevance floor: a query with no real match (random
         letters, an off-domain question) returns no hits, with `.no_good_match` set. The result is
         a list of Hit with `.total` (hits in all pages) and `.more` (there may be more than that).
+        `sort`: an order a capability contributes (`lib.sorts()`: citations, rising) instead of
+        relevance, over the first MAX_RESULTS matches.
 
         Example:
             >>> lib.search("controllable user simulators", limit=3)  # doctest: +SKIP
@@ -752,12 +756,19 @@ class Library:
         """
         if isinstance(query, SearchRequest):
             req = query
-            query, mode, limit, offset = req.query, req.mode, req.per_page, req.offset
+            query, mode, limit, offset, sort = req.query, req.mode, req.per_page, req.offset, req.sort or None
             values = self.filters.check(req.filters)
         else:
             values = self.filters.check({"venue": venue, "year": year, "status": status, **filters})
         limit = max(0, min(int(limit), MAX_RESULTS))
         offset = max(0, int(offset))
+        if sort:
+            # every match (up to MAX_RESULTS) in the contributed order, then the page asked for
+            found = self.search(query, mode, MAX_RESULTS, 0, exclude=exclude, **values)
+            by_id = {h.paper.id: h for h in found}
+            page = copy.copy(found)
+            page[:] = [by_id[i] for i in self.sort_ids(list(by_id), sort)][offset : offset + limit]
+            return page
         text, extra = query, []
         for split in self.contributions("split_query"):  # author:"Name" in the query
             text, pairs = split(text)

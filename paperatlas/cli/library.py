@@ -654,10 +654,7 @@ def search(
         return
     if query:
         say_crosslingual(lib, query, mode)
-    if sort_:
-        hits = _sorted_hits(lib, sort_, query or "", mode, limit, offset, filters)
-    else:
-        hits = lib.search(query or "", mode, limit, offset, **filters)
+    hits = lib.search(query or "", mode, limit, offset, sort=sort_, **filters)
     what = (
         f"no papers match {query!r}"
         if query
@@ -693,18 +690,6 @@ def citation_line(c: dict[str, Any]) -> str:
     parts.append(f"cites {len(c.get('references') or [])} in this library")
     parts.append(f"cited by {len(c.get('cited_by') or [])} in this library")
     return " · ".join(parts) + f" · OpenAlex {c['openalex_id']}"
-
-
-def _sorted_hits(lib: Any, order: str, query: str, mode: str, limit: int, offset: int, filters: dict[str, Any]) -> Any:
-    """The matching papers (up to MAX_RESULTS of them) in a contributed order, then the page asked for."""
-    import copy
-
-    found = lib.search(query, mode, MAX_RESULTS, 0, **filters)
-    by_id = {h.paper.id: h for h in found}
-    ordered = [by_id[i] for i in lib.sort_ids(list(by_id), order)]
-    page = copy.copy(found)
-    page[:] = ordered[offset : offset + limit] if limit else ordered[offset:]
-    return page
 
 
 @click.command()
