@@ -201,3 +201,8 @@ def test_a_contributed_filter_appears_everywhere(db: Path, monkeypatch: pytest.M
         assert tools["search"].input_schema["properties"]["colour"]["anyOf"][0]["enum"] == ["red", "blue"]
     finally:
         lib.close()
+
+
+def test_an_empty_query_names_the_options_as_they_are_spelled(db: Path) -> None:
+    r = CliRunner().invoke(cli, ["--db", str(db), "search", ""])
+    assert r.exit_code == 2 and "--min-citations" in r.output and "--min_citations" not in r.output

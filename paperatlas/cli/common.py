@@ -34,13 +34,18 @@ out = Console(highlight=False, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def option_name(filter_name: str) -> str:
+    """The command-line spelling of a filter: `min_citations` is `--min-citations`."""
+    return "--" + filter_name.replace("_", "-")
+
+
 def filter_option(f: Filter) -> click.Option:
     """The command-line option of a filter: --NAME, typed, described and checked as the filter declares
     (the library checks the value again: patterns, lengths and ranges are the filter's)."""
     kind: Any = click.Choice(f.choices, case_sensitive=False) if f.choices else f.type
     text = f.help[:1].upper() + f.help[1:]
     return click.Option(
-        [f"--{f.name.replace('_', '-')}", f.name],
+        [option_name(f.name), f.name],
         type=kind,
         metavar=f.metavar or None,
         help=text if text.endswith(".") else text + ".",

@@ -23,6 +23,7 @@ from .common import (
     json_option,
     maybe_embed,
     nothing_found,
+    option_name,
     out,
     paper_table,
     print_hits,
@@ -283,7 +284,7 @@ def _filters_hint(lib: Library, filters: dict[str, Any], offset: int = 0, mode: 
         if why:
             return str(why)
     if values:
-        flags = " / ".join(f"--{k.replace('_', '-')}" for k in values)
+        flags = " / ".join(option_name(k) for k in values)
         return (
             f"drop {flags} to look at all {total} papers; `paperatlas stats` lists the venues and years in this library"
         )
@@ -645,7 +646,7 @@ def search(
             )
         return
     if not (query or "").strip() and not lib.filters.lists_alone(lib.filters.check(filters)):
-        alone = " / ".join(f"--{f.name}" for f in lib.filters if f.alone)
+        alone = " / ".join(option_name(f.name) for f in lib.filters if f.alone)
         raise click.UsageError(
             ("the query is empty: " if query is not None else "") + f"give a QUERY, {alone} or --queries FILE"
         )
