@@ -272,6 +272,8 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
     shapes: dict[str, str] = field(default_factory=dict)  # file -> how a text list was laid out, in words
     embedded: int = 0  # papers embedded after the write (Library.add_papers(embed="after"))
+    # what a file reader did with each of its files, under its own key ("pdfs": [{file, id, state}])
+    outcomes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def add(self, other: IngestReport) -> None:
         self.new += other.new
@@ -284,6 +286,8 @@ class IngestReport:
         self.notes.extend(other.notes)
         self.warnings.extend(other.warnings)
         self.shapes.update(other.shapes)
+        for kind, done in other.outcomes.items():
+            self.outcomes.setdefault(kind, []).extend(done)
 
     @property
     def total(self) -> int:
@@ -309,4 +313,5 @@ class IngestReport:
             "notes": self.notes,
             "warnings": self.warnings,
             "shapes": self.shapes,
+            **self.outcomes,
         }

@@ -94,14 +94,13 @@ def ingest(
     if dry_run:
         _ingest_preview(ctx, list(files), fmt_or_none, venue, year, encoding, skip_bad, as_json)
         return
-    if files and all(f.lower().endswith(".pdf") for f in files):
-        _ingest_pdfs(ctx, list(files), no_embed, as_json)
-        return
     lib = get_library(ctx, create=True)
     with progress_bar("ingesting") as update:
         report = lib.ingest(list(files), fmt_or_none, venue, year, encoding, skip_bad, update)
     if not as_json:
         click.echo(report.summary())
+        for o in report.outcomes.get("pdfs", []):
+            click.echo(f"{o['file']}: {o['id']} ({o['state']})")
         for b in report.bad:
             click.echo(f"  skipped {b}", err=True)
     for note in report.notes:
@@ -121,18 +120,6 @@ def ingest(
                 err=True,
             )
         ctx.exit(EXIT_WARNINGS)
-
-
-def _ingest_pdfs(ctx: click.Context, files: list[str], no_embed: bool, as_json: bool) -> None:
-    """`ingest paper.pdf`: a PDF that is a library paper is attached to it, any other becomes a paper."""
-    lib = get_library(ctx, create=True)
-    report, outcome = lib.ingest_pdfs(files)
-    embedded = maybe_embed(lib, no_embed, quiet=as_json)
-    if as_json:
-        echo_json({**report.to_dict(), "pdfs": outcome, "embedded": embedded})
-        return
-    for o in outcome:
-        click.echo(f"{o['file']}: {o['id']} ({o['state']})")
 
 
 def _ingest_preview(
