@@ -646,6 +646,16 @@ class Library:
         self._embed_status = (token, status)
         return dict(status)
 
+    def not_embedded(self, mode: str) -> int:
+        """Papers a search in `mode` matches by keyword only, as they have no vector yet (0 for a
+        keyword search): the answer's `not_embedded`."""
+        if mode == "keyword":
+            return 0
+        try:
+            return int(self.embedding_status()["waiting"])
+        except PaperatlasError:
+            return 0
+
     def waiting_note(self, mode: str) -> str:
         """What a search in `mode` should say of the papers not embedded yet ("" when nothing): the
         one wording the CLI and the MCP tool give (the web shows the count, `not_embedded`)."""
@@ -721,9 +731,27 @@ class Library:
             values = self.filters.check({"venue": venue, "year": year, "status": status, **filters})
         limit = max(0, min(int(limit), MAX_RESULTS))
         offset = max(0, int(offset))
+        hits = self._search(query, mode, limit, offset, values, exclude, sort)
+        # the answer says what it answers (Hits.to_dict, the envelope every surface gives)
+        hits.query, hits.mode, hits.sort = query, mode, sort or ""
+        hits.filters = {k: v for k, v in values.items() if v is not None}
+        hits.page_number, hits.per_page = (offset // limit + 1 if limit else 1), limit
+        hits.has_more = hits.total > offset + len(hits)
+        return hits
+
+    def _search(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        offset: int,
+        values: dict[str, Any],
+        exclude: Sequence[str],
+        sort: str | None,
+    ) -> Hits:
         if sort:
             # every match (up to MAX_RESULTS) in the contributed order, then the page asked for
-            found = self.search(query, mode, MAX_RESULTS, 0, exclude=exclude, **values)
+            found = self._search(query, mode, MAX_RESULTS, 0, values, exclude, None)
             by_id = {h.paper.id: h for h in found}
             page = copy.copy(found)
             page[:] = [by_id[i] for i in self.sort_ids(list(by_id), sort)][offset : offset + limit]

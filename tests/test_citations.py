@@ -197,7 +197,7 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
         cli, ["--db", db, "search", "open access", "--mode", "keyword", "--sort", "citations", "--json"]
     )
     assert r.exit_code == 0, r.output
-    order = [h["id"] for h in json.loads(r.output)]
+    order = [h["id"] for h in json.loads(r.output)["hits"]]
     assert order[:3] == ["oa-state", "later", "preprint"], order  # cited_by_count large to small
     assert order[3:] == ["unknown"]  # no count: after the others
     lib = Library(db, embedder="hashing")

@@ -19,7 +19,6 @@ from .common import (
     embed_multilingual,
     get_library,
     handle_errors,
-    hit_rows,
     json_option,
     maybe_embed,
     nothing_found,
@@ -30,6 +29,7 @@ from .common import (
     progress_bar,
     say_crosslingual,
     say_waiting,
+    search_answer,
     show_hits,
     write_output,
 )
@@ -292,7 +292,8 @@ def _search_body(
         raise click.UsageError("the query is empty: give a QUERY to search the full text with")
     hits = lib.fulltext.hits(query, limit, venue, year)
     if as_json:
-        echo_json([h.to_dict() for h in hits])
+        # the search envelope's keys, its hits those of the body: each with the passage it was found by
+        echo_json({"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits]})
     else:
         for i, h in enumerate(hits, start=1):
             p, x = h.paper, h.passage
@@ -616,7 +617,7 @@ def search(
             asked += 1
             empty += not hits
             if as_json:
-                click.echo(json.dumps({"query": qtext, "hits": hit_rows(hits)}, ensure_ascii=False))
+                click.echo(json.dumps(search_answer(lib, hits), ensure_ascii=False))
             else:
                 out.print(f"[bold]# {qtext}[/bold]")
                 print_hits(hits)
@@ -661,7 +662,7 @@ def search(
     if hits.read_as and not as_json:
         # the model's reading is part of why these hits came: show it, so a wrong one can be seen
         click.echo(f"also searched in English as: {hits.read_as}", err=True)
-    show_hits(ctx, hits, as_json, what, hint, **said)
+    show_hits(ctx, hits, as_json, what, hint, lib, **said)
     if hits and not as_json:
         click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)
 

@@ -136,7 +136,7 @@ def search(request: Request) -> Response:
     hits.query, hits.mode, hits.filters = q, a["mode"], filters
     # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
     crosslingual = _crosslingual(request, q, a["mode"])
-    hits.notes.update(crosslingual=crosslingual, not_embedded=_not_embedded(request, a["mode"]))
+    hits.notes.update(crosslingual=crosslingual, not_embedded=L.not_embedded(a["mode"]))
     hits = hits.page(a["page"], per_page)
     has_more = hits.has_more
     if wants_json(request):
@@ -747,15 +747,6 @@ def saved_export(request: Request) -> Response:
 
 
 # -- stats ---------------------------------------------------------------------------------
-def _not_embedded(request: Request, mode: str) -> int:
-    if mode == "keyword":
-        return 0
-    try:
-        return int(lib(request).embedding_status()["waiting"])
-    except PaperatlasError:
-        return 0
-
-
 def stats(request: Request) -> Response:
     L = lib(request)
     s = L.stats()
