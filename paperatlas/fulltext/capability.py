@@ -22,7 +22,6 @@ from ..contrib import Filter
 from ..errors import IngestError, NotFound, PaperatlasError
 from ..http_client import HttpClient
 from ..ingest.normalize import title_key
-from ..i18n import gettext
 from ..ingest.formats import Format
 from ..ingest.pipeline import PreviewFile, Records
 from ..models import IngestReport, Paper
@@ -458,7 +457,7 @@ class Fulltext:
     @staticmethod
     def preview_file(path: str | Path) -> PreviewFile:
         return PreviewFile(
-            str(path), "pdf", gettext("a PDF: attached to the library paper it is, or made a paper from its page 1")
+            str(path), "pdf", "a PDF: attached to the library paper it is, or made a paper from its page 1"
         )
 
     def ingest_files(self, paths: Sequence[str | Path]) -> IngestReport:
