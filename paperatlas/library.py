@@ -30,7 +30,7 @@ from .report import Report
 from .search.engine import SearchEngine, SearchSettings
 from .sources import Sources
 from .store import is_postgres_url, open_store, redact
-from .store.sqlite import SORTABLE  # noqa: F401  (the orders `papers` takes, for the surfaces)
+from .store.sqlite import SORTABLE  # the column orders `papers` takes (the surfaces offer them too)
 from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
 from .translate import Translator
@@ -425,7 +425,12 @@ class Library:
 
         `filters`: any other filter of `self.filters` by name, e.g. `institution`, `country` (names
         matched folded, also a run of words of the name) and `type` (oral, spotlight, poster,
-        highlight), which read the fields of docs/fields.md."""
+        highlight), which read the fields of docs/fields.md. `order` is a column (`SORTABLE`) or an
+        order a capability contributes (`lib.sorts()`: citations, rising), largest first."""
+        if order not in SORTABLE:  # a contributed order: over every match, then the page asked for
+            every = {p.id: p for p in self.papers(venue, year, status, **filters)}
+            ordered = [every[i] for i in self.sort_ids(list(every), order)]
+            return ordered[offset:] if limit is None else ordered[offset : offset + limit]
         venue, year, status, keep = self._split(venue, year, status, filters)
         if keep is None:
             return self.store.list_papers(venue, year, status, limit, offset, order, descending)

@@ -230,12 +230,7 @@ def list_(ctx: click.Context, limit: int, offset: int, sort_: str | None, as_jso
         paperatlas list --venue CoRL --country China --type oral
     """
     lib = get_library(ctx)
-    if sort_:
-        every = {p.id: p for p in lib.papers(**filters)}
-        ordered = [every[i] for i in lib.sort_ids(list(every), sort_)]
-        papers = ordered[offset : offset + limit] if limit else ordered[offset:]
-    else:
-        papers = lib.papers(limit=limit or None, offset=offset, **filters)
+    papers = lib.papers(limit=limit or None, offset=offset, order=sort_ or "rowid", **filters)
     if as_json:
         echo_json([p.public() for p in papers])
     elif papers:
