@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import typing
 from dataclasses import asdict, dataclass, field, fields
@@ -136,6 +137,34 @@ class Paper:
         return self.abstract or self.title
 
 
+@dataclass(frozen=True)
+class Snippet:
+    """`text` (a window, starting with "… " / ending with " …" where it was cut) and `marks`, the
+    (start, end) offsets in `text` of the words that matched the query, in order, never overlapping.
+    Offsets count Unicode code points (Python string indices)."""
+
+    text: str
+    marks: tuple[tuple[int, int], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def html(self) -> str:
+        """Escaped HTML with <mark> around each match (safe to insert into a page)."""
+        out, pos = [], 0
+        for a, b in self.marks:
+            out += [html.escape(self.text[pos:a]), "<mark>", html.escape(self.text[a:b]), "</mark>"]
+            pos = b
+        out.append(html.escape(self.text[pos:]))
+        return "".join(out)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"text": self.text, "marks": [list(m) for m in self.marks]}
+
+
 @dataclass
 class Hit:
     """A search result: the paper, its fused score and its rank in each source list."""
@@ -143,7 +172,7 @@ class Hit:
     paper: Paper
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
-    snippet: str = ""
+    snippet: Snippet | None = None  # where the query's words are in the abstract (search/snippets.py)
     reason: str = ""
     # the paper's events at its conference (EVENT_FIELDS dicts), filled where the library has a programme
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -152,7 +181,7 @@ class Hit:
         d = self.paper.public()
         d.update(score=round(float(self.score), 6), ranks=self.ranks)
         if self.snippet:
-            d["snippet"] = self.snippet
+            d["snippet"] = self.snippet.to_dict()
         if self.reason:
             d["reason"] = self.reason
         if self.events:
@@ -168,7 +197,18 @@ class Hit:
                 **Paper.json_schema()["properties"],
                 "score": {"type": "number"},
                 "ranks": {"type": "object", "description": "rank in the keyword / semantic lists"},
-                "snippet": {"type": "string", "description": "escaped HTML with <mark> around matched words"},
+                "snippet": {
+                    "type": "object",
+                    "description": "the part of the abstract where the query's words are: its text and the "
+                    "[start, end) offsets (Unicode code points) of the matched words in it",
+                    "properties": {
+                        "text": {"type": "string"},
+                        "marks": {
+                            "type": "array",
+                            "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+                        },
+                    },
+                },
                 "reason": {"type": "string", "description": "why it is listed (recommendations, related papers)"},
                 "events": EVENTS_SCHEMA,
             },

@@ -42,7 +42,7 @@ def test_chinese_papers_match_chinese_keywords(tmp_path: Path) -> None:
         assert lib.search("推理强化学习", "keyword", limit=1)[0].paper.title == "大语言模型的强化学习推理"
         assert lib.search("链接预测", "keyword", limit=1)[0].paper.title == "图神经网络的链接预测"
         hit = lib.search("链接预测", "keyword", limit=1)[0]
-        assert "<mark>链接预测</mark>" in hit.snippet
+        assert "<mark>链接预测</mark>" in hit.snippet.html()
         # a mixed query matches the English paper through its English word
         assert lib.search("diffusion 图像", "keyword", limit=1)[0].paper.title == "Denoising diffusion for images"
         assert lib.search("量子计算", "keyword", limit=5) == []
@@ -82,4 +82,4 @@ def test_real_chinese_abstracts_are_found_by_their_keywords(tmp_path: Path) -> N
             found += pid in [h.paper.id for h in hits]
         assert found >= 180, found
         hit = lib.search(rows[0][1], "keyword", limit=1)[0]
-        assert f"<mark>{rows[0][1]}</mark>" in hit.snippet or "<mark>" in hit.snippet
+        assert f"<mark>{rows[0][1]}</mark>" in hit.snippet.html() or "<mark>" in hit.snippet.html()

@@ -340,7 +340,7 @@ def test_a_model_rendering_of_a_chinese_query_is_searched_in_english(after: Libr
     assert asked == [q]  # once per search, for every route
     assert hits.read_as == "competition between two providers in a market"
     assert hits and hits[0].paper.title.startswith("A stylized game between two providers")
-    assert "<mark>providers</mark>" in hits[0].snippet  # the English words are marked in the abstract
+    assert "<mark>providers</mark>" in hits[0].snippet.html()  # the English words are marked in the abstract
     # a reply still in Chinese (it would route back to the multilingual index) or none changes nothing
     for reply in ("两家公司的竞争", None, "  "):
         after.engine._translator = render(reply)

@@ -104,10 +104,10 @@ def test_snippets_do_not_mark_stop_words() -> None:
 
 def test_search_snippet_of_a_real_query_marks_no_stop_word(examples_library: Library) -> None:
     hits = examples_library.search("adaptation for the language models", mode="keyword", limit=5)
-    assert hits and any("<mark>" in h.snippet for h in hits)
+    assert hits and any("<mark>" in h.snippet.html() for h in hits)
     for h in hits:
         for stop in ("for", "the", "For", "The"):
-            assert f"<mark>{stop}</mark>" not in h.snippet
+            assert f"<mark>{stop}</mark>" not in h.snippet.html()
 
 
 # -- recommend -----------------------------------------------------------------------------------

@@ -161,7 +161,7 @@ def test_fuzz_search_never_raises(lib: Library, text: str, mode: str, offset: in
     hits = lib.search(text, mode=mode, limit=5, offset=offset)
     assert len(hits) <= 5
     for h in hits:
-        assert "<script" not in h.snippet
+        assert "<script" not in h.snippet.html()
 
 
 @pytest.mark.parametrize(
@@ -289,7 +289,7 @@ def test_snippet_window_centres_on_matches() -> None:
 def test_search_snippets_are_safe_html(lib: Library) -> None:
     hits = lib.search("markup ampersands graph", mode="keyword", limit=5)
     h = next(h for h in hits if h.paper.id == "p4")
-    assert "&lt;b&gt;" in h.snippet and "<b>" not in h.snippet and "<mark>" in h.snippet
+    assert "&lt;b&gt;" in h.snippet.html() and "<b>" not in h.snippet.html() and "<mark>" in h.snippet.html()
 
 
 @pytest.mark.parametrize("index", ["bm25", "bm25s", "fts5"])
@@ -329,3 +329,18 @@ def test_a_hybrid_score_does_not_change_with_how_deep_the_lists_go(tmp_path: Pat
         assert top3(3) != top3(12)
     finally:
         lib.close()
+
+
+def test_a_snippet_is_text_and_spans_each_surface_writes_its_way() -> None:
+    from paperatlas.search.snippets import snippet
+
+    text = "We adapt <b>protein</b> language models with low-rank adapters; proteins fold. " + "filler " * 60
+    s = snippet(text, ["protein", "adapters"], width=120)
+    marked = [s.text[a:b] for a, b in s.marks]
+    assert marked == ["adapt", "protein", "adapters", "proteins"]  # by stem
+    assert s.html().count("<mark>") == 4 and "&lt;b&gt;" in s.html()  # HTML only where a page asks for it
+    assert s.text.endswith(" …") and "<mark>" not in s.text
+    assert s.to_dict() == {"text": s.text, "marks": [list(m) for m in s.marks]}
+    far = snippet("filler " * 80 + "a protein at the end", ["protein"], width=60)
+    ((a, b),) = far.marks
+    assert far.text.startswith("… ") and far.text[a:b] == "protein"

@@ -17,6 +17,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from .. import settings
 from ..errors import IngestError, PaperatlasError
@@ -377,6 +378,11 @@ def print_hits(hits: list[Any]) -> None:
         )
         if h.reason:
             out.print(f"    [italic]{h.reason}[/italic]")
+        if h.snippet:  # where the query's words are: the matches in bold
+            line = Text("    " + h.snippet.text, style="dim")
+            for a, b in h.snippet.marks:
+                line.stylize("bold", a + 4, b + 4)
+            out.print(line)
         for e in getattr(h, "events", ()):  # when and where it is presented
             out.print("    " + event_text(e), markup=False)
 

@@ -8,11 +8,9 @@ A library error becomes an MCP tool error whose text ends with the fix; the serv
 from __future__ import annotations
 
 import dataclasses
-import html
 import inspect
 import types
 import json
-import re
 import threading
 import typing
 from collections.abc import Callable, Sequence
@@ -95,7 +93,9 @@ else:
     PaperHit = create_model(
         "PaperHit",
         __doc__="One paper in a ranked list.",
-        **{k: _field_of(Hit.json_schema()["properties"][k], d) for k, d in HIT_KEYS.items()},
+        **{k: _field_of(Hit.json_schema()["properties"][k], d) for k, d in HIT_KEYS.items() if k != "snippet"},
+        # an assistant reads the snippet as plain text (the JSON's spans are for pages that mark them)
+        snippet=(str, Field("", description=HIT_KEYS["snippet"])),
     )
 
 
@@ -273,18 +273,10 @@ def search_signature(table: FilterTable) -> inspect.Signature:
 
 
 # -- rendering ------------------------------------------------------------------------------------
-_TAG = re.compile(r"<[^>]+>")
-
-
-def plain_snippet(snippet: str) -> str:
-    """The engine's snippet is escaped HTML with <mark>; an assistant wants plain text."""
-    return html.unescape(_TAG.sub("", snippet))
-
-
 def hit_model(h: Hit) -> PaperHit:
     """The hit's one serialisation (Hit.to_dict), cut to the keys an assistant's list needs."""
     d = h.to_dict()
-    d["snippet"] = plain_snippet(h.snippet)
+    d["snippet"] = h.snippet.text if h.snippet else ""
     return PaperHit(**{k: d[k] for k in HIT_KEYS if k in d})
 
 

@@ -23,7 +23,7 @@ from .indexes import Indexes
 from .query import Query, parse, phrase_filter
 from .rank import MODES, Ranked, floored, rank_one
 from .settings import SearchSettings
-from .snippets import highlight
+from .snippets import snippet
 
 __all__ = ["MODES", "SearchEngine", "SearchSettings"]
 _UNREAD: Any = object()  # "the caller has not read the query through the glossary yet"
@@ -259,7 +259,7 @@ class SearchEngine:
             terms = list(dict.fromkeys(terms + parse(translated).terms))
         return Hits(
             [
-                Hit(papers[pid], s, ranks.get(pid, {}), snippet=highlight(papers[pid].abstract, terms))
+                Hit(papers[pid], s, ranks.get(pid, {}), snippet=snippet(papers[pid].abstract, terms))
                 for pid, s in page
                 if pid in papers
             ],

@@ -1,10 +1,13 @@
-"""Snippets with highlighted matches, as escaped HTML (safe to insert into a page)."""
+"""Snippets: a window of a text around the query's matches, the matches as spans (offsets), so
+that each surface writes them its own way: a page as escaped HTML with <mark> (`Snippet.html`), the
+CLI and MCP as plain text, JSON as the text and its spans."""
 
 from __future__ import annotations
 
-import html
 import re
 from functools import lru_cache
+
+from ..models import Snippet
 
 from .cjk import CJK_RUN, bigrams, has_cjk
 
@@ -85,9 +88,9 @@ def _stopwords() -> frozenset[str]:
     return english_stopwords()
 
 
-def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False) -> str:
-    """Escaped HTML of `text` (a window around the densest match unless `whole`),
-    with words whose stem matches a query term's stem wrapped in <mark>.
+def snippet(text: str, terms: list[str], width: int = 260, whole: bool = False) -> Snippet:
+    """`text` (a window around the densest match unless `whole`) with the words whose stem matches a
+    query term's stem as spans.
 
     Stop words are never marked: the keyword index ignores them, so a marked `for` would
     claim a match that did not count."""
@@ -111,15 +114,17 @@ def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False
             sp = text.rfind(" ", start, end)
             # Chinese has no spaces: cut anywhere rather than drop most of the window
             end = sp if sp > start + width // 2 or (sp > start and not has_cjk(text[start:end])) else end
-    out: list[str] = ["… " if start > 0 else ""]
-    pos = start
-    for a, b in matches:
-        if a < start or b > end:
+    head = "… " if start > 0 else ""
+    shift = len(head) - start
+    marks, last = [], start
+    for a, b in matches:  # inside the window, and not inside an earlier mark (a word and a CJK run)
+        if a < last or b > end:
             continue
-        out.append(html.escape(text[pos:a]))
-        out.append("<mark>" + html.escape(text[a:b]) + "</mark>")
-        pos = b
-    out.append(html.escape(text[pos:end]))
-    if end < len(text):
-        out.append(" …")
-    return "".join(out)
+        marks.append((a + shift, b + shift))
+        last = b
+    return Snippet(head + text[start:end] + (" …" if end < len(text) else ""), tuple(marks))
+
+
+def highlight(text: str, terms: list[str], width: int = 260, whole: bool = False) -> str:
+    """`snippet(...)` as escaped HTML with <mark> around the matches (the pages' `hl` filter)."""
+    return snippet(text, terms, width, whole).html()
