@@ -738,7 +738,7 @@ class Library:
         offset = max(0, int(offset))
         hits = self._search(query, mode, limit, offset, values, exclude, sort)
         # the answer says what it answers (Hits.to_dict, the envelope every surface gives)
-        hits.query, hits.mode, hits.sort = query, mode, sort or ""
+        hits.query, hits.mode, hits.order = query, mode, sort or ""
         hits.filters = {k: v for k, v in values.items() if v is not None}
         hits.page_number, hits.per_page = (offset // limit + 1 if limit else 1), limit
         hits.has_more = hits.total > offset + len(hits)

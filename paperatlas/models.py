@@ -242,7 +242,7 @@ class Hits(list):  # type: ignore[type-arg]
         self.read_as = read_as
         self.query = ""
         self.mode = ""
-        self.sort = ""  # a contributed order (citations, rising) instead of relevance
+        self.order = ""  # a contributed sort (citations, rising) instead of relevance (`list.sort` is taken)
         self.filters: dict[str, Any] = {}
         self.page_number = 1
         self.per_page = len(self)
@@ -255,7 +255,7 @@ class Hits(list):  # type: ignore[type-arg]
         there is a next page (how a surface learns `has_more` without counting)."""
         out = Hits(self[:per_page], self.total, self.more, self.no_good_match, self.read_as)
         out.query, out.mode, out.filters, out.notes = self.query, self.mode, dict(self.filters), dict(self.notes)
-        out.sort = self.sort
+        out.order = self.order
         out.page_number, out.per_page, out.has_more = number, per_page, len(self) > per_page
         return out
 
@@ -274,7 +274,7 @@ class Hits(list):  # type: ignore[type-arg]
             **({"read_as": self.read_as} if self.read_as else {}),
             **notes,
             "filters": self.filters,
-            **({"sort": self.sort} if self.sort else {}),
+            **({"sort": self.order} if self.order else {}),
             "page": self.page_number,
             "per_page": self.per_page,
             "has_more": self.has_more,

@@ -263,7 +263,7 @@ def search_signature(table: FilterTable) -> inspect.Signature:
                 keyword,
                 default=None,
                 annotation=Annotated[
-                    Literal[names] | None,  # type: ignore[valid-type]
+                    Literal[names] | None,
                     Field(description="; ".join(f"{s.name}: {s.help}" for s in table.sorts.values())),
                 ],
             )
