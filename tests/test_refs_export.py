@@ -155,3 +155,31 @@ def test_saved_page_downloads_ris_and_csl_json(lib_path: str) -> None:
         csl = c.get("/saved/export", params={"format": "csl-json"})
         assert csl.headers["content-type"].startswith("application/vnd.citationstyles.csl+json")
         assert [it["id"] for it in csl.json()] == ["2106.09685", "h4185992fcd6e189"]
+
+
+def test_export_takes_every_filter_of_search(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """export's filters are the table's (FilterCommand): an author's papers export without a query."""
+    import json
+
+    from click.testing import CliRunner
+
+    from paperatlas.cli import cli
+
+    src = tmp_path / "papers.jsonl"
+    rows = [
+        {"id": "a1", "title": "Graphs one", "abstract": "About graphs.", "authors": ["Ada Lovelace"], "venue": "X"},
+        {"id": "a2", "title": "Graphs two", "abstract": "More graphs.", "authors": ["Alan Turing"], "venue": "X"},
+        {"id": "a3", "title": "Graphs three", "abstract": "Still graphs.", "authors": ["A. Lovelace"], "venue": "Y"},
+    ]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    db = tmp_path / "lib.db"
+    assert CliRunner().invoke(cli, ["--db", str(db), "ingest", str(src), "--no-embed"]).exit_code == 0
+    r = CliRunner().invoke(cli, ["--db", str(db), "export", "--author", "Ada Lovelace"])
+    assert r.exit_code == 0, r.output
+    assert [json.loads(line)["id"] for line in r.stdout.splitlines() if line.strip()] == ["a1", "a3"]
+    r = CliRunner().invoke(cli, ["--db", str(db), "export", "--author", "Ada Lovelace", "--venue", "Y"])
+    assert [json.loads(line)["id"] for line in r.stdout.splitlines() if line.strip()] == ["a3"]
+    help_text = CliRunner().invoke(cli, ["export", "--help"]).output
+    assert "--institution" in help_text and "--session" in help_text
+    r = CliRunner().invoke(cli, ["--db", str(db), "export", "--venue", "Nowhere"])
+    assert r.exit_code == 4 and "venue=Nowhere" in r.stderr

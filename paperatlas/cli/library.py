@@ -369,10 +369,8 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     out.print(p.abstract, markup=False)
 
 
-@click.command("export")
+@click.command("export", cls=FilterCommand)
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True)
-@click.option("--venue", help="Only this venue.")
-@click.option("--year", type=int, help="Only this year.")
 @click.option("--ids", help="Comma-separated paper ids to export (default: all).")
 @click.option("--reader", "-r", metavar="NAME", help="Only this reader's liked (starred) papers, oldest like first.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write here instead of stdout.")
@@ -382,48 +380,51 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
 def export_(
     ctx: click.Context,
     fmt: str,
-    venue: str | None,
-    year: int | None,
     ids: str | None,
     reader: str | None,
     output: str | None,
     with_vectors: bool,
+    **filters: Any,
 ) -> None:
     """Export papers as JSONL, JSON, CSV, BibTeX, Markdown, RIS or CSL-JSON (to stdout unless -o).
 
+    Every filter of `search` and `list` applies (--venue, --year, --author, --session, ...).
     RIS and CSL-JSON import into Zotero (File > Import...) with DOI, arXiv id and abstract.
 
     Example:
 
         paperatlas export --format bibtex --venue NeurIPS -o neurips.bib
 
-        paperatlas export --format ris -o atlas.ris
+        paperatlas export --format ris --author "Percy Liang" -o liang.ris
 
         paperatlas export --reader alice --format json
     """
     lib = get_library(ctx)
+    filtered = bool(_set(filters))
+    given = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
+    wanted = set(given) if given is not None else None
     if reader:
         papers = lib.readers.liked(lib.readers.get(reader, create=False))
-        if ids:
-            wanted = {i.strip() for i in ids.split(",")}
+        if filtered:
+            passing = {p.id for p in lib.papers(**filters)}
+            papers = [p for p in papers if p.id in passing]
+        if wanted is not None:
             papers = [p for p in papers if p.id in wanted]
-        papers = [p for p in papers if (not venue or p.venue.lower() == venue.lower()) and (not year or p.year == year)]
         hint = (
             f"like papers first: `paperatlas like ID --reader {reader}`"
-            if not (venue or year or ids)
-            else "drop --venue / --year / --ids to export all of their liked papers"
+            if not (filtered or ids)
+            else "drop the filters / --ids to export all of their liked papers"
         )
-        what = f"{reader} has liked no papers" + (" that pass the filters" if venue or year or ids else "")
+        what = f"{reader} has liked no papers" + (" that pass the filters" if filtered or ids else "")
     else:
-        papers = lib.get_many([i.strip() for i in ids.split(",") if i.strip()]) if ids else lib.papers(venue, year)
-        hint = (
-            _filters_hint(lib, {"venue": venue, "year": year})
-            if not ids
-            else "`paperatlas list` shows the ids in this library"
-        )
+        papers = lib.get_many(given) if given is not None else lib.papers(**filters)
+        if wanted is not None and filtered:
+            passing = {p.id for p in lib.papers(**filters)}
+            papers = [p for p in papers if p.id in passing]
+        hint = _filters_hint(lib, filters) if not ids else "`paperatlas list` shows the ids in this library"
         what = "no papers to export"
     if not papers:
-        nothing_found(ctx, what, hint, reader=reader, venue=venue, year=year, ids=ids)
+        nothing_found(ctx, what, hint, reader=reader, ids=ids, **_set(filters))
     if with_vectors:
         if fmt not in ("json", "jsonl"):
             raise Fail(f"--with-vectors needs --format json or jsonl, not {fmt}", "add --format jsonl")
