@@ -23,6 +23,34 @@ if TYPE_CHECKING:
     from .store.vector_cache import VectorCache
 
 
+class EmbedListener(Protocol):
+    """What a surface shows of the embed that follows a write: `begin` (which index, its model, the
+    papers waiting) returns a progress callback or None; `end` hears how many were embedded."""
+
+    def begin(self, index: str, model: str, waiting: int) -> Callable[[int, int], None] | None: ...
+
+    def end(self, index: str, model: str, embedded: int) -> None: ...
+
+
+def heard(
+    listener: EmbedListener | None,
+    index: str,
+    model: str,
+    waiting: int,
+    run: Callable[[Callable[[int, int], None] | None], int],
+) -> int:
+    """`run(progress)` (an embed of `index`), told to `listener` from its start to its end, an
+    interrupted one included. Returns what `run` returns: the papers embedded."""
+    update = listener.begin(index, model, waiting) if listener else None
+    done = 0
+    try:
+        done = run(update)
+    finally:
+        if listener:
+            listener.end(index, model, done)
+    return done
+
+
 class LibraryCore(Protocol):
     """The paper library itself: its store, its embeddings and its search."""
 

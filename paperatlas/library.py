@@ -8,10 +8,11 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from .authors import Authors
 from .citations import Citations
+from .core import EmbedListener, heard
 from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from . import settings
@@ -38,15 +39,6 @@ from .translate import Translator
 DEFAULT_DB = "paperatlas.db"
 #: what happens to new papers' vectors after a write (Library.add_papers)
 EmbedPolicy = Literal["after", "queue", "no"]
-
-
-class EmbedListener(Protocol):
-    """What a surface shows of the embed that follows a write: `begin` (which index, its model, the
-    papers waiting) returns a progress callback or None; `end` hears how many were embedded."""
-
-    def begin(self, index: str, model: str, waiting: int) -> Progress | None: ...
-
-    def end(self, index: str, model: str, embedded: int) -> None: ...
 
 
 MAX_RESULTS = 1000  # the most hits one search or similar call returns (page with offset for more)
@@ -308,13 +300,7 @@ class Library:
         if policy != "after":
             raise ValueError(f"embed policy {policy!r}: use after, queue or no")
         waiting = self.embedding_status()["waiting"]
-        update = listener.begin("papers", self.embedder.id, waiting) if listener else None
-        n = 0
-        try:
-            n = self.embed(progress=update)
-        finally:
-            if listener:
-                listener.end("papers", self.embedder.id, n)
+        n = heard(listener, "papers", self.embedder.id, waiting, lambda update: self.embed(progress=update))
         for follow in self.contributions("after_embed"):  # side indexes (the multilingual one) follow
             follow(listener)
         return n

@@ -180,7 +180,7 @@ def discard_new_empty_library(ctx: click.Context | None) -> None:
 
 
 class EmbedDisplay:
-    """How the command line shows the embed that follows a write (Library.EmbedListener): what
+    """How the command line shows the embed that follows a write (core.EmbedListener): what
     waits, a progress bar per index, and what was embedded."""
 
     def __init__(self, quiet: bool) -> None:

@@ -6,6 +6,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..core import heard
 from ..embed.base import EMBEDDERS, MULTILINGUAL_EMBEDDER, Embedder
 from ..ingest.pipeline import Progress
 from ..store.vector_cache import embed_cached, text_hash
@@ -103,14 +104,7 @@ class Multilingual:
         follows, when it is on. Returns the papers it embedded."""
         if not self.enabled:
             return 0
-        update = listener.begin("multilingual", self.embedder.id, len(self.todo())) if listener else None
-        done = 0
-        try:
-            done = self.build(progress=update)
-        finally:
-            if listener:
-                listener.end("multilingual", self.embedder.id, done)
-        return done
+        return heard(listener, "multilingual", self.embedder.id, len(self.todo()), lambda update: self.build(update))
 
     def claim(self) -> bool:
         """Announce a build about to start elsewhere (a server's background thread): `status` shows it
