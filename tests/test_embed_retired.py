@@ -105,6 +105,17 @@ def test_the_cli_keeps_a_retired_library_and_refuses_the_name_for_others(
     assert Library(db, vector_cache=cache).embedder_name == "minilm-tuned-r9"
     monkeypatch.delenv("PAPERATLAS_EMBEDDER")
 
+    # run 11 without its query map made the default's very vectors: the note's command moves it on as they are
+    plain = tmp_path / "plain.db"
+    made_with(plain, "minilm-tuned-r11-plain", papers, cache)
+    r = runner.invoke(cli, ["--db", str(plain), "embed"])
+    assert f"`paperatlas embed --embedder {DEFAULT_EMBEDDER}` moves it on" in r.stderr, r.output
+    r = runner.invoke(cli, ["--db", str(plain), "embed", "--embedder", DEFAULT_EMBEDDER])
+    assert r.exit_code == 0 and "nothing to embed" in r.stdout and "retired" not in r.stderr, r.output
+    lib = Library(plain, vector_cache=cache)
+    assert lib.embedder_name == DEFAULT_EMBEDDER and lib.embed() == 0
+    lib.close()
+
     # the note's command moves the library to the current model
     r = runner.invoke(cli, ["--db", str(db), "embed", "--rebuild", "--embedder", DEFAULT_EMBEDDER])
     assert r.exit_code == 0 and "embedded 3 papers" in r.stdout and "retired" not in r.stderr, r.output

@@ -515,6 +515,8 @@ def embed(
         click.echo(f"embedded {n} paper{'' if n == 1 else 's'} with {lib.embedder.id}{where}")
     else:  # "embedded 0 papers" read as a failure, above the multilingual build that follows
         click.echo(f"every paper already has its {lib.embedder.id} vector: nothing to embed{where}")
+    if embedder:  # chosen by name: a reopen uses it, even when its vectors were all there
+        lib.remember_embedder()
     if note := retired_note(lib.embedder_name):
         click.echo(f"note: {note}", err=True)
     if multilingual is False:

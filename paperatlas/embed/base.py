@@ -66,10 +66,13 @@ def retired_note(name: str) -> str:
     """What to tell the user of a library whose embedder is retired ("" for any other)."""
     if name not in RETIRED:
         return ""
-    return (
-        f"this library's embedder {name!r} ({RETIRED[name]}) is retired: it keeps working here; "
-        f"`paperatlas embed --rebuild --embedder {DEFAULT_EMBEDDER}` moves the library to the current model"
-    )
+    head = f"this library's embedder {name!r} ({RETIRED[name]}) is retired: it keeps working here; "
+    if EMBEDDERS.create(name).id == EMBEDDERS.create(DEFAULT_EMBEDDER).id:  # constructing loads no model
+        return (
+            head
+            + f"`paperatlas embed --embedder {DEFAULT_EMBEDDER}` moves it on (the same vectors: none is made again)"
+        )
+    return head + f"`paperatlas embed --rebuild --embedder {DEFAULT_EMBEDDER}` moves the library to the current model"
 
 
 def name_for_id(model_id: str) -> str | None:
