@@ -75,4 +75,4 @@ settings-docs: install
 
 # the library file is kept: after the demo it may hold your own papers and likes (delete it yourself)
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info lab/build lab/*.egg-info
