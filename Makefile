@@ -22,7 +22,8 @@ install: $(BIN)/python
 	$(EDITABLE) $(BIN)/pip install --quiet -c constraints.txt -e .
 
 install-test: $(BIN)/python
-	$(EDITABLE) $(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]'
+	@# the laboratory (`paperatlas bench`, `paperatlas eval`; lab/) beside the product, never inside its wheel
+	$(EDITABLE) $(BIN)/pip install --quiet -c constraints.txt -e '.[test,scale]' -e ./lab
 	@# the local model server of the LLM tests, from the wheel cache (.ci/install-llm builds it once, ~4 min;
 	@# .ci/run does); without it those tests skip
 	PY=$(PY) ./.ci/install-llm --if-cached || echo "warning: no local LLM server (.ci/install-llm failed): the LLM tests will skip"
@@ -52,11 +53,12 @@ demo: install
 	PAPERATLAS_PORT_HINT='make demo PORT={port}' $(BIN)/paperatlas --db $(DB) serve --host 127.0.0.1 --port $(PORT)
 
 ## make lint: ruff check and ruff format --check (rules in pyproject.toml), the import-layer contract: surfaces -> Library ->
-## capabilities -> core/store/models, nothing below imports upward (tests/test_layers.py), and mypy over paperatlas/
+## capabilities -> core/store/models, nothing below imports upward, the product never imports the lab (tests/test_layers.py),
+## and mypy over paperatlas/ and lab/paperatlas_lab/
 ## with no error beyond .mypy-baseline.txt (.ci/mypy-baseline; the baseline may only shrink)
 lint: install-test
-	$(BIN)/ruff check paperatlas tests benchmarks
-	$(BIN)/ruff format --check paperatlas tests benchmarks
+	$(BIN)/ruff check paperatlas lab tests benchmarks
+	$(BIN)/ruff format --check paperatlas lab tests benchmarks
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
 	$(BIN)/python .ci/mypy-baseline
 
@@ -73,4 +75,4 @@ settings-docs: install
 
 # the library file is kept: after the demo it may hold your own papers and likes (delete it yourself)
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info lab/build lab/*.egg-info

@@ -24,10 +24,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from paperatlas.bench.quality import default_data_root
+from paperatlas_lab.bench.quality import default_data_root
 from paperatlas.errors import PaperatlasError
-from paperatlas.eval.bootstrap import paired_interval
-from paperatlas.eval.recommend import acm_setup, evaluate_acm
+from paperatlas_lab.eval.bootstrap import paired_interval
+from paperatlas_lab.eval.recommend import acm_setup, evaluate_acm
 from paperatlas.overrides import parse_overrides
 from paperatlas.recommend.default import DefaultRecommender, Weights
 

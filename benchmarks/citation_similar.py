@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from paperatlas import Library
-from paperatlas.bench.quality import default_data_root
+from paperatlas_lab.bench.quality import default_data_root
 from paperatlas.citations import LINK_KINDS, blend
-from paperatlas.eval.bootstrap import paired_interval
+from paperatlas_lab.eval.bootstrap import paired_interval
 from paperatlas.store.citations import CitationRecord
 
 WEIGHTS = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0]

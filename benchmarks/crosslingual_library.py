@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from paperatlas import Library  # noqa: E402
-from paperatlas.eval.crosslingual import norm_title  # noqa: E402
+from paperatlas_lab.eval.crosslingual import norm_title  # noqa: E402
 
 
 def main() -> None:

@@ -33,11 +33,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import search_levers as levers  # noqa: E402
 
 from paperatlas import Library  # noqa: E402
-from paperatlas.bench.quality import default_data_root  # noqa: E402
+from paperatlas_lab.bench.quality import default_data_root  # noqa: E402
 from paperatlas.embed.base import DEFAULT_EMBEDDER  # noqa: E402
-from paperatlas.eval.bootstrap import paired_interval  # noqa: E402
-from paperatlas.eval.beir import evaluate  # noqa: E402
-from paperatlas.eval.floor import read_queries  # noqa: E402
+from paperatlas_lab.eval.bootstrap import paired_interval  # noqa: E402
+from paperatlas_lab.eval.beir import evaluate  # noqa: E402
+from paperatlas_lab.eval.floor import read_queries  # noqa: E402
 from paperatlas.search.fusion import NORMALIZERS  # noqa: E402
 from paperatlas.search.query import parse  # noqa: E402
 

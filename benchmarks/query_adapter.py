@@ -61,9 +61,9 @@ MAPPED = "minilm-tuned-r11-map"  # run 11 with the map `with` names
 
 def dump(out_file: Path = DATA, train_extra: list[Path] = (), held_extra: list[Path] = ()) -> None:
     from paperatlas import Library
-    from paperatlas.bench.quality import default_data_root
-    from paperatlas.eval.beir import canonical_qrels, load_beir, query_vectors
-    from paperatlas.eval.floor import read_queries
+    from paperatlas_lab.bench.quality import default_data_root
+    from paperatlas_lab.eval.beir import canonical_qrels, load_beir, query_vectors
+    from paperatlas_lab.eval.floor import read_queries
     from paperatlas.search.engine import SearchSettings
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -282,7 +282,7 @@ def register(name: str, path: Path) -> None:
 
 def paired(base: dict, new: dict, qrels: dict, metric, rng: np.random.Generator) -> dict:
     """Mean difference per query, its 90% bootstrap interval, and how many queries moved each way."""
-    from paperatlas.eval.bootstrap import paired_interval
+    from paperatlas_lab.eval.bootstrap import paired_interval
 
     qids = [q for q, rel in qrels.items() if any(g > 0 for g in rel.values())]
     x = np.array([metric(new.get(q, []), qrels[q]) - metric(base.get(q, []), qrels[q]) for q in qids])
@@ -305,7 +305,7 @@ def judge(adapter: Path, paraphrase_file: Path, beir: list[str], against: Path |
     import tempfile
 
     from paperatlas import Library
-    from paperatlas.eval.beir import canonical_qrels, load_beir, mrr_at_k, ndcg_at_k, query_vectors
+    from paperatlas_lab.eval.beir import canonical_qrels, load_beir, mrr_at_k, ndcg_at_k, query_vectors
     from paperatlas.search.engine import SearchSettings
 
     sys.path.insert(0, str(ROOT / "benchmarks"))

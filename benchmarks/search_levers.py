@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", str(Path.home() / ".cache/paperatlas/eval/vectors.sqlite"))
 
 from paperatlas import Library  # noqa: E402
-from paperatlas.bench.quality import PARAPHRASES, default_data_root  # noqa: E402
+from paperatlas_lab.bench.quality import PARAPHRASES, default_data_root  # noqa: E402
 from paperatlas.embed.base import DEFAULT_EMBEDDER  # noqa: E402
-from paperatlas.eval.beir import canonical_qrels, evaluate, keep_queries, load_beir, query_vectors  # noqa: E402
-from paperatlas.eval.floor import read_queries  # noqa: E402
+from paperatlas_lab.eval.beir import canonical_qrels, evaluate, keep_queries, load_beir, query_vectors  # noqa: E402
+from paperatlas_lab.eval.floor import read_queries  # noqa: E402
 from paperatlas.search.bm25 import Analyzer, tokens  # noqa: E402
 from paperatlas.search.engine import SearchSettings  # noqa: E402
 from paperatlas.search.query import MAX_TERMS, Query, parse  # noqa: E402

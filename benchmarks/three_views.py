@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from paperatlas import Library  # noqa: E402
-from paperatlas.bench.quality import PARAPHRASES  # noqa: E402
+from paperatlas_lab.bench.quality import PARAPHRASES  # noqa: E402
 from paperatlas.embed.base import DEFAULT_EMBEDDER  # noqa: E402
-from paperatlas.eval.beir import load_paraphrases  # noqa: E402
+from paperatlas_lab.eval.beir import load_paraphrases  # noqa: E402
 from paperatlas.search.query import parse  # noqa: E402
 
 DEPTH = 100

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from paperatlas import Library
-from paperatlas.bench.quality import _zh_scores
-from paperatlas.eval.zh_floor import load
+from paperatlas_lab.bench.quality import _zh_scores
+from paperatlas_lab.eval.zh_floor import load
 
 ZH_QUERIES = Path(__file__).resolve().parent.parent / "tests" / "data" / "zh_queries.jsonl"
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from paperatlas import Library  # noqa: E402
-from paperatlas.eval.zh_floor import load  # noqa: E402
+from paperatlas_lab.eval.zh_floor import load  # noqa: E402
 from paperatlas.search.query import parse  # noqa: E402
 
 SETTINGS = [("off", False, 0.0)] + [("keyword only", True, 0.0)] + [(f"w={w}", True, w) for w in (0.3, 0.5, 0.7)]

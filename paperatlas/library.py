@@ -14,7 +14,7 @@ from .authors import Authors
 from .citations import Citations
 from .core import EmbedListener, heard
 from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
-from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
+from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, RETIRED, Embedder, check_choice
 from . import settings
 from .errors import ModelMismatch, NotFound, PaperatlasError
 from .fulltext import Fulltext
@@ -489,10 +489,18 @@ class Library:
         if self._embedder is None:
             arg = self._embedder_arg
             if arg is None:
-                arg = self.store.get_meta("embedder") or settings.get("embedder") or self._made_by()
+                arg = self.store.get_meta("embedder") or self._chosen_in_settings() or self._made_by()
             self._embedder_name = arg if isinstance(arg, str) else getattr(arg, "id", "custom")
             self._embedder = EMBEDDERS.create(arg) if isinstance(arg, str) else arg
         return self._embedder
+
+    def _chosen_in_settings(self) -> str:
+        """The `embedder` setting, for a library that recorded none; a retired embedder only for a
+        library whose vectors it made."""
+        chosen = str(settings.get("embedder") or "")
+        if chosen in RETIRED:
+            check_choice(chosen, library_has=self._made_by(), where=settings.env("embedder"))
+        return chosen
 
     def _made_by(self) -> str:
         """The default embedder, unless this library already holds vectors of another registered one

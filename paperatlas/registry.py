@@ -20,12 +20,17 @@ class Registry(Generic[T]):
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._factories: dict[str, Callable[..., T]] = {}
+        self._hidden: set[str] = set()
 
-    def register(self, name: str, factory: Callable[..., T] | None = None) -> Any:
-        """Register `factory` under `name`; usable as a decorator."""
+    def register(self, name: str, factory: Callable[..., T] | None = None, hidden: bool = False) -> Any:
+        """Register `factory` under `name`; usable as a decorator. A `hidden` backend is created by
+        name as any other (what was made with it still opens) but is not offered: `names()` and the
+        list an unknown name prints leave it out."""
 
         def add(f: Callable[..., T]) -> Callable[..., T]:
             self._factories[name] = f
+            if hidden:
+                self._hidden.add(name)
             return f
 
         return add(factory) if factory is not None else add
@@ -34,13 +39,15 @@ class Registry(Generic[T]):
         try:
             factory = self._factories[name]
         except KeyError:
-            raise UnknownBackend(
-                f"no {self.kind} {name!r}", f"use one of: {', '.join(sorted(self._factories))}"
-            ) from None
+            raise UnknownBackend(f"no {self.kind} {name!r}", f"use one of: {', '.join(self.names())}") from None
         return factory(**options)
 
-    def names(self) -> list[str]:
-        return sorted(self._factories)
+    def names(self, hidden: bool = False) -> list[str]:
+        """The names offered (with `hidden`, every registered one)."""
+        return sorted(n for n in self._factories if hidden or n not in self._hidden)
+
+    def is_hidden(self, name: str) -> bool:
+        return name in self._hidden
 
     def __contains__(self, name: object) -> bool:
         return name in self._factories

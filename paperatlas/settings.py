@@ -59,7 +59,7 @@ SETTINGS: tuple[Setting, ...] = (
         "PAPERATLAS_EMBEDDER",
         "",
         str,
-        "The embedder of a library that has none recorded yet (a registered name such as `minilm`); default: the packaged model.",
+        "The embedder of a library that has none recorded yet (a registered name such as `minilm`; a retired one only for a library it embedded); default: the packaged model.",
     ),
     # -- embedding ----------------------------------------------------------------------------------
     Setting(

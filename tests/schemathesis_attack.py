@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PAPERATLAS_EMBEDDER": "hashing"}

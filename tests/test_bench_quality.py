@@ -190,7 +190,7 @@ def test_the_paraphrase_part_scores_every_split_a_file_has_and_no_other(runner, 
 @functools.cache
 def _venue_titles() -> dict[str, str] | None:
     """Venue paper id -> title, read once for every test that checks a paraphrase file (None: no data here)."""
-    from paperatlas.bench.quality import default_data_root
+    from paperatlas_lab.bench.quality import default_data_root
 
     root = default_data_root()
     if root is None:
@@ -223,7 +223,7 @@ def _rows(path: Path) -> list[dict]:
 def test_the_paraphrase_set_avoids_title_words_and_keeps_its_split() -> None:
     import hashlib
 
-    from paperatlas.bench.quality import PARAPHRASES
+    from paperatlas_lab.bench.quality import PARAPHRASES
 
     rows = _rows(PARAPHRASES)
     assert len(rows) >= 60 and len({r["paper_id"] for r in rows}) == len(rows)
@@ -243,7 +243,7 @@ def test_the_written_2k_set_is_disjoint_from_every_other_paraphrase_file_and_kee
     follow the hash of the paper id."""
     import hashlib
 
-    from paperatlas.bench.quality import PARAPHRASES
+    from paperatlas_lab.bench.quality import PARAPHRASES
 
     root = Path(__file__).resolve().parents[1]
     rows = _rows(root / "benchmarks" / "data" / "paraphrase_written_2k.jsonl")
@@ -265,7 +265,7 @@ def test_the_written_2k_set_is_disjoint_from_every_other_paraphrase_file_and_kee
 def test_the_written_test_set_is_held_out_clean_and_disjoint_from_every_other_paraphrase_file() -> None:
     """1,200 written paraphrases drawn after run 11 was chosen, as a test set: all `test`, no paper of
     another paraphrase file (trained on, chosen on or evaluated), and no title word by the fixed check."""
-    from paperatlas.bench.quality import PARAPHRASES
+    from paperatlas_lab.bench.quality import PARAPHRASES
 
     root = Path(__file__).resolve().parents[1]
     rows = _rows(root / "benchmarks" / "data" / "paraphrase_written_test.jsonl")
@@ -301,7 +301,7 @@ def test_baseline_runs_both_embedders_in_one_run_and_prints_ratios(runner, data:
 
 
 def test_a_baseline_can_be_the_same_embedder_with_other_search_settings(runner, data: Path, tmp_path: Path) -> None:
-    from paperatlas.bench.quality import Bench
+    from paperatlas_lab.bench.quality import Bench
 
     r = _run(
         runner, data, tmp_path, "--only", "paraphrase", "--baseline", "hashing",

@@ -1,10 +1,10 @@
-"""paperatlas.eval.bootstrap: the paired interval every benchmark's adopt rule reads."""
+"""paperatlas_lab.eval.bootstrap: the paired interval every benchmark's adopt rule reads."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from paperatlas.eval.bootstrap import paired_interval
+from paperatlas_lab.eval.bootstrap import paired_interval
 
 
 def test_interval_brackets_the_mean_and_narrows_with_more_pairs() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from paperatlas import Library
 from paperatlas.cli import cli
-from paperatlas.eval.crosslingual import eval_crosslingual, load_queries
+from paperatlas_lab.eval.crosslingual import eval_crosslingual, load_queries
 from paperatlas.search.cjk import bigrams, has_cjk, split_cjk
 
 from conftest import DATA, EXAMPLES

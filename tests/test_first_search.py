@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from conftest import EXAMPLES
 from paperatlas import Library
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 from paperatlas.cli import cli
 from paperatlas.web import create_app
 

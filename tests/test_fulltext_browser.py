@@ -13,7 +13,7 @@ import pytest
 from test_topics_browser import ARGS, CHROMIUM, SHOTS, require_browser
 
 from paperatlas import Library
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 pytestmark = pytest.mark.browser
 SPECTER = Path(__file__).parent / "data" / "pdfs" / "2020.acl-main.207.pdf"

@@ -33,7 +33,10 @@ CAPABILITIES = [
     "translate",
 ]
 # the surfaces: what people and programs talk to; they call the Library and its capability objects
-SURFACE_ROOMS = {"web", "mcp", "cli", "bench", "eval", "__main__"}
+SURFACE_ROOMS = {"web", "mcp", "cli", "__main__"}
+# the laboratory (bench, eval) is a package of its own beside the product (lab/), which it imports;
+# the product never imports it (its commands come in through entry points)
+LAB = "paperatlas_lab"
 
 
 def module_name(path: Path) -> str:
@@ -185,7 +188,7 @@ def test_library_has_no_base_class_and_no_mixins() -> None:
 
 def test_surfaces_never_reach_the_store() -> None:
     """The surfaces people use call the Library and its capability objects: a rule kept in the store's
-    callers would live once per surface. (bench/ and eval/ may time or read the store itself.)"""
+    callers would live once per surface. (The lab, outside this package, may time or read the store itself.)"""
     found = [
         f"{path.relative_to(PKG.parent)}:{i}: {line.strip()}"
         for name, path in modules().items()
@@ -205,3 +208,47 @@ def test_comments_say_why_not_which_issue() -> None:
         if re.search(r"\bissues? #?\d+", line, re.IGNORECASE)
     ]
     assert not found, found
+
+
+def lab_imports(path: Path, root: Path = PKG.parent) -> list[str]:
+    """Where `path` imports the lab: an import statement (types included) or a module named to
+    importlib.import_module / __import__."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in ("import_module", "__import__"):
+            names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        found += [f"{path.relative_to(root)}:{node.lineno}: {n}" for n in names if n.split(".")[0] == LAB]
+    return found
+
+
+def test_the_product_never_imports_the_lab() -> None:
+    """A user's install holds the product only: nothing under paperatlas/ imports paperatlas_lab (the
+    `bench` and `eval` commands arrive through the `paperatlas.commands` entry points), and the lab's
+    rooms are not in the product's package."""
+    found = [hit for path in modules().values() for hit in lab_imports(path)]
+    assert not found, "the product imports the lab:\n" + "\n".join(found)
+    assert not [r for r in ("bench", "eval") if (PKG / r).exists() or (PKG / "cli" / f"{r}.py").exists()]
+    assert (PKG.parent / "lab" / LAB / "bench" / "quality.py").is_file()  # the lab is where it moved to
+
+
+def test_the_lab_check_sees_an_import(tmp_path: Path) -> None:
+    """The check above reads real import statements, however they are spelled."""
+    src = tmp_path / "paperatlas" / "x.py"
+    src.parent.mkdir()
+    src.write_text(
+        "import paperatlas_lab.bench\nfrom paperatlas_lab.eval import beir\nimport importlib\n"
+        "importlib.import_module('paperatlas_lab.cli.bench')\nimport paperatlas.library\n",
+        encoding="utf-8",
+    )
+    hits = lab_imports(src, tmp_path)
+    assert [h.rsplit(": ", 1)[1] for h in hits] == [
+        "paperatlas_lab.bench",
+        "paperatlas_lab.eval",
+        "paperatlas_lab.cli.bench",
+    ]

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import VENUE_PAPERS, need
 
 from paperatlas.cli import cli
-from paperatlas.eval.authors import score
+from paperatlas_lab.eval.authors import score
 from paperatlas.ingest.textlist import is_author_line, read_blocks, split_author_line
 
 

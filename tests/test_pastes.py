@@ -16,7 +16,7 @@ from conftest import DATA
 
 from paperatlas.cli import cli
 from paperatlas.cli.common import EXIT_BAD_INPUT, EXIT_WARNINGS
-from paperatlas.eval.pastes import eval_pastes, totals
+from paperatlas_lab.eval.pastes import eval_pastes, totals
 from paperatlas.ingest.formats import parse_list_header
 from paperatlas.ingest.textlist import is_author_line, location_of, presentation_of, read_blocks
 

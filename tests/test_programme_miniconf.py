@@ -161,7 +161,7 @@ def test_bad_sitedata_says_what_is_wrong_and_stores_nothing(tmp_path):
 
 
 def test_bench_walk_on_the_real_poster_sessions():
-    from paperatlas.bench.programme import bench_walk_site
+    from paperatlas_lab.bench.programme import bench_walk_site
 
     d = bench_walk_site(CALENDAR, readers=3, budgets=(20, 30), embedder="hashing")
     assert d["sessions"] == 6 and d["posters_per_session"] == [14, 14, 16, 14, 16, 13]

@@ -13,7 +13,7 @@ import pytest
 
 from paperatlas import Library
 from paperatlas.cli import cli
-from paperatlas.eval import recommend as ev
+from paperatlas_lab.eval import recommend as ev
 from paperatlas.recommend import RECOMMENDERS, Signals, groups, interests, preferences, triage
 from paperatlas.recommend.base import rank
 

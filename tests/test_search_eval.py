@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from paperatlas.cli import cli
-from paperatlas.eval.beir import canonical_qrels, eval_beir, evaluate, load_beir, mrr_at_k, ndcg_at_k, recall_at_k
+from paperatlas_lab.eval.beir import canonical_qrels, eval_beir, evaluate, load_beir, mrr_at_k, ndcg_at_k, recall_at_k
 
 
 def test_metrics_by_hand() -> None:
@@ -118,7 +118,7 @@ def test_eval_beir_cli_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run
 def test_paraphrase_eval_on_the_examples(tmp_path: Path, runner) -> None:  # type: ignore[no-untyped-def]
     from conftest import DATA, EXAMPLES
     from paperatlas import Library
-    from paperatlas.eval.beir import eval_paraphrases, load_paraphrases
+    from paperatlas_lab.eval.beir import eval_paraphrases, load_paraphrases
     from paperatlas.store.vector_cache import VectorCache
 
     db = tmp_path / "ex.db"

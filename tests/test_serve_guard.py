@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 N_SLOW = 300  # slow-header connections: far over the cap, far under the machine's descriptor limit

@@ -19,10 +19,11 @@ from paperatlas.errors import PaperatlasError
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "paperatlas"
+LAB = ROOT / "lab" / "paperatlas_lab"  # the laboratory's settings live in the same table
 
 
 def _sources() -> dict[Path, str]:
-    return {p: p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
+    return {p: p.read_text(encoding="utf-8") for pkg in (PACKAGE, LAB) for p in sorted(pkg.rglob("*.py"))}
 
 
 def test_every_variable_named_in_the_code_is_in_the_table() -> None:
@@ -62,8 +63,12 @@ def test_every_click_envvar_comes_from_the_table() -> None:
 
     def walk(cmd: click.Command) -> None:
         envvars.extend(p.envvar for p in cmd.params if getattr(p, "envvar", None))
-        for sub in getattr(cmd, "commands", {}).values():
-            walk(sub)
+        if isinstance(cmd, click.Group):  # through get_command: the lab's groups load when asked for
+            ctx = click.Context(cmd)
+            for name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, name)
+                assert sub is not None, name
+                walk(sub)
 
     walk(cli)
     assert "PAPERATLAS_DB" in envvars and "PAPERATLAS_READER" in envvars

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from paperatlas import Library
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 from test_topics import synthetic_papers
 
 ROOT = Path(__file__).resolve().parent.parent

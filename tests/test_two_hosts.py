@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from paperatlas import Library
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 from conftest import EXAMPLES
 from pgserver import fresh_db_name

@@ -9,7 +9,7 @@ import pytest
 from conftest import EXAMPLES
 
 from paperatlas import Library
-from paperatlas.bench.http import bench_http, make_queries
+from paperatlas_lab.bench.http import bench_http, make_queries
 
 
 def test_make_queries_are_distinct_title_spans() -> None:
@@ -43,7 +43,7 @@ def test_serve_workers_refuse_a_port_already_served(tmp_path: Path) -> None:
     import sys
     import urllib.request
 
-    from paperatlas.bench.http import start_server
+    from paperatlas_lab.bench.http import start_server
 
     db = tmp_path / "w.db"
     with Library(db, embedder="hashing") as lib:

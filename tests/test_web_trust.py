@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(str(p) for p in (ROOT / "examples").glob("*.txt"))

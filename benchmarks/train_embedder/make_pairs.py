@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from paperatlas.eval.recommend import acm_pool, load_acm_readers
+from paperatlas_lab.eval.recommend import acm_pool, load_acm_readers
 
 DATA = Path("/work/shared/data")
 TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # ACM DL abstracts keep some HTML (<i>, <p>)

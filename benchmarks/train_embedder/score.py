@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--parts", default="scifact,paraphrase")
     ap.add_argument("--venue", default="", help="venue papers JSONL (default: all of them plus the examples)")
     a = ap.parse_args()
-    from paperatlas.eval.beir import eval_beir, eval_paraphrases, load_paraphrases
+    from paperatlas_lab.eval.beir import eval_beir, eval_paraphrases, load_paraphrases
     from paperatlas.library import Library
 
     out: dict = {}

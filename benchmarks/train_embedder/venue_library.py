@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from paperatlas.bench.quality import Bench, default_data_root
+from paperatlas_lab.bench.quality import Bench, default_data_root
 
 
 def main() -> None:

@@ -1,6 +1,8 @@
 """The `paperatlas` command: each command parses input, calls Library (or one of its capability
 objects), prints the result. One module per capability; each lists its commands in `COMMANDS`,
-which this group adds, the one way a command is registered.
+which this group adds, the one way a command is registered. Commands the product does not ship
+(the laboratory's `bench` and `eval`) come from other packages' `paperatlas.commands` entry points
+(cli/plugins.py).
 
 Exit codes: 0 success, 1 error (e.g. no such paper), 2 usage error, 3 bad input data
 (nothing was stored), 4 nothing found (an empty search or list, so scripts can test it),
@@ -13,14 +15,28 @@ import click
 
 from .. import settings
 from .. import __version__
-from . import bench, citations, fulltext, library, llm, mcp, programme, readers, recommend, report, sources, topics, web
-from . import eval as eval_
+from . import (
+    citations,
+    fulltext,
+    library,
+    llm,
+    mcp,
+    plugins,
+    programme,
+    readers,
+    recommend,
+    report,
+    sources,
+    topics,
+    web,
+)
 from .common import EXIT_BAD_INPUT, EXIT_EMPTY, EXIT_ERROR, EXIT_WARNINGS, Fail
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_EMPTY", "EXIT_ERROR", "EXIT_WARNINGS", "Fail", "cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# `bench` and `eval`, the laboratory's, come from its entry points (plugins.PluginGroup)
+@click.group(cls=plugins.PluginGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="paperatlas")
 @click.option(
     "--db",
@@ -54,8 +70,6 @@ MODULES = (
     fulltext,
     web,
     mcp,
-    bench,
-    eval_,
 )
 for _module in MODULES:
     for _command in _module.COMMANDS:

@@ -38,6 +38,7 @@ from ..ingest.formats import FORMAT_NAMES
 from ..programme.models import event_text
 from ..report.facets import paper_institutions
 from ..contrib import MODES
+from ..embed.base import check_choice, retired_note
 from ..library import MAX_RESULTS, Library
 from ..search.cjk import has_cjk
 from ..store import is_postgres_url
@@ -438,10 +439,10 @@ def export_(
 @click.option("--rebuild", is_flag=True, help="Drop all stored vectors and embed everything again.")
 @click.option(
     "--embedder",
-    help="Embedding model (default: the library's, else minilm-tuned-r11; minilm-tuned-r9, -r5 and minilm-tuned: "
-    "runs 9, 5 and 3 of our fine-tune; "
+    help="Embedding model (default: the library's, else minilm-tuned-r11, our fine-tuned MiniLM; "
     "minilm-int8: the base MiniLM; "
-    "minilm: its fp32 document products).",
+    "minilm: its fp32 document products). Retired runs of the fine-tune open the libraries they made "
+    "but are no new choice.",
 )
 @click.option(
     "--ray",
@@ -483,6 +484,7 @@ def embed(
         raise Fail("--workers is for Ray", "add --ray local (or auto, or ray://HOST:PORT)")
     lib = get_library(ctx)
     if embedder:
+        check_choice(embedder, library_has=lib.embedder_name)
         lib = Library(lib.path, embedder=embedder)
         ctx.call_on_close(lib.close)
     where = f" on Ray ({ray_address})" if ray_address else ""
@@ -497,6 +499,10 @@ def embed(
         click.echo(f"embedded {n} paper{'' if n == 1 else 's'} with {lib.embedder.id}{where}")
     else:  # "embedded 0 papers" read as a failure, above the multilingual build that follows
         click.echo(f"every paper already has its {lib.embedder.id} vector: nothing to embed{where}")
+    if embedder:  # chosen by name: a reopen uses it, even when its vectors were all there
+        lib.remember_embedder()
+    if note := retired_note(lib.embedder_name):
+        click.echo(f"note: {note}", err=True)
     if multilingual is False:
         lib.multilingual.set_enabled(False)
         click.echo("multilingual index dropped (Chinese queries search with the default model)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PAPERATLAS_CHROMIUM", "/usr/bin/chromium")  # overridable to test the skip

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _require_browser, shot
 

@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from paperatlas import Library
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 from paperatlas.models import Hit
 from paperatlas.recommend.digest import markdown as digest_markdown
 from paperatlas.recommend.digest import to_html as digest_html

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import settings
-from ..library import Library
+from paperatlas import settings
+from paperatlas.library import Library
 
 
 def _parse_only(path: Path) -> int:

@@ -109,7 +109,7 @@ def bench_agenda(
 ) -> dict[str, Any]:
     """Agenda build time on a programme of `events` events (NeurIPS 2023 + ICML 2024 papers laid
     out in 10 poster sessions), beside loading the reader's liked papers (the baseline) in the same run."""
-    from ..library import Library
+    from paperatlas.library import Library
 
     rows = _venue_rows(venue_file, ("NeurIPS", "ICML"))
     rng = random.Random(seed)
@@ -188,8 +188,8 @@ def bench_walk(
     walk is judged on papers the reader did not pick); interest is `Programme.interest` (their
     recommendation scores, the session's median 0, its best 1). Two hall layouts: poster numbers
     at random, and grouped by topic (clusters of the embeddings)."""
-    from ..library import Library
-    from ..programme.walk import METHODS, Poster
+    from paperatlas.library import Library
+    from paperatlas.programme.walk import METHODS, Poster
 
     rng = np.random.default_rng(seed)
     out: dict[str, Any] = {
@@ -287,8 +287,8 @@ def bench_walk_site(
     poster numbers. Each simulated reader likes a paper outside the session walked and its
     `likes - 1` nearest neighbours there; interest is `Programme.interest`. Repeated sessions
     (" (mirror)") hold the same posters and are left out."""
-    from ..library import Library
-    from ..programme.walk import METHODS, Poster
+    from paperatlas.library import Library
+    from paperatlas.programme.walk import METHODS, Poster
 
     rng = np.random.default_rng(seed)
     out: dict[str, Any] = {

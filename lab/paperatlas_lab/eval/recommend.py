@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from ..embed.base import DEFAULT_EMBEDDER
-from ..recommend import RECOMMENDERS, Corpus, Signals
-from ..recommend.base import rank
-from ..recommend.svm import SvmRecommender
+from paperatlas.embed.base import DEFAULT_EMBEDDER
+from paperatlas.recommend import RECOMMENDERS, Corpus, Signals
+from paperatlas.recommend.base import rank
+from paperatlas.recommend.svm import SvmRecommender
 
 ACM_POOL_SIZE = 10_000
 ACM_POOL_SEED = 0
@@ -94,7 +94,7 @@ def library_from_records(
     records: Sequence[dict[str, Any]], embedder: str, workdir: str, progress: Progress | None = None
 ) -> Any:
     """A throw-away Library of these records, embedded through the shared vector cache."""
-    from ..library import Library
+    from paperatlas.library import Library
 
     path = os.path.join(workdir, "pool.jsonl")
     with open(path, "w", encoding="utf-8") as f:
@@ -322,7 +322,7 @@ Answer = tuple[int, int, list[tuple[int, int]]]  # the pair shown, and its (winn
 
 
 def _choice_ids(corpus: Corpus, answers: Sequence[Answer]) -> list[tuple[str, str]]:
-    from ..recommend.triage import NEITHER
+    from paperatlas.recommend.triage import NEITHER
 
     return [(NEITHER if w < 0 else corpus.ids[w], corpus.ids[lo]) for _, _, rows in answers for w, lo in rows]
 
@@ -333,7 +333,7 @@ def _triage_choices(
     """The reader's answers to `events` pairs: chosen by triage.next_pair (the product's own
     selection, given the answers so far) or drawn at random ("pairs"); `neither`: the reader
     may answer "neither" (SimReader.answer)."""
-    from ..recommend import triage
+    from paperatlas.recommend import triage
 
     rng = np.random.default_rng(seed)
     n = len(corpus)
@@ -503,7 +503,7 @@ def evaluate_groups(
 ) -> dict[str, dict[str, float]]:
     """Nash vs sum over groups of 3-5 simulated readers, each after 20 random-order events.
     Satisfaction of a member = fraction of the group list in their liked areas."""
-    from ..recommend import groups
+    from paperatlas.recommend import groups
 
     counts = _area_counts(areas)
     eligible = sorted(

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..ingest import textlist
-from ..ingest.formats import read_file
+from paperatlas.ingest import textlist
+from paperatlas.ingest.formats import read_file
 
 _CACHES = (
     textlist.is_author_line,

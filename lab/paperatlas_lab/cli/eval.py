@@ -1,4 +1,5 @@
-"""`paperatlas eval` commands; each lives beside its evaluation code and is added here."""
+"""`paperatlas eval` commands; each lives beside its evaluation code (paperatlas_lab/eval/) and is
+added here; the `paperatlas` command finds this group through the lab's `paperatlas.commands` entry point."""
 
 from __future__ import annotations
 
@@ -55,6 +56,3 @@ eval_.add_command(report_cmd)
 from ..eval.zh_floor import zh_floor_cmd  # noqa: E402
 
 eval_.add_command(zh_floor_cmd)
-
-
-COMMANDS = [eval_]

@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import settings
+from paperatlas import settings
 
 ARXIV_ABSTRACTS = 2_700_000
 
 
 def _texts(file: Path, n: int) -> list[str]:
-    from ..models import Paper
+    from paperatlas.models import Paper
 
     out: list[str] = []
     opener = gzip.open if file.suffix == ".gz" else open
@@ -37,8 +37,8 @@ def _texts(file: Path, n: int) -> list[str]:
 
 
 def bench_ray(file: Path, n: int, workers: list[int], nodes: list[int]) -> dict[str, Any]:
-    from ..embed.base import EMBEDDERS
-    from ..embed.ray_runner import connect, throughput
+    from paperatlas.embed.base import EMBEDDERS
+    from paperatlas.embed.ray_runner import connect, throughput
 
     texts = _texts(file, n)
     res: dict[str, Any] = {"papers": len(texts), "cpus": os.cpu_count(), "raw": {}, "ray": {}}
@@ -78,9 +78,9 @@ def _timed(fn: Any) -> float:
 
 def bench_store(file: Path, pg_url: str, n: int, queries: int = 30) -> dict[str, Any]:
     """The same work on a SQLite file and on the PostgreSQL database `pg_url` (which must be empty)."""
-    from ..library import Library
-    from ..store import redact
-    from ..store.vector_cache import VectorCache
+    from paperatlas.library import Library
+    from paperatlas.store import redact
+    from paperatlas.store.vector_cache import VectorCache
 
     tmp = Path(tempfile.mkdtemp(prefix="paperatlas-bench-store-"))
     src = tmp / "papers.jsonl"

@@ -32,8 +32,8 @@ from typing import Any
 
 import click
 
-from .. import settings
-from ..topics.phrases import word_key
+from paperatlas import settings
+from paperatlas.topics.phrases import word_key
 
 _WORD = re.compile(r"[a-z]+")
 _STOP = {
@@ -166,7 +166,7 @@ def real_vectors_agreement(
     import tempfile
     import time
 
-    from ..library import Library
+    from paperatlas.library import Library
     from .topics import half_b, read_labelled
 
     say = progress or (lambda s: None)
@@ -310,7 +310,7 @@ def report_cmd(
         paperatlas eval report --db corl.db --venue CoRL --raw corl2021.json --raw corl2022.json
     """
 
-    from ..library import Library
+    from paperatlas.library import Library
 
     out: dict[str, Any] = {}
     if papers:

@@ -28,7 +28,7 @@ from typing import Any
 import click
 import numpy as np
 
-from ..errors import PaperatlasError
+from paperatlas.errors import PaperatlasError
 
 LABEL_FIELD = "primary_area"
 
@@ -80,7 +80,7 @@ def compare(
     ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], truth: Sequence[str], seeds: Sequence[int]
 ) -> dict[str, Any]:
     """Pipeline vs TF-IDF k-means on one set of papers, each seed run side by side."""
-    from ..topics.pipeline import TopicPipeline
+    from paperatlas.topics.pipeline import TopicPipeline
 
     runs: list[dict[str, Any]] = []
     for seed in seeds:
@@ -128,7 +128,7 @@ def eval_topics(
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Ingest and embed the labelled papers, then compare on all of them and on half B."""
-    from ..library import Library
+    from paperatlas.library import Library
 
     say = progress or (lambda s: None)
     records = read_labelled(path)

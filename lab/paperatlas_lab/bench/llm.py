@@ -26,14 +26,14 @@ from typing import Any
 
 import click
 
-from .. import settings
+from .. import REPO
+from paperatlas import settings
 from ..eval.tldr import default_venue_file, split_of
-from ..llm.extractive import extractive_tldr, rouge
+from paperatlas.llm.extractive import extractive_tldr, rouge
 
-ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(settings.raw("cache") or Path.home() / ".cache" / "paperatlas")
 QWEN = CACHE / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-QUESTIONS = ROOT / "benchmarks" / "llm" / "ask_questions.jsonl"
+QUESTIONS = REPO / "benchmarks" / "llm" / "ask_questions.jsonl"
 
 
 def _free_port() -> int:
@@ -91,7 +91,7 @@ def _records(path: str) -> list[dict[str, Any]]:
 def run(
     venue: str, url: str, papers: int, split: str, distractors: int, limit: int, seed: int, max_questions: int = 0
 ) -> dict[str, Any]:
-    from ..library import Library
+    from paperatlas.library import Library
 
     recs = _records(venue)
     by_id = {r["id"]: r for r in recs}
@@ -208,7 +208,7 @@ def summarise(res: dict[str, Any]) -> dict[str, Any]:
 @click.option("--llm-url", default=None, envvar=settings.env("llm_url"), help="Use this running endpoint.")
 @click.option(
     "--server-python",
-    default=str(ROOT / ".venv-llm" / "bin" / "python"),
+    default=str(REPO / ".venv-llm" / "bin" / "python"),
     show_default=True,
     help="The python with llama_cpp.server (started on loopback when --llm-url is not given).",
 )

@@ -16,10 +16,10 @@ from typing import Any
 
 import click
 
-from .. import settings
-from ..errors import PaperatlasError
-from ..search.engine import MODES
-from ..search.query import parse
+from paperatlas import settings
+from paperatlas.errors import PaperatlasError
+from paperatlas.search.engine import MODES
+from paperatlas.search.query import parse
 
 _NON_WORD = re.compile(r"[\W_]+", re.U)
 
@@ -114,7 +114,7 @@ def crosslingual_cmd(file: str, db_path: str, modes: tuple[str, ...], as_json: b
 
         paperatlas embed --multilingual && paperatlas eval crosslingual tests/data/crosslingual_queries.jsonl --json
     """
-    from ..library import Library
+    from paperatlas.library import Library
 
     try:
         with Library(db_path, create=False) as lib:

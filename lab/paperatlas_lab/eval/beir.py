@@ -28,12 +28,12 @@ from typing import Any
 import click
 import numpy as np
 
-from .. import settings
-from ..embed.base import Embedder
-from ..errors import PaperatlasError
-from ..search.engine import MODES, SearchSettings
-from ..search.query import parse
-from ..store.vector_cache import VectorCache, text_hash
+from paperatlas import settings
+from paperatlas.embed.base import Embedder
+from paperatlas.errors import PaperatlasError
+from paperatlas.search.engine import MODES, SearchSettings
+from paperatlas.search.query import parse
+from paperatlas.store.vector_cache import VectorCache, text_hash
 
 Qrels = Mapping[str, Mapping[str, int]]  # query id -> doc id -> grade (> 0 relevant)
 Run = Mapping[str, Sequence[str]]  # query id -> ranked doc ids, best first
@@ -199,7 +199,7 @@ def eval_beir(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Ingest, embed and evaluate; returns {mode: {metric: value}} plus "_info"."""
-    from ..library import Library
+    from paperatlas.library import Library
 
     data = load_beir(folder, split)
     info: dict[str, Any] = {"dataset": Path(folder).name, "split": split, "queries": len(data.queries)}
@@ -370,7 +370,7 @@ def paraphrase_cmd(file: str, db_path: str, as_json: bool, floor: bool) -> None:
 
         paperatlas eval paraphrase tests/data/paraphrase_queries.jsonl --db venue.db
     """
-    from ..library import Library
+    from paperatlas.library import Library
 
     try:
         with Library(db_path) as lib:

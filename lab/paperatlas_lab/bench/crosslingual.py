@@ -40,10 +40,10 @@ CPU: dict[str, float] = {}
 
 
 def bench_crosslingual(file: Path, n: int = 64, repeats: int = 3) -> dict[str, Any]:
-    from ..embed.base import EMBEDDERS
-    from ..embed.multilingual import passage_text
-    from ..library import Library
-    from ..store.vector_cache import VectorCache
+    from paperatlas.embed.base import EMBEDDERS
+    from paperatlas.embed.multilingual import passage_text
+    from paperatlas.library import Library
+    from paperatlas.store.vector_cache import VectorCache
 
     rows = _papers(file, n)
     n = len(rows)

@@ -40,7 +40,7 @@ def _baselines(vectors: np.ndarray, texts: list[str], k: int, seed: int) -> dict
     from sklearn.cluster import KMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from ..topics.layout import pca
+    from paperatlas.topics.layout import pca
 
     t = time.perf_counter()
     m = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2, max_df=0.5).fit_transform(texts)
@@ -52,8 +52,8 @@ def _baselines(vectors: np.ndarray, texts: list[str], k: int, seed: int) -> dict
 
 
 def bench_topics(db: Path, sizes: list[str], seed: int = 0, baseline: bool = True, log: Any = None) -> dict[str, Any]:
-    from ..library import Library
-    from ..topics.pipeline import TopicPipeline
+    from paperatlas.library import Library
+    from paperatlas.topics.pipeline import TopicPipeline
 
     say = log or (lambda m: None)
     rows: list[dict[str, Any]] = []

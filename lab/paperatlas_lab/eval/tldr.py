@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-from .. import settings
-from ..llm.extractive import DEFAULT_WEIGHTS, Weights, extractive_tldr, first_sentence, rouge
+from paperatlas import settings
+from paperatlas.llm.extractive import DEFAULT_WEIGHTS, Weights, extractive_tldr, first_sentence, rouge
 
 
 def default_venue_file() -> str | None:

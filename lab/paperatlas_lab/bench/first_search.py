@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..embed.base import EMBEDDERS
-from ..library import Library
-from ..models import Paper
-from ..store.vector_cache import VectorCache
+from paperatlas.embed.base import EMBEDDERS
+from paperatlas.library import Library
+from paperatlas.models import Paper
+from paperatlas.store.vector_cache import VectorCache
 
 
 def _subset(path: Path, limit: int, folder: Path) -> Path:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import settings as paperatlas_settings
+from paperatlas import settings as paperatlas_settings
 
 MODES = ("hybrid", "keyword", "semantic")
 
@@ -83,8 +83,8 @@ def load_queries(lib: Any, n: int, seed: int = 0) -> list[str]:
 # -- synthetic libraries -------------------------------------------------------------------------
 def build_synthetic(src_db: Path, dst: Path, n: int, seed: int = 0, batch: int = 20_000) -> dict[str, Any]:
     """A library file of `n` perturbed copies of `src_db`'s papers and vectors (see module doc)."""
-    from ..library import Library
-    from ..models import Paper
+    from paperatlas.library import Library
+    from paperatlas.models import Paper
 
     t0 = time.perf_counter()
     src = Library(src_db)
@@ -144,8 +144,8 @@ def measure(
     db: str, queries: list[str], modes: tuple[str, ...] = MODES, settings: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """`settings`: SearchSettings fields that differ from the defaults."""
-    from ..library import Library
-    from ..search.engine import SearchSettings
+    from paperatlas.library import Library
+    from paperatlas.search.engine import SearchSettings
 
     t = time.perf_counter()
     lib = Library(db, search_settings=SearchSettings(**(settings or {})))
@@ -221,7 +221,7 @@ def _child(
         # from a second thread and loses a lot when the cores are busy (9 vs 18 ms p50 here)
         env = paperatlas_settings.environment(embed_threads=paperatlas_settings.raw("embed_threads") or 1)
         out = subprocess.run(
-            [sys.executable, "-m", "paperatlas.bench.search", f.name],
+            [sys.executable, "-m", "paperatlas_lab.bench.search", f.name],
             capture_output=True,
             text=True,
             check=False,
@@ -238,8 +238,8 @@ def _child(
 def embed_throughput(src_db: Path, n: int = 256, repeats: int = 2) -> dict[str, Any]:
     """papers/s of raw `embedder.embed` vs `Library.ingest + Library.embed` on the same n papers,
     vector cache off, alternating the two so machine load hits both alike."""
-    from ..library import Library
-    from ..store.vector_cache import VectorCache
+    from paperatlas.library import Library
+    from paperatlas.store.vector_cache import VectorCache
 
     src = Library(src_db)
     papers = src.papers(limit=n)
@@ -283,7 +283,7 @@ def embed_throughput(src_db: Path, n: int = 256, repeats: int = 2) -> dict[str, 
 def bench_search(
     db: Path, sizes: list[str], workdir: Path, n_queries: int = 100, embed_n: int = 256, log: Any = None
 ) -> dict[str, Any]:
-    from ..library import Library
+    from paperatlas.library import Library
 
     log = log or (lambda *_: None)
     workdir.mkdir(parents=True, exist_ok=True)

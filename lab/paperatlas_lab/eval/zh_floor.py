@@ -32,10 +32,10 @@ from typing import Any
 import click
 import numpy as np
 
-from .. import settings
-from ..errors import PaperatlasError
-from ..search.floor import Floor, ScoreScale, floor_for, scale_for
-from ..search.query import parse
+from paperatlas import settings
+from paperatlas.errors import PaperatlasError
+from paperatlas.search.floor import Floor, ScoreScale, floor_for, scale_for
+from paperatlas.search.query import parse
 from .crosslingual import norm_title
 
 MODES = ("hybrid", "semantic")
@@ -265,7 +265,7 @@ def zh_floor_cmd(file: str, db_path: str, split: str, report_split: str, max_fal
 
         paperatlas eval zh-floor tests/data/zh_queries.jsonl --db paperatlas.db
     """
-    from ..library import Library
+    from paperatlas.library import Library
 
     with Library(db_path, create=False) as lib:
         click.echo(

@@ -1,4 +1,7 @@
-"""`paperatlas bench` commands."""
+"""`paperatlas bench` commands: the `bench` group the `paperatlas` command finds through the lab's
+`paperatlas.commands` entry point. A new benchmark is a module in paperatlas_lab/bench/ and a command
+here (`@bench.command(...)` that imports its module when run), or a click command of its own module
+added with `bench.add_command(...)`."""
 
 from __future__ import annotations
 
@@ -8,9 +11,9 @@ import tempfile
 from pathlib import Path
 
 import click
-from .. import settings
-from ..embed.base import DEFAULT_EMBEDDER
-from .llm import llm_options
+from paperatlas import settings
+from paperatlas.embed.base import DEFAULT_EMBEDDER
+from paperatlas.cli.llm import llm_options
 
 DEFAULT_VENUE = "../shared/data/ml_venue_papers/papers.jsonl.gz"
 
@@ -307,9 +310,9 @@ def bench_quality_cmd(
         run_pair,
         table,
     )
-    from ..embed.base import EMBEDDERS
-    from ..errors import PaperatlasError
-    from ..search.engine import SearchSettings
+    from paperatlas.embed.base import EMBEDDERS
+    from paperatlas.errors import PaperatlasError
+    from paperatlas.search.engine import SearchSettings
 
     for name, hint in ((embedder, "--embedder"), (baseline, "--baseline")):
         if name is not None and name not in EMBEDDERS:
@@ -539,6 +542,3 @@ def bench_walk_cmd(db_path: str | None, site: str | None, sessions: int, readers
 from ..bench.llm import bench_llm_cmd  # noqa: E402
 
 bench.add_command(bench_llm_cmd)
-
-
-COMMANDS = [bench]

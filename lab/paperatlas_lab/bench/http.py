@@ -177,8 +177,8 @@ async def _load(
 
 def _in_process(db: str, queries: list[str], mode: str, per_page: int, seconds: float) -> Result:
     """The same searches through Library.search, one after another, no HTTP."""
-    from ..library import Library
-    from ..web.serve import tune_for_serving
+    from paperatlas.library import Library
+    from paperatlas.web.serve import tune_for_serving
 
     tune_for_serving()  # the server's settings, so the two measure the same search
     res = Result("Library.search in-process (1 thread)", 1, seconds)
@@ -261,7 +261,7 @@ def bench_http(
     workers: int = 1,
 ) -> dict[str, Any]:
     """Run the three measurements; returns their summaries (and prints nothing)."""
-    from ..library import Library
+    from paperatlas.library import Library
 
     # other work on the machine skews every figure; say how busy it was
     load_before = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None

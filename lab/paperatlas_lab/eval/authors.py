@@ -31,6 +31,8 @@ from typing import Any
 
 import click
 
+from .. import REPO
+
 CASES = ("as written", "lower", "upper")
 SEPARATORS = ("comma", "semicolon", "middot", "and", "fullwidth")
 DECORATIONS = ("plain", "marks", "numbers", "initials", "et al.")
@@ -110,7 +112,7 @@ def lines_of(papers: str | Path, limit: int = 0) -> Iterator[tuple[bool, str, st
 
 def load_reader(ref: str) -> ModuleType:
     """paperatlas/ingest/textlist.py as it was at git revision `ref` (it imports nothing of paperatlas)."""
-    root = Path(__file__).resolve().parents[2]
+    root = REPO
     try:
         src = subprocess.run(
             ["git", "-C", str(root), "show", f"{ref}:paperatlas/ingest/textlist.py"],
@@ -120,7 +122,7 @@ def load_reader(ref: str) -> ModuleType:
             timeout=60,
         ).stdout
     except (OSError, subprocess.SubprocessError) as e:
-        from ..errors import PaperatlasError
+        from paperatlas.errors import PaperatlasError
 
         raise PaperatlasError(
             f"cannot read paperatlas/ingest/textlist.py at {ref!r} ({e})",
@@ -220,7 +222,7 @@ def authors_cmd(papers: str, baseline: str | None, limit: int, as_json: bool) ->
 
         paperatlas eval authors ../shared/data/ml_venue_papers/papers.jsonl.gz --baseline 1c1ab73
     """
-    from ..ingest import textlist
+    from paperatlas.ingest import textlist
 
     readers = {}
     if baseline:

@@ -37,11 +37,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import settings
-from ..errors import PaperatlasError
+from .. import REPO
+from paperatlas import settings
+from paperatlas.errors import PaperatlasError
 
 PARTS = ("scifact", "paraphrase", "acm", "zh", "speed", "latency")
-REPO = Path(__file__).resolve().parents[2]
 PARAPHRASES = REPO / "benchmarks" / "data" / "paraphrase_8k.jsonl"
 ZH_QUERIES = REPO / "tests" / "data" / "zh_queries.jsonl"
 EXAMPLES = REPO / "examples"
@@ -120,7 +120,7 @@ class Bench:
     # -- the kept venue library ----------------------------------------------------------------
     def venue_library(self, multilingual: bool = False) -> Any:
         """The venue papers plus the examples, embedded with the embedder under test (kept in workdir)."""
-        from ..library import Library
+        from paperatlas.library import Library
 
         if self._venue_lib is None:
             name = self.embedder.replace("/", "_") + ("" if self.examples else "-no-examples")
@@ -152,7 +152,7 @@ class Bench:
         return self._venue_lib
 
     def settings(self) -> Any:
-        from ..search.engine import SearchSettings
+        from paperatlas.search.engine import SearchSettings
 
         return SearchSettings(**self.search)
 
@@ -214,7 +214,7 @@ class Bench:
 
     def acm(self) -> dict[str, Any]:
         from ..eval.recommend import ACM_POOL_SIZE, run_acm
-        from ..recommend import RECOMMENDERS
+        from paperatlas.recommend import RECOMMENDERS
 
         recs = {name: RECOMMENDERS.create(name) for name in ("default", "svm")}
         pool = self.acm_pool or ACM_POOL_SIZE
@@ -273,8 +273,8 @@ class Bench:
 
     def speed(self) -> dict[str, Any]:
         """papers/s of the raw model and the time from ingest to the first hybrid answer, cache off."""
-        from ..library import Library
-        from ..store.vector_cache import VectorCache
+        from paperatlas.library import Library
+        from paperatlas.store.vector_cache import VectorCache
 
         records = _venue_records(self.venue_file, self.ready_papers)
         off = VectorCache(self.workdir / "unused.sqlite")

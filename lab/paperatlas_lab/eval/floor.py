@@ -28,12 +28,13 @@ from typing import Any
 import click
 import numpy as np
 
-from ..errors import PaperatlasError
-from ..search.floor import Floor, floor_for
-from ..search.query import parse
+from .. import REPO
+from paperatlas.errors import PaperatlasError
+from paperatlas.search.floor import Floor, floor_for
+from paperatlas.search.query import parse
 from .beir import canonical_qrels, evaluate, keep_queries, load_beir, query_vectors, run_modes
 
-DEFAULT_NONSENSE = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "nonsense_queries.txt"
+DEFAULT_NONSENSE = REPO / "benchmarks" / "data" / "nonsense_queries.txt"
 COVERAGES = (0.5, 0.67, 0.75, 1.0)
 HIT_GRID = (0.0, 0.1, 0.15, 0.2, 0.25)
 
@@ -82,7 +83,7 @@ def eval_floor(
     embedder: str | None = None,
     tune_ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    from ..library import Library
+    from paperatlas.library import Library
 
     tune = load_beir(folder, split)
     if tune_ids is not None:

@@ -20,7 +20,7 @@ import numpy as np
 
 
 def _copy(src: str, dst: str) -> None:
-    from ..library import Library
+    from paperatlas.library import Library
 
     with Library(src) as lib:
         lib.store.copy_to(dst)
@@ -29,7 +29,7 @@ def _copy(src: str, dst: str) -> None:
 def bench_recommend(
     db: str | Path, likes: int = 100, dislikes: int = 20, repeats: int = 20, seed: int = 0
 ) -> dict[str, Any]:
-    from ..library import Library
+    from paperatlas.library import Library
 
     with tempfile.TemporaryDirectory(prefix="paperatlas-bench-") as tmp:
         path = os.path.join(tmp, "lib.db")

@@ -40,8 +40,8 @@ def bench_report(
     repeats: int = 3,
     log: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    from ..library import Library
-    from ..report.render import render_html, render_markdown
+    from paperatlas.library import Library
+    from paperatlas.report.render import render_html, render_markdown
 
     say = log or (lambda m: None)
     workdir.mkdir(parents=True, exist_ok=True)

@@ -25,9 +25,10 @@ from typing import Any
 
 import click
 
-from ..ingest.clean import clean_text
+from .. import REPO
+from paperatlas.ingest.clean import clean_text
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "pastes"
+DEFAULT_CORPUS = REPO / "tests" / "data" / "pastes"
 
 
 @dataclass
@@ -97,7 +98,7 @@ def score_file(path: Path, want: dict[str, Any], library: Any) -> ShapeScore:
 
 def eval_pastes(corpus: str | Path = DEFAULT_CORPUS) -> list[ShapeScore]:
     """Score every file named in `corpus`/expect.json, each in a library of its own."""
-    from ..library import Library  # the whole ingest path, as the CLI runs it
+    from paperatlas.library import Library  # the whole ingest path, as the CLI runs it
 
     corpus = Path(corpus)
     expect = json.loads((corpus / "expect.json").read_text(encoding="utf-8"))
