@@ -34,6 +34,7 @@ from .store.sqlite import SORTABLE  # noqa: F401  (the orders `papers` takes, fo
 from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
 from .translate import Translator
+from .own_papers import OwnPapers
 
 DEFAULT_DB = "paperatlas.db"
 #: what happens to new papers' vectors after a write (Library.add_papers)
@@ -69,6 +70,7 @@ CAPABILITIES: list[tuple[str, type, tuple[str, ...]]] = [
     ("citations", Citations, ()),
     ("fulltext", Fulltext, ()),
     ("translator", Translator, ("llm", "fulltext")),
+    ("own_papers", OwnPapers, ("readers",)),
 ]
 
 
@@ -173,6 +175,7 @@ class Library:
     readers: Readers
     llm: Llm
     recommend: Recommend
+    own_papers: OwnPapers
     sources: Sources
     topics: Topics
     authors: Authors

@@ -393,4 +393,33 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "own_papers",
+        # a reader's own papers (what they wrote: OpenAlex works or BibTeX entries), apart from the
+        # library's papers so they are never listed or searched, with their vectors per model
+        """
+        CREATE TABLE own_papers (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            title TEXT NOT NULL,
+            abstract TEXT NOT NULL DEFAULT '',
+            authors TEXT NOT NULL DEFAULT '[]',
+            venue TEXT NOT NULL DEFAULT '',
+            year INTEGER,
+            keywords TEXT NOT NULL DEFAULT '[]',
+            doi TEXT NOT NULL DEFAULT '',
+            openalex_id TEXT NOT NULL DEFAULT '',
+            source TEXT NOT NULL DEFAULT '',
+            added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (reader_id, key)
+        );
+        CREATE TABLE own_vectors (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            model TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (reader_id, key, model)
+        );
+        """,
+    ),
 ]

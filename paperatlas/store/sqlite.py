@@ -33,6 +33,7 @@ from .migrations import MIGRATIONS
 from .personal import PersonalStore
 from .programme import ProgrammeStore
 from .citations import CitationStore
+from .own_papers import OwnPaperStore
 from .report import ReportStore
 from .sources import SourceStore
 from .topics import TopicStore
@@ -127,6 +128,7 @@ class SQLiteStore:
         self.llm = LlmStore(self)
         self.citations = CitationStore(self)
         self.fulltext = FulltextStore(self)
+        self.own_papers = OwnPaperStore(self)
 
     # -- connections ---------------------------------------------------------------
     @property
