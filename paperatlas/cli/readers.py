@@ -286,8 +286,7 @@ def import_reader(
     if own_bib is not None:
         if not Path(own_bib).is_file():
             raise Fail(f"no file {own_bib}\nFix: give the BibTeX file of your own papers")
-        report = get_library(ctx).own_papers.import_bibtex(reader, own_bib, embed=not no_embed)
-        _own_report(ctx, report, as_json)
+        _own_report(ctx, get_library(ctx).own_papers.import_bibtex(reader, own_bib, embed=not no_embed), as_json)
         return
     assert file is not None
 

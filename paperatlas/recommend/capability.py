@@ -414,7 +414,8 @@ class Recommend:
             news, when = digest_news(r.name, since or "")
             if updated is not None:
                 updated.update(when)
-            hits = news + hits
+            told = {h.paper.id for h in news}  # a paper in the news is not listed again below it
+            hits = news + [h for h in hits if h.paper.id not in told]
         return digest_mod.render(
             hits,
             format,

@@ -59,15 +59,17 @@ _COLS = "key, title, abstract, authors, venue, year, keywords, doi, openalex_id,
 
 def _row(r: Sequence[Any]) -> OwnPaper:
     return OwnPaper(
-        r[0],
-        r[1],
-        r[2] or "",
-        json.loads(r[3] or "[]"),
-        r[4] or "",
-        r[5],
-        json.loads(r[6] or "[]"),
-        *r[7:10],
-        str(r[10] or ""),
+        key=r[0],
+        title=r[1],
+        abstract=r[2] or "",
+        authors=json.loads(r[3] or "[]"),
+        venue=r[4] or "",
+        year=r[5],
+        keywords=json.loads(r[6] or "[]"),
+        doi=r[7] or "",
+        openalex_id=r[8] or "",
+        source=r[9] or "",
+        added_at=str(r[10] or ""),
     )
 
 
