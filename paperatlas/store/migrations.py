@@ -422,4 +422,32 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "semantic_scholar",
+        # each paper's Semantic Scholar record (TL;DR, external ids, counts; matched=0: looked up, not
+        # found) and its citation links with S2's influential mark; other_paper: the library paper the
+        # other end is, when one matched
+        """
+        CREATE TABLE s2_papers (
+            paper_id TEXT PRIMARY KEY,
+            s2_id TEXT NOT NULL DEFAULT '',
+            matched INTEGER NOT NULL DEFAULT 1,
+            tldr TEXT NOT NULL DEFAULT '',
+            tldr_model TEXT NOT NULL DEFAULT '',
+            external_ids TEXT NOT NULL DEFAULT '{}',
+            citation_count INTEGER,
+            influential_count INTEGER,
+            fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        CREATE TABLE s2_links (
+            paper_id TEXT NOT NULL,
+            direction TEXT NOT NULL,
+            other_s2 TEXT NOT NULL,
+            other_paper TEXT,
+            influential INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (paper_id, direction, other_s2)
+        );
+        CREATE INDEX s2_links_other ON s2_links(other_paper);
+        """,
+    ),
 ]

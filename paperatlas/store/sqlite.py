@@ -34,6 +34,7 @@ from .personal import PersonalStore
 from .programme import ProgrammeStore
 from .citations import CitationStore
 from .own_papers import OwnPaperStore
+from .semantic_scholar import S2Store
 from .report import ReportStore
 from .sources import SourceStore
 from .topics import TopicStore
@@ -129,6 +130,7 @@ class SQLiteStore:
         self.citations = CitationStore(self)
         self.fulltext = FulltextStore(self)
         self.own_papers = OwnPaperStore(self)
+        self.s2 = S2Store(self)
 
     # -- connections ---------------------------------------------------------------
     @property
