@@ -147,3 +147,31 @@ def test_grown_corpus_keeps_the_library_rows(db: str, tmp_path: Path) -> None:
         assert big.ids[:n] == corpus.ids and big.ids[n:] == [OWN_PREFIX + "k"]
         assert big.tfidf.shape[0] == n + 1 and big.emb is not None and big.emb.shape[0] == n + 1
         assert np.allclose(big.emb[:n], corpus.emb) and not big.emb[n].any()  # no vector: keywords only
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "lib.db")
+    from test_store_backends import fresh_db_name
+
+    return request.getfixturevalue("pg_server").url(fresh_db_name())
+
+
+def test_own_papers_and_s2_records_on_every_store(store_url: str) -> None:
+    from paperatlas.store.own_papers import OwnPaper
+    from paperatlas.store.semantic_scholar import S2Link, S2Record
+
+    with Library(store_url, embedder="hashing") as lib:
+        rid = lib.readers.get("ada").id
+        st = lib.store.own_papers
+        assert st.save(rid, [OwnPaper("W1", "A paper", "Its abstract", ["Ada"], year=2020)]) == (1, 0)
+        st.save_vectors(rid, "m", {"W1": np.arange(4, dtype=np.float32)})
+        assert st.save(rid, [OwnPaper("W1", "A paper, retitled", "Its abstract")]) == (0, 1)
+        assert st.vectors(rid, "m") == {}  # the text changed: its vector is redone
+        st.save_vectors(rid, "m", {"W1": np.arange(4, dtype=np.float32)})
+        assert np.array_equal(st.vectors(rid, "m")["W1"], np.arange(4, dtype=np.float32))
+        assert [p.title for p in st.papers(rid)] == ["A paper, retitled"] and st.papers(rid)[0].authors == []
+        lib.store.s2.save([S2Record("p1", "a" * 40, links=[S2Link("cited_by", "b" * 40, "p2", True)])])
+        assert lib.store.s2.influential_citers("p1") == ["p2"] and lib.store.s2.get("p1").links[0].influential
+        assert lib.own_papers.remove("ada") == 1 and st.papers(rid) == []
