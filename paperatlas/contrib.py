@@ -154,6 +154,7 @@ class Sort:
     help: str
     owner: str
     key: Callable[[Any, Sequence[str]], dict[str, float]]
+    label: str = ""  # a few words for a menu (marked for translation by its owner); the name otherwise
 
 
 class Contributor(Protocol):

@@ -15,7 +15,7 @@ from .citations import Citations
 from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
 from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
 from . import settings
-from .errors import IngestError, ModelMismatch, NotFound, PaperatlasError
+from .errors import ModelMismatch, NotFound, PaperatlasError
 from .fulltext import Fulltext
 from .i18n import gettext
 from .ingest.pipeline import PreviewFile, Progress, Records, ingest_files, ingest_rows, preview_files
@@ -30,7 +30,7 @@ from .report import Report
 from .search.engine import SearchEngine, SearchSettings
 from .sources import Sources
 from .store import is_postgres_url, open_store, redact
-from .store.sqlite import SORTABLE  # noqa: F401  (the orders `papers` takes, for the surfaces)
+from .store.sqlite import SORTABLE  # the column orders `papers` takes (the surfaces offer them too)
 from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
 from .translate import Translator
@@ -72,6 +72,24 @@ CAPABILITIES: list[tuple[str, type, tuple[str, ...]]] = [
     ("translator", Translator, ("llm", "fulltext")),
     ("own_papers", OwnPapers, ("readers",)),
 ]
+
+
+def _claim_files(
+    capabilities: Sequence[Any], paths: Sequence[str | Path], format: str | None
+) -> tuple[list[tuple[Any, list[str | Path]]], list[str | Path]]:
+    """Which capability reads each file itself (its `claims_file` hook: a programme feed, a PDF),
+    in CAPABILITIES order, and the files left for the paper-list readers."""
+    readers = [(c, claims) for c in capabilities if callable(claims := getattr(c, "claims_file", None))]
+    claimed: dict[int, tuple[Any, list[str | Path]]] = {}
+    lists: list[str | Path] = []
+    for p in paths:
+        for i, (cap, claims) in enumerate(readers):
+            if claims(p, format):
+                claimed.setdefault(i, (cap, []))[1].append(p)
+                break
+        else:
+            lists.append(p)
+    return [claimed[i] for i in sorted(claimed)], lists
 
 
 class _Core:
@@ -300,22 +318,15 @@ class Library:
         finally:
             if listener:
                 listener.end("papers", self.embedder.id, n)
-        if self.multilingual.enabled:
-            emb = self.multilingual.embedder
-            update = listener.begin("multilingual", emb.id, len(self.multilingual.todo())) if listener else None
-            done = 0
-            try:
-                done = self.multilingual.build(progress=update)
-            finally:
-                if listener:
-                    listener.end("multilingual", emb.id, done)
+        for follow in self.contributions("after_embed"):  # side indexes (the multilingual one) follow
+            follow(listener)
         return n
 
     def _embed_quietly(self) -> None:
         try:
             self.embed()
-            if self.multilingual.enabled:
-                self.multilingual.build()
+            for follow in self.contributions("after_embed"):
+                follow(None)
         except PaperatlasError:  # a queued embed is best effort: `paperatlas embed` says why and resumes
             pass
 
@@ -351,18 +362,15 @@ class Library:
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        # a conference's programme feed is events, not a paper list: its own reader links them
-        from .programme import is_feed_file
-
-        feeds = [p for p in paths if format is None and is_feed_file(p)]
-        lists = [p for p in paths if p not in feeds]
+        # a file a capability reads itself (a programme feed, a PDF) goes to it; the rest are lists
+        claimed, lists = _claim_files(self.capabilities, paths, format)
         report = IngestReport()
         if lists:
             report = self.add_papers(
                 lists, format=format, venue=venue, year=year, encoding=encoding, skip_bad=skip_bad, progress=progress
             )
-        for f in feeds:
-            report.add(self.programme.ingest_feed(f))
+        for cap, files in claimed:  # after the lists: a feed links its events to the papers they bring
+            report.add(cap.ingest_files(files))
         report.embedded = self.embed_after(embed, listener)
         return report
 
@@ -385,16 +393,9 @@ class Library:
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        from .programme import is_feed_file
-
-        feeds = {str(p) for p in paths if format is None and is_feed_file(p)}
-        out = preview_files([p for p in paths if str(p) not in feeds], format, venue, year, encoding)
-        # a programme feed holds events, which an ingest links to papers: nothing to list here
-        out += [
-            PreviewFile(p, "programme feed", "a programme feed (its events are linked to papers on ingest)")
-            for p in sorted(feeds)
-        ]
-        return out
+        claimed, lists = _claim_files([cls for _, cls, _ in CAPABILITIES], paths, format)
+        out = preview_files(lists, format, venue, year, encoding)
+        return out + [cap.preview_file(p) for cap, files in claimed for p in files]
 
     # -- reading -----------------------------------------------------------------------
     def get(self, paper_id: str) -> Paper:
@@ -427,7 +428,12 @@ class Library:
 
         `filters`: any other filter of `self.filters` by name, e.g. `institution`, `country` (names
         matched folded, also a run of words of the name) and `type` (oral, spotlight, poster,
-        highlight), which read the fields of docs/fields.md."""
+        highlight), which read the fields of docs/fields.md. `order` is a column (`SORTABLE`) or an
+        order a capability contributes (`lib.sorts()`: citations, rising), largest first."""
+        if order not in SORTABLE:  # a contributed order: over every match, then the page asked for
+            every = {p.id: p for p in self.papers(venue, year, status, **filters)}
+            ordered = [every[i] for i in self.sort_ids(list(every), order)]
+            return ordered[offset:] if limit is None else ordered[offset : offset + limit]
         venue, year, status, keep = self._split(venue, year, status, filters)
         if keep is None:
             return self.store.list_papers(venue, year, status, limit, offset, order, descending)
@@ -492,48 +498,6 @@ class Library:
             "file_bytes": self.store.file_size(),
             **{k: v for stats in self.contributions("library_stats") for k, v in stats().items()},
         }
-
-    def ingest_pdfs(self, paths: Sequence[str | Path]) -> tuple[IngestReport, list[Any]]:
-        """Papers made from PDFs ("upload your own paper"): a PDF that is a library paper already
-        (its arXiv id, DOI or title) is attached to it; any other becomes a new paper, through the one
-        ingest path, with its title and abstract from page 1, and its full text read.
-
-        Returns the ingest report and each file's outcome ({file, id, state})."""
-        import json
-        import tempfile
-
-        from .fulltext import FulltextError
-
-        read = []  # every file is read before anything is stored: a bad one stops the whole run
-        for path in paths:
-            try:
-                read.append((path, *self.fulltext.record_from(path)))
-            except (FulltextError, OSError) as e:
-                reason = getattr(e, "reason", "damaged")
-                raise IngestError(
-                    [],
-                    f"{path}: cannot read the PDF ({reason}): {getattr(e, 'message', e)}",
-                    getattr(e, "fix", "") or "check the file",
-                ) from None
-        records, blobs, outcome = [], {}, []
-        for path, rec, data in read:
-            doc_id, how = self.fulltext.match_record(rec)
-            if doc_id is not None:
-                r = self.fulltext.add_bytes(doc_id, data, str(path), check_title=False)
-                outcome.append({"file": str(path), "id": doc_id, "state": f"attached ({how})" if r.ok else r.reason})
-                continue
-            records.append(rec)
-            blobs[rec["id"]] = (path, data)
-        report = IngestReport()
-        if records:
-            with tempfile.TemporaryDirectory() as tmp:
-                f = Path(tmp) / "pdfs.jsonl"
-                f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-                report = self.ingest([f])
-            for pid, (path, data) in blobs.items():
-                r = self.fulltext.add_bytes(self.store.resolve_id(pid) or pid, data, str(path), check_title=False)
-                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason})
-        return report, outcome
 
     # -- embeddings ----------------------------------------------------------------------
     @property
@@ -690,6 +654,16 @@ class Library:
         self._embed_status = (token, status)
         return dict(status)
 
+    def not_embedded(self, mode: str) -> int:
+        """Papers a search in `mode` matches by keyword only, as they have no vector yet (0 for a
+        keyword search): the answer's `not_embedded`."""
+        if mode == "keyword":
+            return 0
+        try:
+            return int(self.embedding_status()["waiting"])
+        except PaperatlasError:
+            return 0
+
     def waiting_note(self, mode: str) -> str:
         """What a search in `mode` should say of the papers not embedded yet ("" when nothing): the
         one wording the CLI and the MCP tool give (the web shows the count, `not_embedded`)."""
@@ -765,9 +739,27 @@ class Library:
             values = self.filters.check({"venue": venue, "year": year, "status": status, **filters})
         limit = max(0, min(int(limit), MAX_RESULTS))
         offset = max(0, int(offset))
+        hits = self._search(query, mode, limit, offset, values, exclude, sort)
+        # the answer says what it answers (Hits.to_dict, the envelope every surface gives)
+        hits.query, hits.mode, hits.sort = query, mode, sort or ""
+        hits.filters = {k: v for k, v in values.items() if v is not None}
+        hits.page_number, hits.per_page = (offset // limit + 1 if limit else 1), limit
+        hits.has_more = hits.total > offset + len(hits)
+        return hits
+
+    def _search(
+        self,
+        query: str,
+        mode: str,
+        limit: int,
+        offset: int,
+        values: dict[str, Any],
+        exclude: Sequence[str],
+        sort: str | None,
+    ) -> Hits:
         if sort:
             # every match (up to MAX_RESULTS) in the contributed order, then the page asked for
-            found = self.search(query, mode, MAX_RESULTS, 0, exclude=exclude, **values)
+            found = self._search(query, mode, MAX_RESULTS, 0, values, exclude, None)
             by_id = {h.paper.id: h for h in found}
             page = copy.copy(found)
             page[:] = [by_id[i] for i in self.sort_ids(list(by_id), sort)][offset : offset + limit]

@@ -202,6 +202,7 @@ class Hits(list):  # type: ignore[type-arg]
         self.read_as = read_as
         self.query = ""
         self.mode = ""
+        self.sort = ""  # a contributed order (citations, rising) instead of relevance
         self.filters: dict[str, Any] = {}
         self.page_number = 1
         self.per_page = len(self)
@@ -214,6 +215,7 @@ class Hits(list):  # type: ignore[type-arg]
         there is a next page (how a surface learns `has_more` without counting)."""
         out = Hits(self[:per_page], self.total, self.more, self.no_good_match, self.read_as)
         out.query, out.mode, out.filters, out.notes = self.query, self.mode, dict(self.filters), dict(self.notes)
+        out.sort = self.sort
         out.page_number, out.per_page, out.has_more = number, per_page, len(self) > per_page
         return out
 
@@ -232,6 +234,7 @@ class Hits(list):  # type: ignore[type-arg]
             **({"read_as": self.read_as} if self.read_as else {}),
             **notes,
             "filters": self.filters,
+            **({"sort": self.sort} if self.sort else {}),
             "page": self.page_number,
             "per_page": self.per_page,
             "has_more": self.has_more,
@@ -272,6 +275,8 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
     shapes: dict[str, str] = field(default_factory=dict)  # file -> how a text list was laid out, in words
     embedded: int = 0  # papers embedded after the write (Library.add_papers(embed="after"))
+    # what a file reader did with each of its files, under its own key ("pdfs": [{file, id, state}])
+    outcomes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def add(self, other: IngestReport) -> None:
         self.new += other.new
@@ -284,6 +289,8 @@ class IngestReport:
         self.notes.extend(other.notes)
         self.warnings.extend(other.warnings)
         self.shapes.update(other.shapes)
+        for kind, done in other.outcomes.items():
+            self.outcomes.setdefault(kind, []).extend(done)
 
     @property
     def total(self) -> int:
@@ -309,4 +316,5 @@ class IngestReport:
             "notes": self.notes,
             "warnings": self.warnings,
             "shapes": self.shapes,
+            **self.outcomes,
         }

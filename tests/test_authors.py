@@ -90,13 +90,13 @@ def test_author_profile(lib: Library) -> None:
 def test_cli_search_author_json(lib: Library, runner) -> None:  # type: ignore[no-untyped-def]
     r = runner.invoke(cli, ["--db", lib.path, "search", "--author", "p. LIANG", "--json"])
     assert r.exit_code == 0, r.output
-    rows = json.loads(r.stdout)
+    rows = json.loads(r.stdout)["hits"]
     assert {row["id"] for row in rows} == PERCY | {PAUL}
     assert all(any("Liang" in a for a in row["authors"]) for row in rows)
     r = runner.invoke(
         cli, ["--db", lib.path, "search", "consistency", "--author", "Percy Liang", "--json", "--mode", "keyword"]
     )
-    assert [row["id"] for row in json.loads(r.stdout)] == ["iclr2024/pdf-c50486991ac0"]
+    assert [row["id"] for row in json.loads(r.stdout)["hits"]] == ["iclr2024/pdf-c50486991ac0"]
     r = runner.invoke(cli, ["--db", lib.path, "search", "--author", "Nobody Atall"])
     assert r.exit_code == 4
     assert "no author by that name" in r.stderr

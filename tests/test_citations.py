@@ -197,7 +197,7 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
         cli, ["--db", db, "search", "open access", "--mode", "keyword", "--sort", "citations", "--json"]
     )
     assert r.exit_code == 0, r.output
-    order = [h["id"] for h in json.loads(r.output)]
+    order = [h["id"] for h in json.loads(r.output)["hits"]]
     assert order[:3] == ["oa-state", "later", "preprint"], order  # cited_by_count large to small
     assert order[3:] == ["unknown"]  # no count: after the others
     lib = Library(db, embedder="hashing")
@@ -216,6 +216,50 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
     assert [p["id"] for p in json.loads(listed.output)] == ["oa-state", "later"], listed.output
     bad = CliRunner().invoke(cli, ["--db", db, "search", "open", "--sort", "stars"])
     assert bad.exit_code == 1 and "use one of: citations, rising" in bad.output
+
+
+def test_the_web_and_mcp_sort_by_citations_and_a_saved_search_keeps_the_order(oa: SourceServer, db: str) -> None:
+    """The contributed orders are a parameter of every surface: the search page offers them (once
+    some paper has a count), its pager and "save this search" keep the one chosen, the saved
+    search's feed lists in that order, and the MCP search tool takes it."""
+    from bs4 import BeautifulSoup
+    from mcp import Client
+    import anyio
+    from starlette.testclient import TestClient
+
+    from paperatlas.mcp import create_server
+    from paperatlas.web import create_app
+
+    lib = Library(db, embedder="hashing")
+    with TestClient(create_app(lib, owner_signin=True), base_url="http://127.0.0.1", client=("127.0.0.1", 1)) as c:
+        page = BeautifulSoup(c.get("/search", params={"q": "open access", "mode": "keyword"}).text, "html.parser")
+        assert page.select_one("select[name=sort]") is None  # no counts yet: no menu that changes nothing
+        r = CliRunner().invoke(cli, ["--db", db, "enrich", "--all", "--base-url", oa.url, "--delay", "0"])
+        assert r.exit_code == 0, r.output
+        q = {"q": "open access", "mode": "keyword", "sort": "citations"}
+        j = c.get("/search.json", params=q).json()
+        assert [h["id"] for h in j["hits"]] == ["oa-state", "later", "preprint", "unknown"] and j["sort"] == "citations"
+        assert c.get("/search.json", params={**q, "sort": "stars"}).status_code == 400
+        for lang, label in (("en", "most cited"), ("zh", "被引最多")):
+            page = BeautifulSoup(c.get("/search", params={**q, "lang": lang, "per_page": 1}).text, "html.parser")
+            chosen = page.select_one("select[name=sort] option[selected]")
+            assert chosen["value"] == "citations" and chosen.get_text(strip=True) == label
+        assert "sort=citations" in page.select_one("nav.pager a[rel=next]")["href"]
+        form = {i["name"]: i["value"] for i in page.select_one("form.save-search").select("input")}
+        h = {"x-csrf-token": form.pop("csrf"), "accept": "application/json"}
+        saved = c.post("/searches", data=form, headers=h)
+        assert saved.status_code == 200 and saved.json()["params"] == {"mode": "keyword", "sort": "citations"}
+        feed = c.get(saved.json()["feed"] + "&limit=100")
+        ids = [e.split("</id>", 1)[0].split(":paper:", 1)[1] for e in feed.text.split("<entry>")[1:]]
+        assert ids == ["oa-state", "later", "preprint", "unknown"]
+
+    async def search() -> dict[str, Any]:
+        async with Client(create_server(lib)) as m:
+            res = await m.call_tool("search", {"query": "open access", "mode": "keyword", "sort": "citations"})
+            return res.structured_content
+
+    assert [h["id"] for h in anyio.run(search)["hits"]] == ["oa-state", "later", "preprint", "unknown"]
+    lib.close()
 
 
 def test_paper_page_and_mcp_show_the_citations(oa: SourceServer, db: str) -> None:

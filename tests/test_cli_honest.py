@@ -83,10 +83,28 @@ def test_ingest_creates_the_library(runner: CliRunner, tmp_path: Path) -> None:
     assert db.exists()
 
 
+def test_search_json_is_the_envelope_every_surface_gives(runner: CliRunner, demo_db: Path) -> None:
+    """The CLI's answer is `Hits.to_dict`, as the web's `.json` and MCP: the total, the page, the
+    filters and the notes beside the hits (a bare list said none of them)."""
+    from paperatlas import Library
+
+    r = run(runner, demo_db, "search", "user simulators", "--limit", "2", "--mode", "keyword", "--json")
+    assert r.exit_code == 0, r.output
+    answer = json.loads(r.stdout)
+    with Library(str(demo_db), create=False) as lib:
+        expected = lib.search("user simulators", "keyword", 2)
+        keys = set(expected.to_dict())
+    assert set(answer) == keys
+    assert (answer["query"], answer["mode"], answer["page"], answer["per_page"]) == ("user simulators", "keyword", 1, 2)
+    assert answer["total"] == expected.total > len(answer["hits"]) == 2 and answer["has_more"] is True
+    assert [h["id"] for h in answer["hits"]] == [h.paper.id for h in expected]
+
+
 def test_empty_search_is_said_with_filters_and_hint(runner: CliRunner, demo_db: Path) -> None:
     r = run(runner, demo_db, "search", "user simulators", "--venue", "Nowhere", "--json")
     assert r.exit_code == EXIT_EMPTY
-    assert json.loads(r.stdout) == []
+    answer = json.loads(r.stdout)
+    assert answer["hits"] == [] and answer["total"] == 0 and answer["filters"] == {"venue": "Nowhere"}
     assert "nothing found" in r.stderr and "venue=Nowhere" in r.stderr and "mode=hybrid" in r.stderr
     assert "Hint:" in r.stderr and "--venue" in r.stderr
     r = run(runner, demo_db, "search", "zzqxjv", "--mode", "keyword")

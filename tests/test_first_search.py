@@ -36,7 +36,7 @@ def test_cli_says_how_many_papers_wait(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["--db", db, "ingest", "--no-embed", *map(str, EXAMPLES)], env=env)
     assert r.exit_code == 0
     r = CliRunner().invoke(cli, ["--db", db, "search", "user simulators", "--json"], env=env)
-    assert r.exit_code == 0 and json.loads(r.stdout)
+    assert r.exit_code == 0 and json.loads(r.stdout)["hits"]
     assert "none of the 29 papers is embedded yet" in r.stderr
     r = CliRunner().invoke(cli, ["--db", db, "search", "user simulators", "--mode", "keyword"], env=env)
     assert "embedded" not in r.stderr
@@ -48,7 +48,7 @@ def test_cli_says_how_many_papers_wait(tmp_path: Path) -> None:
     lib.ingest([extra])
     lib.close()
     r = CliRunner().invoke(cli, ["--db", db, "search", "graph neural networks", "--json"], env=env)
-    assert r.exit_code == 0 and any(h["abstract"].startswith("We study graph") for h in json.loads(r.stdout))
+    assert r.exit_code == 0 and any(h["abstract"].startswith("We study graph") for h in json.loads(r.stdout)["hits"])
     assert "1 of 30 papers are not embedded yet: they match by keyword only" in r.stderr
     r = CliRunner().invoke(cli, ["--db", db, "ingest", str(extra), *map(str, EXAMPLES)], env=env)
     assert "keyword search works now; embedding 1 papers" in r.stderr

@@ -217,8 +217,9 @@ def test_search_in_body_shows_the_passage_with_section_and_page(db: Path, runner
     run(runner, db, "fulltext", "add", "N18-3011", str(GRAPH))
     run(runner, db, "fulltext", "add", "specter", str(SPECTER))
     r = run(runner, db, "search", "triplet margin loss", "--in", "body", "--json")
-    hits = json.loads(r.stdout)
-    assert hits[0]["id"] == "specter"
+    answer = json.loads(r.stdout)
+    hits = answer["hits"]
+    assert answer["in"] == "body" and answer["total"] == len(hits) and hits[0]["id"] == "specter"
     x = hits[0]["passage"]
     assert x["page"] == 3 and x["section"] == "Citation-Based Pretraining Objective" and "margin" in x["text"]
     # the abstracts hold none of these words: the default search does not find it

@@ -94,6 +94,7 @@ def test_tools_over_stdio(db: Path) -> None:
         assert set(tools["search"].input_schema["properties"]) == {
             "query",
             "mode",
+            "sort",  # an order a capability contributes (citations, rising)
             "venue",
             "year",
             "status",  # every filter of the library's table (contrib.py), as the CLI and the web take

@@ -85,7 +85,7 @@ def test_cli_search_shows_and_filters_events(lib: Library, runner) -> None:
     db = ["--db", lib.path]
     res = runner.invoke(cli, [*db, "search", "graph", "--mode", "keyword", "--session", "Poster Session 6", "--json"])
     assert res.exit_code == 0, res.output
-    (hit,) = json.loads(res.output)
+    (hit,) = json.loads(res.output)["hits"]
     assert hit["id"] == POSTER_A and hit["events"][0]["session_id"] == SID
     res = runner.invoke(cli, [*db, "search", "--day", "2025-12-05", "--room", "Hall C"])
     assert res.exit_code == 0, res.output

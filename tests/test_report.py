@@ -119,7 +119,7 @@ def test_filters_in_cli_match_the_raw_records(corl: str) -> None:
         for p in json.loads(run("--db", corl, "list", "--institution", "carnegie mellon", "--limit", "0", "--json"))
     }
     assert got == want_cmu and got
-    hits = json.loads(run("--db", corl, "search", "--country", "中国", "--type", "poster", "--limit", "100", "--json"))
+    hits = json.loads(run("--db", corl, "search", "--country", "中国", "--type", "poster", "--limit", "100", "--json"))["hits"]
     for h in hits:
         assert "China" in RAW[h["id"]][1]["aff_country_unique"] and RAW[h["id"]][1]["status"] == "Poster"
     assert hits

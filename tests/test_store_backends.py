@@ -247,8 +247,7 @@ def test_cli_on_both(url: str, tmp_path: Path, runner) -> None:
     assert "new" in run("ingest", "--no-embed", str(_jsonl(tmp_path)))
     with Library(url, embedder="hashing") as lib:
         lib.embed()
-    hits = json.loads(run("search", "protein backbone designability", "--json", "--limit", "3"))
-    hits = hits["hits"] if isinstance(hits, dict) else hits
+    hits = json.loads(run("search", "protein backbone designability", "--json", "--limit", "3"))["hits"]
     assert hits[0]["id"] == "p-diffusion"
     run("like", "p-rl", "--reader", "alice")
     out = tmp_path / "v.jsonl"

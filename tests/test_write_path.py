@@ -106,3 +106,70 @@ def test_a_programme_feed_writes_through_add_papers(tmp_path: Path) -> None:
         report = lib.ingest([feed])
         assert calls == ["Records"] and report.new > 0
         assert json.loads(feed.read_text())  # the feed itself is untouched
+
+
+def test_files_a_capability_reads_itself_go_to_it_through_the_file_reader_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ingest` names no capability: a capability that claims a file kind (a programme feed, a PDF,
+    here a made-up `.colours` file) reads those files itself, after the lists, and a dry run lets it
+    say what the file is, without opening a library."""
+    import paperatlas.library as library_mod
+    from paperatlas.ingest.pipeline import PreviewFile
+    from paperatlas.models import IngestReport
+
+    seen: list[list[str]] = []
+
+    class Colours:
+        def __init__(self, lib: object) -> None:
+            self.lib = lib
+
+        @staticmethod
+        def claims_file(path: object, format: object) -> bool:
+            return str(path).endswith(".colours")
+
+        @staticmethod
+        def preview_file(path: object) -> PreviewFile:
+            return PreviewFile(str(path), "colours", "a colour chart")
+
+        def ingest_files(self, paths: list[object]) -> IngestReport:
+            seen.append([Path(str(p)).name for p in paths])
+            # the lists of the same run are stored before a claimed file is read
+            assert self.lib.count() == 10  # type: ignore[attr-defined]
+            r = IngestReport(new=1)
+            r.outcomes["colours"] = [{"file": str(p), "state": "read"} for p in paths]
+            return r
+
+    monkeypatch.setattr(library_mod, "CAPABILITIES", [*library_mod.CAPABILITIES, ("colours", Colours, ())])
+    chart = tmp_path / "a.colours"
+    chart.write_text("red\n")
+    listing = ROOT / "examples" / "neurips-2026.txt"
+    preview = Library.preview([chart, listing])
+    assert [(p.format, len(p.papers)) for p in preview] == [("text", 10), ("colours", 0)]
+    with Library(str(tmp_path / "lib.db"), embedder="hashing") as lib:
+        report = lib.ingest([chart, listing])
+    assert seen == [["a.colours"]]
+    assert report.new == 11 and report.to_dict()["colours"] == [{"file": str(chart), "state": "read"}]
+
+
+def test_library_methods_name_no_capability() -> None:
+    """The core loops over what capabilities contribute; naming one inside a method would make
+    every new capability an edit of `Library` again."""
+    import ast
+
+    import paperatlas.library as library_mod
+
+    names = {name for name, _, _ in library_mod.CAPABILITIES}
+    tree = ast.parse(Path(library_mod.__file__).read_text())
+    lib_cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Library")
+    named = sorted(
+        f"{fn.name}: self.{node.attr}"
+        for fn in lib_cls.body
+        if isinstance(fn, ast.FunctionDef)
+        for node in ast.walk(fn)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and node.attr in names
+    )
+    assert named == []

@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from ..contrib import Filter, Sort
+from ..i18n import N_
 from ..http_client import HttpClient
 from ..ingest.clean import normalize_key
 from ..sources.base import get_parsed, parse_json
@@ -466,12 +467,14 @@ class Citations:
                 "most cited first (OpenAlex cited-by count; run `paperatlas enrich` first)",
                 "citations",
                 lambda lib, ids: lib.citations.citation_counts(ids),
+                N_("most cited"),
             ),
             Sort(
                 "rising",
                 f"most cited in the last {RISING_YEARS} years first (citation velocity; after `paperatlas enrich`)",
                 "citations",
                 lambda lib, ids: lib.citations.rising(ids),
+                N_("rising"),
             ),
         ]
 

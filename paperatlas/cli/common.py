@@ -23,7 +23,7 @@ from ..errors import IngestError, PaperatlasError
 from ..contrib import Filter
 from ..library import Library, default_db_path, filter_table
 from ..store import is_postgres_url
-from ..models import Paper
+from ..models import Hits, Paper
 from ..programme.models import event_text
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
@@ -331,12 +331,26 @@ def nothing_found(ctx: click.Context, what: str, hint: str, **filters: Any) -> N
     ctx.exit(EXIT_EMPTY)
 
 
+def search_answer(lib: Library, hits: Hits) -> dict[str, Any]:
+    """A search's JSON: the one envelope (`Hits.to_dict`) the web's `.json` and MCP give too, with
+    the papers a search by meaning cannot see yet."""
+    hits.notes["not_embedded"] = lib.not_embedded(hits.mode)
+    return hits.to_dict()
+
+
 def show_hits(
-    ctx: click.Context, hits: list[Any], as_json: bool, what: str = "no results", hint: str = "", **filters: Any
+    ctx: click.Context,
+    hits: list[Any],
+    as_json: bool,
+    what: str = "no results",
+    hint: str = "",
+    lib: Library | None = None,
+    **filters: Any,
 ) -> None:
-    """Print hits as JSON or a numbered list; with none, say so on stderr and exit 4 (nothing found)."""
+    """Print hits as JSON or a numbered list; with none, say so on stderr and exit 4 (nothing found).
+    A search's answer (`Hits` and its library) prints as the search envelope, other lists as rows."""
     if as_json:
-        echo_json(hit_rows(hits))
+        echo_json(search_answer(lib, hits) if lib is not None and isinstance(hits, Hits) else hit_rows(hits))
     else:
         print_hits(hits)
     if not hits:

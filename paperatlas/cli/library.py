@@ -19,7 +19,6 @@ from .common import (
     embed_multilingual,
     get_library,
     handle_errors,
-    hit_rows,
     json_option,
     maybe_embed,
     nothing_found,
@@ -30,6 +29,7 @@ from .common import (
     progress_bar,
     say_crosslingual,
     say_waiting,
+    search_answer,
     show_hits,
     write_output,
 )
@@ -94,14 +94,13 @@ def ingest(
     if dry_run:
         _ingest_preview(ctx, list(files), fmt_or_none, venue, year, encoding, skip_bad, as_json)
         return
-    if files and all(f.lower().endswith(".pdf") for f in files):
-        _ingest_pdfs(ctx, list(files), no_embed, as_json)
-        return
     lib = get_library(ctx, create=True)
     with progress_bar("ingesting") as update:
         report = lib.ingest(list(files), fmt_or_none, venue, year, encoding, skip_bad, update)
     if not as_json:
         click.echo(report.summary())
+        for o in report.outcomes.get("pdfs", []):
+            click.echo(f"{o['file']}: {o['id']} ({o['state']})")
         for b in report.bad:
             click.echo(f"  skipped {b}", err=True)
     for note in report.notes:
@@ -121,18 +120,6 @@ def ingest(
                 err=True,
             )
         ctx.exit(EXIT_WARNINGS)
-
-
-def _ingest_pdfs(ctx: click.Context, files: list[str], no_embed: bool, as_json: bool) -> None:
-    """`ingest paper.pdf`: a PDF that is a library paper is attached to it, any other becomes a paper."""
-    lib = get_library(ctx, create=True)
-    report, outcome = lib.ingest_pdfs(files)
-    embedded = maybe_embed(lib, no_embed, quiet=as_json)
-    if as_json:
-        echo_json({**report.to_dict(), "pdfs": outcome, "embedded": embedded})
-        return
-    for o in outcome:
-        click.echo(f"{o['file']}: {o['id']} ({o['state']})")
 
 
 def _ingest_preview(
@@ -243,12 +230,7 @@ def list_(ctx: click.Context, limit: int, offset: int, sort_: str | None, as_jso
         paperatlas list --venue CoRL --country China --type oral
     """
     lib = get_library(ctx)
-    if sort_:
-        every = {p.id: p for p in lib.papers(**filters)}
-        ordered = [every[i] for i in lib.sort_ids(list(every), sort_)]
-        papers = ordered[offset : offset + limit] if limit else ordered[offset:]
-    else:
-        papers = lib.papers(limit=limit or None, offset=offset, **filters)
+    papers = lib.papers(limit=limit or None, offset=offset, order=sort_ or "rowid", **filters)
     if as_json:
         echo_json([p.public() for p in papers])
     elif papers:
@@ -305,7 +287,8 @@ def _search_body(
         raise click.UsageError("the query is empty: give a QUERY to search the full text with")
     hits = lib.fulltext.hits(query, limit, venue, year)
     if as_json:
-        echo_json([h.to_dict() for h in hits])
+        # the search envelope's keys, its hits those of the body: each with the passage it was found by
+        echo_json({"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits]})
     else:
         for i, h in enumerate(hits, start=1):
             p, x = h.paper, h.passage
@@ -635,7 +618,7 @@ def search(
             asked += 1
             empty += not hits
             if as_json:
-                click.echo(json.dumps({"query": qtext, "hits": hit_rows(hits)}, ensure_ascii=False))
+                click.echo(json.dumps(search_answer(lib, hits), ensure_ascii=False))
             else:
                 out.print(f"[bold]# {qtext}[/bold]")
                 print_hits(hits)
@@ -680,7 +663,7 @@ def search(
     if hits.read_as and not as_json:
         # the model's reading is part of why these hits came: show it, so a wrong one can be seen
         click.echo(f"also searched in English as: {hits.read_as}", err=True)
-    show_hits(ctx, hits, as_json, what, hint, **said)
+    show_hits(ctx, hits, as_json, what, hint, lib, **said)
     if hits and not as_json:
         click.echo(f"{_shown(hits.total, offset, len(hits))}{' or more' if hits.more else ''}", err=True)
 

@@ -19,10 +19,12 @@ from typing import Any
 from ..core import LibraryCore
 from .. import settings
 from ..contrib import Filter
-from ..errors import NotFound, PaperatlasError
+from ..errors import IngestError, NotFound, PaperatlasError
 from ..http_client import HttpClient
 from ..ingest.normalize import title_key
-from ..models import Paper
+from ..ingest.formats import Format
+from ..ingest.pipeline import PreviewFile, Records
+from ..models import IngestReport, Paper
 from ..search.query import fts5_match, parse
 from ..search.bm25 import english_stopwords
 from .fetch import FetchReport, fetch_many
@@ -444,6 +446,57 @@ class Fulltext:
                 continue
             r = self._store(self.lib.get(pid), doc, self._keep(data), str(f))
             report.matched.append({"file": str(f), "id": pid, "by": how, "pages": r.pages})
+        return report
+
+    # -- a PDF given to `ingest` (the library's file-reader hook) ------------------------------
+    @staticmethod
+    def claims_file(path: str | Path, format: str | None) -> bool:
+        """A PDF is this room's to read, whatever list format was asked for the others."""
+        return Path(path).suffix.lower() == ".pdf"
+
+    @staticmethod
+    def preview_file(path: str | Path) -> PreviewFile:
+        return PreviewFile(
+            str(path), "pdf", "a PDF: attached to the library paper it is, or made a paper from its page 1"
+        )
+
+    def ingest_files(self, paths: Sequence[str | Path]) -> IngestReport:
+        """Papers made from PDFs ("upload your own paper"): a PDF that is a library paper already
+        (its arXiv id, DOI or title) is attached to it; any other becomes a new paper, through the
+        library's one write path, with its title and abstract from page 1, and its full text read.
+        The report's `outcomes["pdfs"]` says what became of each file ({file, id, state}).
+
+        Raises:
+            IngestError: a file cannot be read as a paper; nothing was stored (every file is read
+                before anything is written).
+        """
+        read = []
+        for path in paths:
+            try:
+                read.append((path, *self.record_from(path)))
+            except (FulltextError, OSError) as e:
+                reason = getattr(e, "reason", "damaged")
+                raise IngestError(
+                    [],
+                    f"{path}: cannot read the PDF ({reason}): {getattr(e, 'message', e)}",
+                    getattr(e, "fix", "") or "check the file",
+                ) from None
+        rows, blobs, outcome = [], {}, []
+        for path, rec, data in read:
+            doc_id, how = self.match_record(rec)
+            if doc_id is not None:
+                r = self.add_bytes(doc_id, data, str(path), check_title=False)
+                outcome.append({"file": str(path), "id": doc_id, "state": f"attached ({how})" if r.ok else r.reason})
+                continue
+            rows.append((str(path), rec))
+            blobs[rec["id"]] = (path, data)
+        report = IngestReport()
+        if rows:
+            report = self.lib.add_papers(Records(", ".join(str(p) for p, _ in rows), "pdf", Format.JSON, rows))
+            for pid, (path, data) in blobs.items():
+                r = self.add_bytes(self.lib.store.resolve_id(pid) or pid, data, str(path), check_title=False)
+                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason})
+        report.outcomes["pdfs"] = outcome
         return report
 
     def record_from(self, file: str | Path) -> tuple[dict[str, Any], bytes]:

@@ -255,6 +255,19 @@ def search_signature(table: FilterTable) -> inspect.Signature:
         ),
         inspect.Parameter("limit", keyword, default=10, annotation=Annotated[int, Field(ge=1, le=MAX_LIMIT)]),
     ]
+    if table.sorts:  # the orders the capabilities contribute (citations, rising), relevance without one
+        names = tuple(table.sorts)
+        own.append(
+            inspect.Parameter(
+                "sort",
+                keyword,
+                default=None,
+                annotation=Annotated[
+                    Literal[names] | None,  # type: ignore[valid-type]
+                    Field(description="; ".join(f"{s.name}: {s.help}" for s in table.sorts.values())),
+                ],
+            )
+        )
     filters = [inspect.Parameter(f.name, keyword, default=None, annotation=filter_argument(f)) for f in table]
     return inspect.Signature([*own, *filters], return_annotation=Annotated[CallToolResult, SearchResult])
 
@@ -376,10 +389,12 @@ def create_server(library: Library, read_only: bool = False, name: str = "papera
 
     ro = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    def search(query: str, mode: str = "hybrid", limit: int = 10, **filters: Any) -> CallToolResult:
+    def search(
+        query: str, mode: str = "hybrid", limit: int = 10, sort: str | None = None, **filters: Any
+    ) -> CallToolResult:
         """Search the library's papers by keyword, by meaning, or both (default). Returns ranked hits with ids."""
         # every filter of the library (its own and what its capabilities contribute), as the CLI and the web
-        found = call(lambda: library.search(query, mode, limit, **filters))
+        found = call(lambda: library.search(query, mode, limit, sort=sort, **filters))
         hits = [hit_model(h) for h in found]
         note = call(lambda: library.waiting_note(mode))
         if not hits:

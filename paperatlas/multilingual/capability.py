@@ -98,6 +98,20 @@ class Multilingual:
                 self._build = {}
         return len(todo)
 
+    def after_embed(self, listener: Any = None) -> int:
+        """The library's hook after its own vectors are brought up to date: the multilingual index
+        follows, when it is on. Returns the papers it embedded."""
+        if not self.enabled:
+            return 0
+        update = listener.begin("multilingual", self.embedder.id, len(self.todo())) if listener else None
+        done = 0
+        try:
+            done = self.build(progress=update)
+        finally:
+            if listener:
+                listener.end("multilingual", self.embedder.id, done)
+        return done
+
     def claim(self) -> bool:
         """Announce a build about to start elsewhere (a server's background thread): `status` shows it
         building from now on. False when a build already runs or is claimed; `release` undoes a claim

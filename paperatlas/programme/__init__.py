@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
 from ..i18n import N_, gettext
+from ..ingest.pipeline import PreviewFile
 from ..models import IngestReport
 from .groups import Person, Split, people, split
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo, event_parts
@@ -68,6 +69,24 @@ class Programme:
     @property
     def store(self) -> Any:
         return self.lib.store
+
+    # -- a saved feed given to `ingest` (the library's file-reader hook) ----------------------
+    @staticmethod
+    def claims_file(path: str | Path, format: str | None) -> bool:
+        """A conference's programme feed is events, not a paper list: this room reads it (unless the
+        user named a list format for the files)."""
+        return format is None and is_feed_file(path)
+
+    @staticmethod
+    def preview_file(path: str | Path) -> PreviewFile:
+        # a feed holds events, which an ingest links to papers: nothing to list here
+        return PreviewFile(str(path), "programme feed", "a programme feed (its events are linked to papers on ingest)")
+
+    def ingest_files(self, paths: Sequence[str | Path]) -> IngestReport:
+        report = IngestReport()
+        for p in paths:
+            report.add(self.ingest_feed(p))
+        return report
 
     # -- reading a saved feed ---------------------------------------------------------------
     def ingest_feed(

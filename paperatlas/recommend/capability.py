@@ -463,7 +463,9 @@ class Recommend:
             raise NotFound(f"no saved search {name_or_id!r} for {r.name}", "save the search first")
         # every filter the search was saved with (a feed that dropped one would silently widen)
         req = SearchRequest.from_params(ss["params"], self._lib.filters, query=ss["query"])
-        hits = self._lib.search(ss["query"], req.mode, limit, exclude=sorted(self._judged(r)), **req.filters)
+        hits = self._lib.search(
+            ss["query"], req.mode, limit, exclude=sorted(self._judged(r)), sort=req.sort or None, **req.filters
+        )
         updated = self._store.papers_added_at([h.paper.id for h in hits])
         return digest_mod.atom(
             hits, f"paperatlas: {ss['name']} ({r.name})", f"urn:paperatlas:search:{r.name}:{ss['id']}", updated, link

@@ -19,6 +19,7 @@ from .. import i18n
 from ..i18n import N_, gettext
 from ..contrib import SearchRequest
 from ..errors import NotFound, PaperatlasError
+from ..library import filter_table
 from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
 from ..recommend.groups import METHODS as GROUP_METHODS
@@ -571,6 +572,14 @@ SAVE_PARAMS = [
     Param(
         "mode", str, "hybrid", "keyword, semantic or hybrid", choices=("keyword", "semantic", "hybrid"), where="form"
     ),
+    Param(
+        "sort",
+        str,
+        None,
+        "an order instead of relevance: " + ", ".join(filter_table().sorts),
+        choices=tuple(filter_table().sorts),
+        where="form",
+    ),
 ]  # and every filter of the library (Endpoint.filters): a saved search keeps them all
 
 
@@ -579,7 +588,9 @@ async def save_search(request: Request) -> Response:
     L = lib(request)
     a = {p.name: p.parse((data.get(p.name) or "").strip()) for p in library_params(request, SAVE_PARAMS, "form")}
     # what the feed replays (SearchRequest.from_params): the mode and every filter that is set
-    req = SearchRequest(a["q"], a["mode"], L.filters.check({f.name: a[f.name] for f in L.filters}))
+    req = SearchRequest(
+        a["q"], a["mode"], L.filters.check({f.name: a[f.name] for f in L.filters}), sort=a["sort"] or ""
+    )
     params = {"mode": req.mode, **{k: v for k, v in req.to_params().items() if k != "q"}}
     name = a["name"] or " · ".join(
         [a["q"], *(str(v) for k, v in req.filters.items())] + ([req.mode] if req.mode != "hybrid" else [])

@@ -14,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError, StoreUnavailable
-from ..library import SORTABLE, Library
+from ..library import SORTABLE, Library, filter_table
 from ..links import paper_links
 from ..report.facets import paper_institutions
 from ..export import EXPORT_FORMATS, export, paper_bibtex
@@ -106,11 +106,21 @@ def _liked(request: Request, ids: list[str]) -> set[str]:
 
 
 # -- search ------------------------------------------------------------------------------------
+# the orders the capabilities contribute (the classes': known before any library opens)
+CONTRIBUTED_SORTS = list(filter_table().sorts.values())
 FACET_LABELS = (N_("institution"), N_("country"))  # search.html shows a set filter as `_(name)`: value
 # the search's own parameters; the library's filters (Library.filters) join them (Endpoint.filters)
 SEARCH_PARAMS = [
     Param("q", str, "", 'the query: words, or "quoted phrases" that must appear', max_length=1000),
     Param("mode", str, "hybrid", "keyword (BM25), semantic (embeddings) or hybrid (both fused)", choices=MODES),
+    Param(
+        "sort",
+        str,
+        None,
+        "relevance when absent; or an order the library's capabilities contribute: "
+        + "; ".join(f"{s.name}: {s.help}" for s in CONTRIBUTED_SORTS),
+        choices=tuple(s.name for s in CONTRIBUTED_SORTS),
+    ),
     *PAGING_PARAMS,
     Param("fragment", bool, False, "HTML only: return just the results block (search as you type)"),
 ]
@@ -126,7 +136,7 @@ def search(request: Request) -> Response:
     filters = {f.name: a[f.name] for f in L.filters}
     if q or L.filters.lists_alone(filters):
         try:
-            hits = L.search(q, a["mode"], per_page + 1, offset, **filters)
+            hits = L.search(q, a["mode"], per_page + 1, offset, sort=a["sort"], **filters)
         except StoreUnavailable:
             raise  # 503 for the whole page: the query is fine, the database is not
         except PaperatlasError as e:
@@ -136,7 +146,7 @@ def search(request: Request) -> Response:
     hits.query, hits.mode, hits.filters = q, a["mode"], filters
     # a query in Chinese (CJK): the multilingual index's state, when it does not cover every paper
     crosslingual = _crosslingual(request, q, a["mode"])
-    hits.notes.update(crosslingual=crosslingual, not_embedded=_not_embedded(request, a["mode"]))
+    hits.notes.update(crosslingual=crosslingual, not_embedded=L.not_embedded(a["mode"]))
     hits = hits.page(a["page"], per_page)
     has_more = hits.has_more
     if wants_json(request):
@@ -159,7 +169,16 @@ def search(request: Request) -> Response:
     if a["fragment"]:
         return render(request, "_results.html", **ctx)
     programme = _programme(request, a["session"])
-    return render(request, "search.html", facets=_facets(request), modes=MODES, programme=programme, **ctx)
+    return render(
+        request, "search.html", facets=_facets(request), modes=MODES, programme=programme, sorts=_sorts(L), **ctx
+    )
+
+
+def _sorts(L: Library) -> list[Any]:
+    """The contributed orders the search form offers: only once some paper has a value for one
+    (citations after `enrich`), so a library without them shows no menu that changes nothing."""
+    ids = [p.id for p in L.papers(limit=2000)]
+    return [s for s in L.filters.sorts.values() if ids and s.key(L, ids)]
 
 
 def _programme(request: Request, session: str | None) -> dict[str, Any]:
@@ -296,19 +315,26 @@ def author(request: Request) -> Response:
 
 
 # -- browse ------------------------------------------------------------------------------
-BROWSE_SORTS = ("rowid", "title", "id", "status", "year")
+# the columns, then what the capabilities contribute (citations, rising)
+BROWSE_SORTS = ("rowid", "title", "id", "status", "year", *(s.name for s in CONTRIBUTED_SORTS))
 BROWSE_PARAMS = [
     Param("venue", str, None, "the venue; without it, the list of venues and years", max_length=200),
     Param("year", int, None, "the year"),
     Param("status", str, None, "only this status, e.g. Oral", max_length=100),
-    Param("sort", str, "rowid", "rowid (list order), title, id, status or year", choices=BROWSE_SORTS),
+    Param(
+        "sort",
+        str,
+        "rowid",
+        "rowid (list order), title, id, status, year, " + ", ".join(f"{s.name} ({s.help})" for s in CONTRIBUTED_SORTS),
+        choices=BROWSE_SORTS,
+    ),
     Param("order", str, "asc", "asc or desc", choices=("asc", "desc")),
     Param("page", int, 1, "page number, from 1", minimum=1, maximum=100000),
     Param("per_page", int, 100, "papers per page", minimum=1, maximum=1000),
 ]
 # the library's filters join them (Endpoint.filters), but for the columns, which browse words itself
 BROWSE_OWN = ("venue", "year", "status")
-assert set(BROWSE_SORTS) <= SORTABLE
+assert set(BROWSE_SORTS) <= SORTABLE | {s.name for s in CONTRIBUTED_SORTS}
 
 
 def browse(request: Request) -> Response:
@@ -748,15 +774,6 @@ def saved_export(request: Request) -> Response:
 
 
 # -- stats ---------------------------------------------------------------------------------
-def _not_embedded(request: Request, mode: str) -> int:
-    if mode == "keyword":
-        return 0
-    try:
-        return int(lib(request).embedding_status()["waiting"])
-    except PaperatlasError:
-        return 0
-
-
 def stats(request: Request) -> Response:
     L = lib(request)
     s = L.stats()
