@@ -128,7 +128,7 @@ class Recommend:
         # the stored profile stays the reader's stars (and their edits); their own papers join a copy
         prof, _ = interests.sync(sig.profile, big, likes)
         own_sig = Signals(likes, sig.dislikes, sig.choices, sig.preferences, prof)
-        return corpus, Trimmed(rec.fit(big, own_sig), len(corpus)), sig
+        return corpus, Trimmed(rec.fit(big, own_sig), len(corpus), big.titles[len(corpus) :]), sig
 
     def _with_own_papers(self, r: Reader, corpus: Corpus) -> tuple[Corpus, list[str]] | None:
         """(the corpus grown by the reader's own papers, their ids in it), or None when they have none.

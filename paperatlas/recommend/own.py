@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..i18n import gettext
 from .base import Corpus, Scored
 from .features import tfidf_text, with_keywords
 
@@ -85,13 +86,27 @@ def with_own_papers(corpus: Corpus, own: ReaderPapers) -> Corpus:
 
 @dataclass
 class Trimmed:
-    """A recommender's answer over the grown corpus, cut back to the library's `n` rows."""
+    """A recommender's answer over the grown corpus, cut back to the library's `n` rows; a reason
+    that names one of the reader's own papers says they wrote it, not that they liked it."""
 
     inner: Scored
     n: int
+    own_titles: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         self.scores = np.asarray(self.inner.scores)[: self.n]
 
     def explain(self, rows: Sequence[int]) -> list[str]:
-        return self.inner.explain(rows)
+        out = self.inner.explain(rows)
+        if not self.own_titles:
+            return out
+        swaps = [
+            (gettext("because you liked {title!r}", title=t), gettext("because you wrote {title!r}", title=t))
+            for t in {_short(t) for t in self.own_titles}
+        ]
+        return [next((why.replace(a, b) for a, b in swaps if a in why), why) for why in out]
+
+
+def _short(title: str, n: int = 80) -> str:
+    """A title as the recommenders' reasons shorten it."""
+    return title if len(title) <= n else title[: n - 1].rstrip() + "…"
