@@ -126,6 +126,7 @@ def test_bibtex_of_own_papers_makes_the_profile(db: str, tmp_path: Path) -> None
     with Library(db) as lib:
         keys = {p.key for p in lib.own_papers.papers("diederik")}
         assert keys == {"kingma2023understanding", "doi:10.1234/tmlr.5678"}
+        assert lib.recommend.profile("diederik")["own_papers"] == 2
         top = [h.paper.id for h in lib.recommend.for_reader("diederik", limit=2)]
         assert set(top) == {"diffusion", "graphs"}, top
         assert lib.count() == len(PAPERS)

@@ -232,6 +232,8 @@ class Recommend:
             "likes": len(sig.likes),
             "dislikes": len(sig.dislikes),
             "choices": len(sig.choices),
+            # what the reader wrote (import-reader --author / --bibtex): read as their first likes
+            "own_papers": sum(len(own) for f in self._lib.contributions("reader_papers") if (own := f(r.id))),
         }
 
     def edit_profile(
