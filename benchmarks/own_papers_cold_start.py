@@ -6,6 +6,7 @@ as in `paperatlas eval recommend acm-cr`. Here the citing paper's own title and 
 the papers its authors wrote (what `import-reader --author` / `--bibtex` brings in), and three
 profiles score the hidden half, in one run, with the evaluation's metrics (nDCG@10, recall@100, MRR):
 
+* nothing: no star and no paper of one's own (what a new reader gets without this: the cold-start order);
 * stars: the visible half of the references as likes (the evaluation's own setting: the baseline);
 * own paper only: nothing starred, only the reader's own paper (day one);
 * own paper + stars: both.
@@ -79,11 +80,13 @@ def main() -> None:
         rec = RECOMMENDERS.create("default")
         n = len(corpus)
         per: dict[str, dict[str, list[dict[str, float]]]] = {}
-        for arm in ("stars", "own paper only", "own paper + stars"):
+        for arm in ("nothing (day one today)", "stars", "own paper only", "own paper + stars"):
             t = time.time()
             for task in tasks:
                 likes = task["likes"]
-                if arm == "stars":
+                if arm.startswith("nothing"):
+                    scored = rec.fit(corpus, Signals())  # no star, no paper of one's own: the cold-start order
+                elif arm == "stars":
                     scored = rec.fit(corpus, Signals(likes=likes))
                 else:
                     big, own_ids = grown[task["reader"]]
@@ -102,11 +105,11 @@ def main() -> None:
                     per.setdefault(split, {}).setdefault(arm, []).append(m)
             print(f"{arm}: {len(tasks)} reader-seeds in {time.time() - t:.1f}s")
     print()
-    print("split  profile              nDCG@10  recall@100     MRR")
+    print("split  profile                   nDCG@10  recall@100     MRR")
     for split in ("tune", "test", "all"):
         for arm, ms in per.get(split, {}).items():
             vals = [_mean([m[k] for m in ms]) for k in ("ndcg@10", "recall@100", "mrr")]
-            print(f"{split:<6} {arm:<20} {vals[0]:7.4f}  {vals[1]:10.4f}  {vals[2]:6.4f}")
+            print(f"{split:<6} {arm:<25} {vals[0]:7.4f}  {vals[1]:10.4f}  {vals[2]:6.4f}")
 
 
 if __name__ == "__main__":
