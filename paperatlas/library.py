@@ -35,6 +35,7 @@ from .store.sqlite import SORTABLE  # the column orders `papers` takes (the surf
 from .store.vector_cache import VectorCache, text_hash
 from .topics import Topics
 from .translate import Translator
+from .own_papers import OwnPapers
 
 DEFAULT_DB = "paperatlas.db"
 #: what happens to new papers' vectors after a write (Library.add_papers)
@@ -61,6 +62,7 @@ CAPABILITIES: list[tuple[str, type, tuple[str, ...]]] = [
     ("citations", Citations, ()),
     ("fulltext", Fulltext, ()),
     ("translator", Translator, ("llm", "fulltext")),
+    ("own_papers", OwnPapers, ("readers",)),
 ]
 
 
@@ -183,6 +185,7 @@ class Library:
     readers: Readers
     llm: Llm
     recommend: Recommend
+    own_papers: OwnPapers
     sources: Sources
     topics: Topics
     authors: Authors

@@ -255,6 +255,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Contact address sent to OpenAlex (its polite pool: faster, fewer refusals); `--mailto` overrides it.",
     ),
     Setting(
+        "s2_api_key",
+        "PAPERATLAS_S2_API_KEY",
+        "",
+        str,
+        "Semantic Scholar API key for `enrich --semantic-scholar` (sent as x-api-key); without one the public "
+        "rate applies: one request every 1.1 s, and 429 answers are waited out as their Retry-After asks.",
+    ),
+    Setting(
         "llm_timeout",
         "PAPERATLAS_LLM_TIMEOUT",
         300.0,

@@ -31,6 +31,7 @@ CAPABILITIES = [
     "report",
     "fulltext",
     "translate",
+    "own_papers",
 ]
 # the surfaces: what people and programs talk to; they call the Library and its capability objects
 SURFACE_ROOMS = {"web", "mcp", "cli", "__main__"}

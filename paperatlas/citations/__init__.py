@@ -25,8 +25,10 @@ from ..ingest.clean import normalize_key
 from ..sources.base import get_parsed, parse_json
 from ..sources.openalex import DEFAULT_BASE, author_filter, bare_doi, mailto_default, work_id, work_links
 from ..store.citations import CitationRecord
+from ..store.semantic_scholar import S2Record
 
 if TYPE_CHECKING:
+    from .semantic_scholar import S2Report
     from ..core import LibraryCore
     from ..models import Hit, Paper
     from ..http_client import Response
@@ -298,8 +300,102 @@ class Citations:
             return CitationRecord(p.id, matched=False, method="title", score=round(best[0], 4) if best else None)
         return _record(p.id, best[1], "title", best[0])
 
+    # -- Semantic Scholar --------------------------------------------------------------------
+    def enrich_s2(
+        self,
+        ids: Sequence[str] | None = None,
+        base_url: str | None = None,
+        client: HttpClient | None = None,
+        api_key: str | None = None,
+        refresh: bool = False,
+        max_age_days: int = MAX_AGE_DAYS,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> S2Report:
+        """Look the papers `ids` (default: every paper) up in Semantic Scholar by DOI or arXiv id:
+        TL;DR, external ids, counts, and who cites them and whom they cite, each link with S2's
+        influential mark and the library paper at its other end. Stored per paper as it arrives
+        (a failure keeps what came before); papers looked up less than `max_age_days` ago are
+        skipped unless `refresh`. Raises FetchError when the service cannot be reached."""
+        import time
+
+        from .semantic_scholar import S2_DELAY, S2Client, S2Report, s2_record
+
+        start = time.monotonic()
+        client = client or HttpClient(delay=S2_DELAY)
+        before = dict(client.stats)
+        s2 = S2Client(client, base_url, api_key)
+        wanted = list(dict.fromkeys(ids)) if ids is not None else self._store.paper_ids()
+        report = S2Report()
+        if not refresh:
+            cutoff = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=max_age_days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            seen = self._store.s2.fetched_at(wanted)
+            wanted = [pid for pid in wanted if seen.get(pid, "") < cutoff]
+        everything = self._store.get_papers(self._store.paper_ids())
+        by_doi = {d: pid for pid, p in everything.items() if (d := paper_doi(p))}
+        by_arxiv = {a: pid for pid, p in everything.items() if (a := paper_arxiv(p))}
+
+        def library_of(doi: str, arxiv: str) -> str | None:
+            return by_doi.get(doi) or by_arxiv.get(arxiv) or (self._store.resolve_id(arxiv) if arxiv else None)
+
+        todo = [everything[pid] for pid in wanted if pid in everything]
+        try:
+            for n, p in enumerate(todo, 1):
+                doi, arxiv = paper_doi(p), paper_arxiv(p)
+                key = f"DOI:{doi}" if doi else f"ARXIV:{arxiv}" if arxiv else ""
+                if not key:
+                    report.no_id += 1
+                    continue
+                report.looked_up += 1
+                found = s2.paper(key)
+                if found is None:
+                    self._store.s2.save([S2Record(p.id, matched=False)])
+                    report.unmatched += 1
+                else:
+                    rec = s2_record(
+                        p.id,
+                        found,
+                        s2.links(found["paperId"], "citations"),
+                        s2.links(found["paperId"], "references"),
+                        library_of,
+                    )
+                    self._store.s2.save([rec])
+                    report.matched += 1
+                    report.influential += sum(1 for li in rec.links if li.influential and li.other_paper)
+                if progress:
+                    progress(n, len(todo))
+        finally:
+            report.seconds = time.monotonic() - start
+            report.requests = client.stats["requests"] - before.get("requests", 0)
+        return report
+
     # -- reading -----------------------------------------------------------------------------
     def paper_fields(self, paper_id: str) -> dict[str, Any]:
+        """The OpenAlex fields (`_openalex_fields`) and, after `enrich --semantic-scholar`, S2's:
+        its TL;DR and ids, and the library papers that cite it influentially, which `cited_by`
+        lists first."""
+        out = self._openalex_fields(paper_id)
+        s2 = self._store.s2.get(paper_id)
+        if s2 is None or not s2.matched:
+            return out
+        influential = [pid for pid in self._live(self._store.s2.influential_citers(paper_id)) if pid != paper_id]
+        citers = [li.other_paper for li in s2.links if li.direction == "cited_by" and li.other_paper]
+        cited_by = list(dict.fromkeys([*influential, *out.get("cited_by", []), *self._live(citers)]))
+        out.update(
+            cited_by=[pid for pid in cited_by if pid != paper_id],
+            influential_cited_by=influential,
+            semantic_scholar={
+                "paper_id": s2.s2_id,
+                "tldr": s2.tldr,
+                "tldr_model": s2.tldr_model,
+                "external_ids": s2.external_ids,
+                "citation_count": s2.citation_count,
+                "influential_citation_count": s2.influential_count,
+                "fetched_at": s2.fetched_at,
+            },
+        )
+        return out
+
+    def _openalex_fields(self, paper_id: str) -> dict[str, Any]:
         """What `show --json`, the paper page and MCP add for a paper: its OpenAlex id and counts,
         and the library papers it cites and that cite it ({} when it was never looked up)."""
         r = self._store.citations.get(paper_id)

@@ -37,6 +37,14 @@ from .sources import _client
     envvar=settings.env("openalex_mailto"),
     help="Contact address for OpenAlex's polite pool (or $PAPERATLAS_OPENALEX_MAILTO).",
 )
+@click.option(
+    "--semantic-scholar",
+    "s2",
+    is_flag=True,
+    help="Also ask Semantic Scholar (by DOI or arXiv id): TL;DR, external ids and influential citations "
+    "(an API key in $PAPERATLAS_S2_API_KEY raises the public rate).",
+)
+@click.option("--s2-base-url", metavar="URL", help="Ask this Semantic Scholar Graph API mirror or proxy instead.")
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True, help="Seconds per read.")
 @click.option("--retries", type=click.IntRange(0, 20), default=4, show_default=True, help="Retries per request.")
 @click.option("--delay", type=click.FloatRange(0, 600), default=None, help="Seconds between two requests (0.2).")
@@ -54,6 +62,8 @@ def enrich_cmd(
     max_age: int,
     base_url: str | None,
     mailto: str | None,
+    s2: bool,
+    s2_base_url: str | None,
     timeout: float,
     retries: int,
     delay: float | None,
@@ -71,6 +81,7 @@ def enrich_cmd(
         paperatlas enrich --all --mailto me@example.org
         paperatlas enrich 1706.03762 h4185992fcd6e189
         paperatlas enrich --saved --reader ada
+        paperatlas enrich --all --semantic-scholar
     """
     if sum(bool(x) for x in (ids, all_, saved)) != 1:
         raise click.UsageError("give paper IDS, or --all, or --saved (one of them)")
@@ -96,11 +107,22 @@ def enrich_cmd(
             max_age_days=max_age,
             progress=progress,
         )
+    s2_report = None
+    if s2:
+        from ..citations.semantic_scholar import S2_DELAY
+
+        s2_client = _client(timeout, retries, delay)(S2_DELAY)
+        with progress_bar("looking papers up in Semantic Scholar") as progress:
+            s2_report = lib.citations.enrich_s2(
+                wanted, base_url=s2_base_url, client=s2_client, refresh=refresh, max_age_days=max_age, progress=progress
+            )
     if as_json:
-        echo_json(report.to_dict())
+        echo_json({**report.to_dict(), **({"semantic_scholar": s2_report.to_dict()} if s2_report else {})})
     else:
         click.echo(report.summary())
-    for note in report.notes:
+        if s2_report is not None:
+            click.echo(s2_report.summary())
+    for note in report.notes + (s2_report.notes if s2_report else []):
         click.echo(f"note: {note}", err=True)
 
 

@@ -359,13 +359,19 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     cite = lib.paper_fields(p.id)
     if cite.get("openalex_id"):
         out.print(citation_line(cite), markup=False)
+    if cite.get("influential_cited_by"):
+        out.print("influential citations in this library: " + ", ".join(cite["influential_cited_by"]), markup=False)
     out.print(f"[dim]{p.id}[/dim]")
     for label, u in lib.reading_links(p.id):
         out.print(f"{label}: {u}", markup=False)
     out.print()
     tldr = str(p.extra.get("tldr") or "").strip()
+    s2_tldr = str((cite.get("semantic_scholar") or {}).get("tldr") or "").strip()
     if tldr:
         out.print(f"TL;DR: {tldr}", markup=False)
+        out.print()
+    elif s2_tldr:
+        out.print(f"TL;DR (Semantic Scholar): {s2_tldr}", markup=False)
         out.print()
     out.print(p.abstract, markup=False)
 

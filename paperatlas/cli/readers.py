@@ -223,7 +223,16 @@ def note(ctx: click.Context, paper_id: str, text: str, reader: str | None) -> No
     help="Instead of a FILE: a researcher's own works in OpenAlex (OpenAlex id A… or ORCID); the library "
     "papers they wrote or cite are liked (`paperatlas enrich` first, so the library's papers are matched).",
 )
+@click.option(
+    "--bibtex",
+    "own_bib",
+    metavar="FILE.bib",
+    type=click.Path(dir_okay=False),
+    help="Instead of a FILE: a BibTeX file of your own papers; they become your profile (stored apart "
+    "from the library's papers, embedded, read by `recommend`), whether the library has them or not.",
+)
 @click.option("--base-url", metavar="URL", help="--author: ask this OpenAlex mirror instead of api.openalex.org.")
+@click.option("--no-embed", is_flag=True, help="--author / --bibtex: store your papers, embed them later.")
 @reader_option
 @click.option(
     "--format",
@@ -240,7 +249,9 @@ def import_reader(
     ctx: click.Context,
     file: str | None,
     author: str | None,
+    own_bib: str | None,
     base_url: str | None,
+    no_embed: bool,
     reader: str | None,
     fmt: str,
     as_json: bool,
@@ -259,13 +270,23 @@ def import_reader(
         ZOTERO_API_KEY=... paperatlas import-reader zotero:users/475425 --reader alice
 
         paperatlas import-reader --author 0000-0001-6187-6610 --reader alice
+
+        paperatlas import-reader --bibtex my-own-papers.bib --reader alice
+
+    With --author (an OpenAlex author id or ORCID) or --bibtex, the researcher's own papers become
+    the reader's profile: recommendations follow them before a single paper is starred.
     """
     from ..refs.zotero_api import is_spec
 
-    if (file is None) == (author is None):
-        raise click.UsageError("give a FILE (or zotero:users/ID), or --author ID")
+    if sum(x is not None for x in (file, author, own_bib)) != 1:
+        raise click.UsageError("give one of: a FILE (or zotero:users/ID), --author ID, --bibtex FILE.bib")
     if author is not None:
-        _import_author(ctx, author, base_url, reader, as_json)
+        _import_author(ctx, author, base_url, reader, as_json, not no_embed)
+        return
+    if own_bib is not None:
+        if not Path(own_bib).is_file():
+            raise Fail(f"no file {own_bib}\nFix: give the BibTeX file of your own papers")
+        _own_report(ctx, get_library(ctx).own_papers.import_bibtex(reader, own_bib, embed=not no_embed), as_json)
         return
     assert file is not None
 
@@ -294,16 +315,40 @@ def import_reader(
         )
 
 
-def _import_author(ctx: click.Context, author: str, base_url: str | None, reader: str | None, as_json: bool) -> None:
-    """Like the library papers a researcher wrote or cites, from their works in OpenAlex."""
+def _own_report(ctx: click.Context, report: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
+    """Print what an import of a reader's own papers did; exit 4 when none was stored."""
+    if as_json:
+        echo_json({**report.to_dict(), **(extra or {})})
+    else:
+        click.echo(report.summary())
+        for line in report.skipped[:20]:
+            click.echo(f"  skipped {line}")
+        for note in report.notes:
+            click.echo(note, err=True)
+    if not (report.new or report.updated):
+        nothing_found(
+            ctx,
+            f"no paper of {report.source} could be kept as {report.reader}'s own",
+            "check the author id (openalex.org/authors/A..., or an ORCID) or the BibTeX file's entries",
+            reader=report.reader,
+        )
+
+
+def _import_author(
+    ctx: click.Context, author: str, base_url: str | None, reader: str | None, as_json: bool, embed: bool
+) -> None:
+    """A researcher's works in OpenAlex become the reader's own papers (their profile); the library
+    papers they wrote or cite are liked too."""
     lib = get_library(ctx)
+    report = lib.own_papers.import_author(reader, author, base_url=base_url, embed=embed)
     found = lib.citations.author_papers(author, base_url=base_url)
     ids = found.own + found.cited
     if ids:
         lib.readers.set_feedback(reader, ids, "like")
     if as_json:
-        echo_json({**found.to_dict(), "liked": ids})
+        echo_json({**found.to_dict(), "liked": ids, "own_papers": report.to_dict()})
     else:
+        click.echo(report.summary() + " (their profile)")
         click.echo(
             f"{found.works} works of {author} in OpenAlex: {len(found.own)} in this library, "
             f"{len(found.cited)} library papers they cite; {len(ids)} liked"
@@ -312,11 +357,14 @@ def _import_author(ctx: click.Context, author: str, base_url: str | None, reader
             click.echo(f"  liked {pid}  (their work)")
         for pid in found.cited:
             click.echo(f"  liked {pid}  (cited by {found.votes.get(pid, 0)} of their works)")
-    if not ids:
+        for note in report.notes:
+            click.echo(note, err=True)
+    if not ids and not (report.new or report.updated):
         nothing_found(
             ctx,
-            f"none of the {found.works} works of {author}, nor what they cite, is in this library",
-            "run `paperatlas enrich --all` first (it matches the library's papers to OpenAlex), then import again",
+            f"OpenAlex lists no works of {author}",
+            "check the id at openalex.org/authors (A...) or orcid.org; to match the library's papers to "
+            "OpenAlex first, run `paperatlas enrich --all`",
             reader=reader,
         )
 

@@ -84,6 +84,8 @@ def _print_profile(p: dict[str, Any], reader: str | None = None) -> None:
     out.print(
         f"[bold]{p['reader']}[/bold]: {p['likes']} likes, {p['dislikes']} not interested, {p['choices']} A/B choices"
     )
+    if p.get("own_papers"):
+        out.print(f"{p['own_papers']} of your own papers count as your first likes (import-reader --author / --bibtex)")
     if p["preferences"]:
         out.print(f"preferences: {p['preferences']}")
     for it in p["interests"]:
@@ -97,7 +99,7 @@ def _print_profile(p: dict[str, Any], reader: str | None = None) -> None:
             out.print(f"  muted: {', '.join(it['muted'])}")
         for ex in it["examples"]:
             out.print(f"  - {ex['title']} [dim]{ex['id']}[/dim]")
-    if not p["interests"]:
+    if not p["interests"] and not p.get("own_papers"):
         out.print(
             f"no interests yet: like a few papers, or `paperatlas profile add-phrase 'diffusion models'"
             f"{reader_flag(reader)}`"

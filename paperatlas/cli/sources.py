@@ -13,6 +13,7 @@ import click
 
 from ..errors import PaperatlasError
 from ..sources.base import SOURCES
+from ..sources.openalex import FOLLOW_KINDS
 from ..http_client import HttpClient
 from .common import EXIT_ERROR, Fail, echo_json, get_library, handle_errors, json_option, maybe_embed
 
@@ -69,7 +70,12 @@ def _source_options(f: Any) -> Any:
     for opt in reversed(
         [
             click.option("--all", "all_", is_flag=True, help="openreview: every submission, not only accepted papers."),
-            click.option("--since", metavar="DATE", help="arxiv: papers submitted on or after DATE (YYYY-MM-DD)."),
+            click.option(
+                "--since",
+                metavar="DATE",
+                help="arxiv: papers submitted on or after DATE (YYYY-MM-DD); openalex and "
+                "follow author|institution: works published on or after DATE.",
+            ),
             click.option("--venue", metavar="NAME", help='openalex: a venue\'s works ("CVPR", or its source id S…).'),
             click.option("--year", metavar="YEAR", help="openalex: only works published in YEAR."),
             click.option("--author", metavar="ID", help="openalex: an author's works (OpenAlex id A… or ORCID)."),
@@ -307,13 +313,22 @@ def follow_cmd(
 ) -> None:
     """Subscribe to a source: `paperatlas update` fetches it (with no arguments: list subscriptions).
 
+    `follow author NAME|OPENALEX_ID|ORCID` and `follow institution NAME|ROR` follow a person or a
+    place through OpenAlex: `update` brings their works published since --since (default: 90 days
+    before today), and digests, their Atom feed and e-mail list them first. With no NAME: list them.
+
     Example:
 
     \b
         paperatlas follow openreview ICLR.cc/2026/Conference
         paperatlas follow arxiv cs.LG
+        paperatlas follow author "Jason Priem"
+        paperatlas follow institution https://ror.org/00jmfr291
         paperatlas follow
     """
+    if source in FOLLOW_KINDS and source not in SOURCES.names():
+        _follow_entity(ctx, source, " ".join(args), base_url, since, mailto, as_json)
+        return
     if source is None:
         lib = get_library(ctx)
         rows = [
@@ -354,18 +369,59 @@ def follow_cmd(
     echo_json({"key": key, "created": created}) if as_json else click.echo(msg + "; `paperatlas update` fetches it")
 
 
+def _follow_entity(
+    ctx: click.Context,
+    kind: str,
+    query: str,
+    base_url: str | None,
+    since: str | None,
+    mailto: str | None,
+    as_json: bool,
+) -> None:
+    """`follow author|institution [NAME]`: follow one, or list those followed."""
+    if not query.strip():
+        rows = [f.to_dict() for f in get_library(ctx).sources.followed(kind)]
+        if as_json:
+            echo_json(rows)
+        elif not rows:
+            click.echo(f'not following any {kind} yet; e.g. `paperatlas follow {kind} "{EXAMPLE_FOLLOW[kind]}"`')
+        for r in rows if not as_json else []:
+            last = r["last_error"] or r["last_summary"] or "not fetched yet"
+            click.echo(f"{r['name']}\t{r['id']}\tsince {r['since']}\t{r['last_run_at'] or '-'}\t{last}")
+        return
+    lib = get_library(ctx, create=True)
+    got, created, note = lib.sources.follow_entity(kind, query, base_url, since=since, mailto=mailto)
+    if note:
+        click.echo(note, err=True)
+    if as_json:
+        echo_json({**got.to_dict(), "created": created, "resolved": note})
+        return
+    what = f"{got.name} ({got.id})" if got.name != got.id else got.id
+    msg = f"following the {kind} {what}" if created else f"already following the {kind} {what}"
+    click.echo(f"{msg}: `paperatlas update` fetches their works published since {got.to_dict()['since']}")
+
+
+EXAMPLE_FOLLOW = {"author": "Jason Priem", "institution": "University of Michigan"}
+
+
 @click.command("unfollow")
 @click.argument("source")
 @click.argument("args", nargs=-1)
 @click.pass_context
 @handle_errors
 def unfollow_cmd(ctx: click.Context, source: str, args: tuple[str, ...]) -> None:
-    """Stop following a source (the papers it brought stay in the library).
+    """Stop following a source, an author or an institution (the papers it brought stay in the library).
 
     Example:
 
         paperatlas unfollow arxiv cs.LG
+
+        paperatlas unfollow author "Jason Priem"
     """
+    if source in FOLLOW_KINDS and source not in SOURCES.names():
+        key = get_library(ctx).sources.unfollow_entity(source, " ".join(args))
+        click.echo(f"no longer following {key}")
+        return
     key = get_library(ctx).sources.unfollow(source, list(args))
     click.echo(f"no longer following {key}")
 

@@ -22,6 +22,7 @@ from . import groups as groups_mod
 from . import interests, triage
 from .base import DEFAULT_RECOMMENDER, RECOMMENDERS, Corpus, Scored, Signals, mask, rank
 from .features import TfidfCache, corpus_from_papers
+from .own import Trimmed, with_own_papers
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
@@ -60,6 +61,8 @@ class Recommend:
         # the features of one library version (TF-IDF + embeddings): built once, shared by every request
         self._corpus: tuple[Any, Corpus] | None = None
         self._corpus_lock = threading.Lock()
+        # reader id -> (the corpus and own papers it was built from, the corpus grown by those papers)
+        self._own_corpora: dict[int, tuple[Corpus, Any, Corpus]] = {}
 
     def corpus(self) -> Corpus:
         """The recommenders' view of the library, cached until papers or vectors change."""
@@ -108,12 +111,40 @@ class Recommend:
         return prof
 
     def scored_for(self, r: Reader, method: str = DEFAULT_RECOMMENDER) -> tuple[Corpus, Scored, Signals]:
-        """The corpus, the recommender's scores of every paper for `r`, and what `r` told us."""
+        """The corpus, the recommender's scores of every paper for `r`, and what `r` told us.
+
+        A reader's own papers (what they wrote, `reader_papers` contributions) count as their
+        first likes: the recommender scores a copy of the corpus grown by those papers, and the
+        scores of the library's rows come back."""
         corpus = self.corpus()
         sig = self._signals(r)
         sig.profile = self._current_profile(r, corpus, sig)
         rec = RECOMMENDERS.create(method)
-        return corpus, rec.fit(corpus, sig), sig
+        grown = self._with_own_papers(r, corpus)
+        if grown is None:
+            return corpus, rec.fit(corpus, sig), sig
+        big, own_ids = grown
+        likes = own_ids + sig.likes
+        # the stored profile stays the reader's stars (and their edits); their own papers join a copy
+        prof, _ = interests.sync(sig.profile, big, likes)
+        own_sig = Signals(likes, sig.dislikes, sig.choices, sig.preferences, prof)
+        return corpus, Trimmed(rec.fit(big, own_sig), len(corpus), big.titles[len(corpus) :]), sig
+
+    def _with_own_papers(self, r: Reader, corpus: Corpus) -> tuple[Corpus, list[str]] | None:
+        """(the corpus grown by the reader's own papers, their ids in it), or None when they have none.
+        Kept per reader until the corpus or their papers change."""
+        for reader_papers in self._lib.contributions("reader_papers"):
+            own = reader_papers(r.id)
+            if own is None or not len(own):
+                continue
+            key = (tuple(own.keys), sum(v is not None for v in own.vectors))
+            cached = self._own_corpora.get(r.id)
+            if cached is not None and cached[0] is corpus and cached[1] == key:
+                return cached[2], own.ids
+            big = with_own_papers(corpus, own)
+            self._own_corpora[r.id] = (corpus, key, big)
+            return big, own.ids
+        return None
 
     def _allowed(
         self, corpus: Corpus, venue: str | None, year: int | None, status: str | None, only: set[str] | None = None
@@ -201,6 +232,8 @@ class Recommend:
             "likes": len(sig.likes),
             "dislikes": len(sig.dislikes),
             "choices": len(sig.choices),
+            # what the reader wrote (import-reader --author / --bibtex): read as their first likes
+            "own_papers": sum(len(own) for f in self._lib.contributions("reader_papers") if (own := f(r.id))),
         }
 
     def edit_profile(
@@ -383,7 +416,8 @@ class Recommend:
             news, when = digest_news(r.name, since or "")
             if updated is not None:
                 updated.update(when)
-            hits = news + hits
+            told = {h.paper.id for h in news}  # a paper in the news is not listed again below it
+            hits = news + [h for h in hits if h.paper.id not in told]
         return digest_mod.render(
             hits,
             format,

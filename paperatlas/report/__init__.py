@@ -215,7 +215,45 @@ class Report:
             rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries, rep.hints)
         rep.titles = {p.id: p.title for p in papers}
         rep.cited = self._most_cited([p.id for p in papers])
+        rep.cited_themes = self._rising_themes(rep.themes) if rep.cited else []
+        if not rep.cited and getattr(self.lib, "citations", None) is not None:
+            rep.hints.append(
+                Note(
+                    "the most cited papers and the themes rising by citations are not in this report: "
+                    "run `paperatlas enrich --all` to add them"
+                )
+            )
         return rep
+
+    def _rising_themes(self, themes: list[dict[str, Any]], most: int = 5, least: int = 2) -> list[dict[str, Any]]:
+        """The themes whose papers gather citations fastest: citations of this year and the last per
+        paper with a count (citation velocity), so a large theme does not win by its size alone.
+        Themes with fewer than `least` counted papers are left out (one paper is not a theme's pace)."""
+        citations = getattr(self.lib, "citations", None)
+        if citations is None or not themes:
+            return []
+        ids = [pid for t in themes for pid in t.get("ids", [])]
+        counted = citations.citation_counts(ids)
+        recent = citations.rising(list(counted))
+        rows = []
+        for t in themes:
+            have = [pid for pid in t.get("ids", []) if pid in counted]
+            if len(have) < least:
+                continue
+            total = sum(recent.get(pid, 0.0) for pid in have)
+            rows.append(
+                {
+                    "topic": t["topic"],
+                    "label": t["label"],
+                    "velocity": round(total / len(have), 2),
+                    "recent": int(total),
+                    "cited_by_count": int(sum(counted[pid] for pid in have)),
+                    "papers": len(have),
+                    "fastest": sorted(have, key=lambda pid: (-recent.get(pid, 0.0), pid))[:3],
+                }
+            )
+        rows.sort(key=lambda r: (-r["velocity"], r["topic"]))
+        return [r for r in rows if r["recent"] > 0][:most]
 
     def _most_cited(self, ids: list[str], most: int = 10) -> list[dict[str, Any]]:
         """The most cited papers in scope, with their recent citations (none before `enrich`)."""

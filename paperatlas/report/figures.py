@@ -63,6 +63,9 @@ class ConferenceReport:
     # the most cited papers in scope, by OpenAlex counts (empty before `paperatlas enrich`):
     # [{"id", "cited_by_count", "recent"}], `recent` the citations of this year and the last
     cited: list[dict[str, Any]] = field(default_factory=list)
+    # the themes rising fastest by citations (after `paperatlas enrich`): [{"topic", "label", "velocity"
+    # (citations this year and last per counted paper), "recent", "cited_by_count", "papers", "fastest"}]
+    cited_themes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, ids: bool = True) -> dict[str, Any]:
         """The report as JSON. `ids=False` leaves out the id lists behind each count and the titles (a
@@ -84,11 +87,12 @@ class ConferenceReport:
             "hints": self.hints,
             "titles": self.titles,
             **({"cited": self.cited} if self.cited else {}),
+            **({"cited_themes": self.cited_themes} if self.cited_themes else {}),
         }
         return d if ids else _without_ids(d)
 
 
-_ID_KEYS = {"ids", "ids_by_year", "highlighted", "type_ids", "titles"}
+_ID_KEYS = {"ids", "ids_by_year", "highlighted", "type_ids", "titles", "fastest"}
 
 
 def _without_ids(v: Any) -> Any:

@@ -317,4 +317,15 @@ def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
             + gettext("cited {n} times, {recent} this year and last", n=c["cited_by_count"], recent=c["recent"])
             for i, c in enumerate(r["cited"], start=1)
         ]
+    if r.get("cited_themes"):
+        out += ["", f"## {gettext('Themes rising fastest by citations')}", ""]
+        out += [
+            f"{i}. {t['label']} — "
+            + gettext(
+                "{velocity} citations per paper this year and last ({papers} papers with counts)",
+                velocity=t["velocity"],
+                papers=t["papers"],
+            )
+            for i, t in enumerate(r["cited_themes"], start=1)
+        ]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import NotFound, PaperatlasError
+from ..i18n import gettext
 from ..ingest.pipeline import Records
-from ..models import IngestReport
+from ..models import Hit, IngestReport, Paper
 from ..store.sources import Follow
 from .base import FetchReport, create_source, fetch
+from .openalex import DEFAULT_BASE, FOLLOW_KINDS, mailto_default, resolve_follow
 from ..http_client import HttpClient
 
 if TYPE_CHECKING:
@@ -27,6 +29,52 @@ class UpdateResult:
     follow: Follow
     report: FetchReport | None
     error: str = ""
+
+
+# a new follow of a person or a place starts this many days before the day it is made, so the first
+# `update` brings their latest papers rather than nothing (or a whole career, or a university's century)
+FOLLOW_BACK_DAYS = 90
+NEWS_DAYS = 30  # a digest with no --since shows followed people's papers added in the last 30 days
+MAX_NEWS = 50
+
+
+@dataclass
+class Followed:
+    """A person or a place followed through OpenAlex: what `update` fetches their new works by."""
+
+    kind: str  # author | institution
+    id: str  # OpenAlex author id or ORCID; ROR URL
+    name: str
+    follow: Follow
+
+    def to_dict(self) -> dict[str, Any]:
+        f = self.follow
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "name": self.name,
+            "key": f.key,
+            "since": f.options.get("since", ""),
+            "last_run_at": f.last_run_at,
+            "last_summary": f.last_summary,
+            "last_error": f.last_error,
+        }
+
+
+def _affiliation_ids(p: Paper) -> tuple[set[str], set[str]]:
+    """(author ids and ORCIDs, institution RORs) the paper's affiliations name."""
+    people: set[str] = set()
+    places: set[str] = set()
+    for a in p.extra.get("affiliations") or []:
+        if not isinstance(a, dict):
+            continue
+        for k in ("openalex_author", "orcid"):
+            if isinstance(a.get(k), str) and a[k]:
+                people.add(a[k].upper())
+        for r in a.get("ror") or []:
+            if isinstance(r, str) and r:
+                places.add(r.lower())
+    return people, places
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
@@ -131,3 +179,92 @@ class Sources:
             self._store.sources.record_follow_run(f.key, report.summary(), "")
             results.append(UpdateResult(f, report))
         return results
+
+    # -- people and places -------------------------------------------------------------------
+    def follow_entity(
+        self,
+        kind: str,
+        query: str,
+        base_url: str | None = None,
+        since: str | None = None,
+        mailto: str | None = None,
+        client: HttpClient | None = None,
+    ) -> tuple[Followed, bool, str]:
+        """Follow an author (OpenAlex id, ORCID or name) or an institution (ROR or name): `update`
+        then fetches their works published since `since` (default FOLLOW_BACK_DAYS before today)
+        from OpenAlex, and digests list them. Returns (what is followed, whether it is new, how a
+        name was resolved)."""
+        import datetime as dt
+
+        mail = (mailto if mailto is not None else mailto_default()).strip()
+        client = client or HttpClient(delay=0.2)
+        ident, name, note = resolve_follow(client, base_url or DEFAULT_BASE, kind, query, mail)
+        start = since or (dt.date.today() - dt.timedelta(days=FOLLOW_BACK_DAYS)).isoformat()
+        for f in self._followed():
+            if f.kind == kind and f.id.upper() == ident.upper():
+                start = since or str(f.follow.options.get("since") or start)  # a re-follow keeps its start
+        opts: dict[str, Any] = {kind: ident, "since": start, "label": name}
+        if mailto:
+            opts["mailto"] = mailto
+        key, created = self.follow("openalex", [], base_url, **opts)
+        got = next(f for f in self._followed() if f.follow.key == key)
+        return got, created, note
+
+    def unfollow_entity(self, kind: str, query: str) -> str:
+        """Stop following an author or institution, named by its id or by the name it was followed
+        under (nothing is looked up). Returns the subscription's key; NotFound if none."""
+        q = " ".join(query.split()).lower()
+        for f in self._followed():
+            if f.kind == kind and q in (f.id.lower(), f.name.lower(), f.id.lower().removeprefix("https://ror.org/")):
+                self._store.sources.remove_follow(f.follow.key)
+                return f.follow.key
+        raise NotFound(
+            f"not following the {kind} {query!r}", f"`paperatlas follow {kind}` lists the {kind}s you follow"
+        )
+
+    def followed(self, kind: str | None = None) -> list[Followed]:
+        """The authors and institutions followed (of `kind`, or both)."""
+        return [f for f in self._followed() if kind is None or f.kind == kind]
+
+    def _followed(self) -> list[Followed]:
+        out = []
+        for f in self._store.sources.follows():
+            if f.source != "openalex":
+                continue
+            for kind in FOLLOW_KINDS:
+                ident = str(f.options.get(kind) or "")
+                if ident:
+                    out.append(Followed(kind, ident, str(f.options.get("label") or ident), f))
+        return out
+
+    def digest_news(self, reader: str, since: str = "") -> tuple[list[Hit], dict[str, str]]:
+        """What a digest (and its Atom feed and e-mail) shows first: papers of followed authors and
+        institutions added since `since` (default: the last NEWS_DAYS days), newest first, each with
+        who it is by. The same for every reader: follows belong to the library."""
+        import datetime as dt
+
+        followed = self._followed()
+        if not followed:
+            return [], {}
+        start = since or (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=NEWS_DAYS)).strftime("%Y-%m-%d")
+        added = self._store.papers_added_at(sorted(self._store.papers_added_since(start)))
+        people = {f.id.upper(): f.name for f in followed if f.kind == "author"}
+        places = {f.id.lower(): f.name for f in followed if f.kind == "institution"}
+        hits: list[Hit] = []
+        when: dict[str, str] = {}
+        newest = sorted(added, key=lambda pid: (added[pid], pid), reverse=True)
+        papers = self._store.get_papers(newest)
+        for pid in newest:
+            p = papers.get(pid)
+            if p is None:
+                continue
+            ids, rors = _affiliation_ids(p)
+            who = [people[i] for i in sorted(ids) if i in people] + [places[r] for r in sorted(rors) if r in places]
+            if not who:
+                continue
+            names = ", ".join(dict.fromkeys(who))
+            hits.append(Hit(p, 0.0, {"followed": len(hits) + 1}, reason=gettext("you follow {names}", names=names)))
+            when[pid] = added[pid]
+            if len(hits) >= MAX_NEWS:
+                break
+        return hits, when

@@ -54,6 +54,7 @@ _SOURCE_ID = re.compile(r"^(?:https?://openalex\.org/)?(S\d{1,12})$", re.I)
 _ORCID = re.compile(r"^(?:https?://orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$", re.I)
 _ROR = re.compile(r"^(?:https?://ror\.org/)?(0[a-z0-9]{6}\d{2})$", re.I)
 _DOI = re.compile(r"(10\.\d{4,9}/\S+)", re.I)
+_DATE = re.compile(r"^(19|20|21)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})", re.I)
 
@@ -263,9 +264,13 @@ class OpenAlexSource:
         search: str | None = None,
         mailto: str | None = None,
         page_size: int = PAGE_SIZE,
+        since: str | None = None,
+        label: str | None = None,
         **options: Any,
     ) -> None:
-        reject_options("openalex", options, "--venue, --year, --author, --institution, --search, --mailto, --base-url")
+        reject_options(
+            "openalex", options, "--venue, --year, --author, --institution, --search, --since, --mailto, --base-url"
+        )
         if len(args) == 1 and args[0].strip().isdigit() and year in (None, ""):
             # `fetch openalex --venue CVPR --years 2023-2025` hands each year over as the argument
             year, args = args[0], []
@@ -285,6 +290,8 @@ class OpenAlexSource:
         self.author_filter = self._author(author) if author else ""
         self.institution_filter = self._institution(institution) if institution else ""
         self.search = (search or "").strip()[:300]
+        self.since = self._since(since) if since else ""
+        self.label = (label or "").strip()[:200]  # who or what a follow names, as a reader wrote it
         self.mailto = (mailto if mailto is not None else mailto_default()).strip()
         self.page_size = max(1, min(int(page_size), PAGE_SIZE))
         self.base_url = (base_url or DEFAULT_BASE).rstrip("/")
@@ -308,6 +315,13 @@ class OpenAlexSource:
         if not s.isdigit() or not 1900 <= int(s) <= 2100:
             raise SourceArgsError(f"--year {year!r} is not a year", "write it as four digits, e.g. --year 2025")
         return int(s)
+
+    @staticmethod
+    def _since(value: str) -> str:
+        s = str(value).strip()
+        if not _DATE.match(s):
+            raise SourceArgsError(f"--since {value!r} is not a date", "write it as YYYY-MM-DD, e.g. --since 2025-01-01")
+        return s
 
     @staticmethod
     def _author(value: str) -> str:
@@ -370,6 +384,8 @@ class OpenAlexSource:
             filters.append(self.author_filter)
         if self.institution_filter:
             filters.append(self.institution_filter)
+        if self.since:
+            filters.append(f"from_publication_date:{self.since}")
         # a complete run starts over (counts and abstracts change); an interrupted one resumes
         cursor = "*" if state.get("complete", True) else str(state.get("cursor") or "*")
         used: set[str] = set()
@@ -405,3 +421,76 @@ class OpenAlexSource:
             if last:
                 return
             cursor = nxt  # type: ignore[assignment]
+
+
+FOLLOW_KINDS = ("author", "institution")
+
+
+def _matches_id(kind: str, value: str) -> str:
+    """The id `value` is, in the form the works filter takes ("" when it is a name)."""
+    v = value.strip()
+    if kind == "author":
+        if m := _AUTHOR_ID.match(v):
+            return m.group(1).upper()
+        if m := _ORCID.match(v):
+            return m.group(1).upper()
+        return ""
+    m = _ROR.match(v)
+    return f"https://ror.org/{m.group(1).lower()}" if m else ""
+
+
+def resolve_follow(client: HttpClient, base_url: str, kind: str, query: str, mailto: str = "") -> tuple[str, str, str]:
+    """(id, name, how it was resolved) of an author (OpenAlex id, ORCID or name) or an institution
+    (ROR or name). A name is looked up with `/authors?search=` or `/institutions?search=`: the
+    answer whose name is the one given, else the service's first (its most relevant); the note
+    names the others, so a reader can follow the right one by id. SourceArgsError when none fits."""
+    if kind not in FOLLOW_KINDS:
+        raise SourceArgsError(f"cannot follow {kind!r}", "follow an author or an institution")
+    q = " ".join(query.split())[:200]
+    if not q:
+        raise SourceArgsError(f"which {kind}?", f"give a name or an id, e.g. `paperatlas follow {kind} ...`")
+    if found := _matches_id(kind, q):
+        return found, q, ""
+    path = "authors" if kind == "author" else "institutions"
+    params: dict[str, Any] = {"search": q, "per-page": 10, **({"mailto": mailto} if mailto else {})}
+    _, data = get_parsed(client, f"{base_url.rstrip('/')}/{path}", _parse_list, f"openalex {path} {q}", params)
+
+    def usable(e: Any) -> bool:
+        if not isinstance(e, dict) or not _text(e.get("display_name")):
+            return False
+        return bool(_AUTHOR_ID.match(_text(e.get("id")))) if kind == "author" else bool(_ROR.match(_text(e.get("ror"))))
+
+    candidates = [e for e in data["results"] if usable(e)]
+    if not candidates:
+        raise SourceArgsError(
+            f"OpenAlex knows no {kind} called {q!r}",
+            "check the spelling, or give the id: an OpenAlex author id (A…) or ORCID"
+            if kind == "author"
+            else "check the spelling, or give the institution's ROR id (look it up at ror.org)",
+        )
+    wanted = q.lower()
+
+    def named(e: dict[str, Any]) -> bool:
+        names = [_text(e.get("display_name")), *[_text(n) for n in e.get("display_name_alternatives") or []]]
+        names += [_text(n) for n in e.get("display_name_acronyms") or []]
+        return any(n.lower() == wanted for n in names if n)
+
+    best = next((e for e in candidates if named(e)), candidates[0])
+    if kind == "author":
+        ident = _AUTHOR_ID.match(_text(best["id"])).group(1).upper()  # type: ignore[union-attr]
+    else:
+        ident = f"https://ror.org/{_ROR.match(_text(best['ror'])).group(1).lower()}"  # type: ignore[union-attr]
+
+    def described(e: dict[str, Any]) -> str:
+        where = e.get("last_known_institutions") or []
+        inst = _text(where[0].get("display_name")) if where and isinstance(where[0], dict) else ""
+        inst = inst or _text(e.get("country_code"))
+        works = e.get("works_count")
+        bits = [b for b in (inst, f"{works} works" if isinstance(works, int) else "") if b]
+        return _text(e.get("display_name")) + (f" ({', '.join(bits)})" if bits else "")
+
+    note = f"openalex: {kind} {q!r} resolved to {ident}: {described(best)}"
+    others = [described(e) for e in candidates if e is not best][:3]
+    if others:
+        note += f"; other matches: {'; '.join(others)} (follow one of them by its id)"
+    return ident, _text(best.get("display_name")), note

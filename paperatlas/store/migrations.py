@@ -393,4 +393,61 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "own_papers",
+        # a reader's own papers (what they wrote: OpenAlex works or BibTeX entries), apart from the
+        # library's papers so they are never listed or searched, with their vectors per model
+        """
+        CREATE TABLE own_papers (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            title TEXT NOT NULL,
+            abstract TEXT NOT NULL DEFAULT '',
+            authors TEXT NOT NULL DEFAULT '[]',
+            venue TEXT NOT NULL DEFAULT '',
+            year INTEGER,
+            keywords TEXT NOT NULL DEFAULT '[]',
+            doi TEXT NOT NULL DEFAULT '',
+            openalex_id TEXT NOT NULL DEFAULT '',
+            source TEXT NOT NULL DEFAULT '',
+            added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (reader_id, key)
+        );
+        CREATE TABLE own_vectors (
+            reader_id INTEGER NOT NULL REFERENCES readers(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            model TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (reader_id, key, model)
+        );
+        """,
+    ),
+    (
+        "semantic_scholar",
+        # each paper's Semantic Scholar record (TL;DR, external ids, counts; matched=0: looked up, not
+        # found) and its citation links with S2's influential mark; other_paper: the library paper the
+        # other end is, when one matched
+        """
+        CREATE TABLE s2_papers (
+            paper_id TEXT PRIMARY KEY,
+            s2_id TEXT NOT NULL DEFAULT '',
+            matched INTEGER NOT NULL DEFAULT 1,
+            tldr TEXT NOT NULL DEFAULT '',
+            tldr_model TEXT NOT NULL DEFAULT '',
+            external_ids TEXT NOT NULL DEFAULT '{}',
+            citation_count INTEGER,
+            influential_count INTEGER,
+            fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+        );
+        CREATE TABLE s2_links (
+            paper_id TEXT NOT NULL,
+            direction TEXT NOT NULL,
+            other_s2 TEXT NOT NULL,
+            other_paper TEXT,
+            influential INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (paper_id, direction, other_s2)
+        );
+        CREATE INDEX s2_links_other ON s2_links(other_paper);
+        """,
+    ),
 ]

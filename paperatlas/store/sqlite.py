@@ -33,6 +33,8 @@ from .migrations import MIGRATIONS
 from .personal import PersonalStore
 from .programme import ProgrammeStore
 from .citations import CitationStore
+from .own_papers import OwnPaperStore
+from .semantic_scholar import S2Store
 from .report import ReportStore
 from .sources import SourceStore
 from .topics import TopicStore
@@ -127,6 +129,8 @@ class SQLiteStore:
         self.llm = LlmStore(self)
         self.citations = CitationStore(self)
         self.fulltext = FulltextStore(self)
+        self.own_papers = OwnPaperStore(self)
+        self.s2 = S2Store(self)
 
     # -- connections ---------------------------------------------------------------
     @property

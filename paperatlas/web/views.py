@@ -469,7 +469,8 @@ def paper(request: Request) -> Response:
         related_error=related_error,
         links=links,
         institutions=paper_institutions(p.extra),
-        tldr=str(p.extra.get("tldr") or "").strip(),
+        tldr=str(p.extra.get("tldr") or "").strip()
+        or str((contributed.get("semantic_scholar") or {}).get("tldr") or ""),
         llm=paper_context(request, p),
         area=str(p.extra.get("primary_area") or "").strip(),
         starred=starred,
