@@ -90,7 +90,9 @@ def chinese_terms(path: Path = TABLE) -> dict[str, str]:
 def _singular(phrase: str) -> str:
     """'diffusion models' -> 'diffusion model' (the glossary writes terms in the singular)."""
     head, _, last = phrase.rpartition(" ")
-    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+    if len(last) > 4 and last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
         last = last[:-1]
     return f"{head} {last}".strip()
 
