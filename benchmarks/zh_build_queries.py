@@ -192,16 +192,15 @@ def main() -> None:
         "--also",
         action="append",
         default=[],
-        metavar="LABEL:NAME=VALUE",
-        help="one more candidate run with a setting's variable set (repeatable)",
+        metavar="LABEL:NAME=VALUE[,NAME=VALUE]",
+        help="one more candidate run with settings' variables set (repeatable)",
     )
     a = ap.parse_args()
     trees: list[tuple[str, Path, dict[str, str]]] = [("baseline", a.baseline.resolve(), {})] if a.baseline else []
     trees.append(("candidate", ROOT, {}))
     for also in a.also:
-        label, _, kv = also.partition(":")
-        name, _, value = kv.partition("=")
-        trees.append((label, ROOT, {name: value}))
+        label, _, kvs = also.partition(":")
+        trees.append((label, ROOT, dict(kv.split("=", 1) for kv in kvs.split(",") if kv)))
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         base = base_library(a.papers, a.n, tmp)

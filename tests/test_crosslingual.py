@@ -445,3 +445,18 @@ def test_a_chinese_query_does_not_wait_behind_the_multilingual_build(after: Libr
     assert not waited, "the query waited for the build's batch to finish"
     assert answered and answered[0]
     assert after.multilingual.status()["embedded"] == 30
+
+
+def test_a_partial_multilingual_index_waits_until_it_covers_the_library(after: Library) -> None:
+    """Half an index cannot find the other half's papers by meaning: at a quarter or half of the venue
+    papers it answered Chinese queries worse than no index at all, so until it covers the library
+    (multilingual_min_coverage) a Chinese query searches as with none, through the glossary's English."""
+    ml = after.multilingual.embedder.id
+    ids, mat = after.store.load_vectors(ml)
+    hashes = after.store.text_hashes_for_model(ml)
+    after.store.delete_vectors(ml)
+    after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if n % 2])
+    assert after.engine.route("用户模拟器") == "default"
+    assert "h4185992fcd6e189" in [h.paper.id for h in after.search("用户模拟器")[:5]]
+    after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if not n % 2])
+    assert after.engine.route("用户模拟器") == "multilingual"
