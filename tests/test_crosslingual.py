@@ -460,3 +460,27 @@ def test_a_partial_multilingual_index_waits_until_it_covers_the_library(after: L
     assert "h4185992fcd6e189" in [h.paper.id for h in after.search("用户模拟器")[:5]]
     after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if not n % 2])
     assert after.engine.route("用户模拟器") == "multilingual"
+
+
+def test_the_page_says_when_a_partial_index_is_not_searched_yet(after: Library) -> None:
+    from starlette.testclient import TestClient
+
+    from paperatlas.web.app import create_app
+
+    ml = after.multilingual.embedder.id
+    ids, mat = after.store.load_vectors(ml)
+    hashes = after.store.text_hashes_for_model(ml)
+    after.store.delete_vectors(ml)
+    after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if n % 2])
+    with TestClient(create_app(after), base_url="http://127.0.0.1") as c:
+        j = c.get("/search.json", params={"q": "用户模拟器"}).json()
+        assert j["crosslingual"]["embedded"] == 14 and not j["crosslingual"]["searched"]
+        assert "too few to search yet" in c.get("/search", params={"q": "用户模拟器", "lang": "en"}).text
+        assert "还不足以检索" in c.get("/search", params={"q": "用户模拟器", "lang": "zh"}).text
+        after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids[:-1]) if not n % 2])
+        j = c.get("/search.json", params={"q": "用户模拟器"}).json()
+        assert j["crosslingual"]["searched"] and j["crosslingual"]["embedded"] == 28
+        assert (
+            "the others match this query by keyword only"
+            in c.get("/search", params={"q": "用户模拟器", "lang": "en"}).text
+        )

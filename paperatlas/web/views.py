@@ -242,6 +242,8 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
                     file=sys.stderr,
                 )
                 st = library.multilingual.status()
+        # a partial index is searched only once it covers most papers (search/settings.py): say which
+        st["searched"] = library.engine.multilingual_index() is not None
     except PaperatlasError:
         return None
     return st
