@@ -1,6 +1,6 @@
 """Cold start from a reader's own papers, against the same reader's stars, on ACM-CR.
 
-Each of ACM-CR's 50 citing papers is a reader (paperatlas/eval/recommend.py): their in-corpus
+Each of ACM-CR's 50 citing papers is a reader (lab/paperatlas_lab/eval/recommend.py): their in-corpus
 references are their library; the same seeded half is hidden and the same 10,000-paper pool ranked
 as in `paperatlas eval recommend acm-cr`. Here the citing paper's own title and abstract stand for
 the papers its authors wrote (what `import-reader --author` / `--bibtex` brings in), and three
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from paperatlas.eval.recommend import (
+from paperatlas_lab.eval.recommend import (
     ACM_POOL_SIZE,
     ACM_SEEDS,
     _mean,

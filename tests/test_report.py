@@ -637,3 +637,41 @@ def test_bar_charts_have_a_phone_layout_that_fits_390_px() -> None:
         assert float(x) + 7.5 * len(text) <= NARROW_W, (x, text)
     assert narrow.count('href="#a"') == 1 and narrow.count('href="#b"') == 1
     assert re.search(r"@media \(max-width:600px\)\{[^}]*svg\.chart\.wide\{display:none\}", asset("report.css"))
+
+
+def test_chinese_report_reads_theme_labels_through_the_glossary(web) -> None:  # type: ignore[no-untyped-def]
+    """On the Chinese page a theme label's known phrases read in Chinese (reinforcement learning ->
+    强化学习); the English page and the API keep the labels as the topic model wrote them."""
+    from bs4 import BeautifulSoup
+
+    from paperatlas.search.glossary import chinese_label
+
+    rep = web.get("/report.json?venue=CoRL&year=2021-2025").json()
+    known = [t for t in rep["themes"] if chinese_label(t["label"]) != t["label"]]
+    assert known, [t["label"] for t in rep["themes"]]
+    zh = BeautifulSoup(web.get("/report?venue=CoRL&year=2021-2025&lang=zh").text, "html.parser")
+    en = BeautifulSoup(web.get("/report?venue=CoRL&year=2021-2025&lang=en").text, "html.parser")
+    for t in known:
+        assert chinese_label(t["label"]) in zh.select_one(f"#theme-{t['topic']} summary").text
+        assert t["label"] in en.select_one(f"#theme-{t['topic']} summary").text
+    assert any(chinese_label(t["label"]) in zh.select_one("svg").text for t in known)  # the chart's bars
+    md = web.get("/report/export?venue=CoRL&year=2021-2025&format=markdown&lang=zh").text
+    assert chinese_label(known[0]["label"]) in md
+
+
+def test_chinese_map_labels_topics_through_the_glossary(web) -> None:  # type: ignore[no-untyped-def]
+    en = web.get("/map.json?lang=en").json()["topics"]
+    zh = web.get("/map.json?lang=zh").json()["topics"]
+    assert [t["label"] for t in zh["coarse"]] != [t["label"] for t in en["coarse"]]
+    for a, b in zip(en["coarse"] + en["fine"], zh["coarse"] + zh["fine"]):
+        assert b["label_en"] == a["label"] and b["phrases_en"] == a["phrases"] and "label_en" not in a
+    assert any("强化学习" in t["label"] for t in zh["coarse"])
+
+
+def test_chinese_paper_page_without_a_model_says_how_to_get_translations(web) -> None:  # type: ignore[no-untyped-def]
+    from bs4 import BeautifulSoup
+
+    zh = BeautifulSoup(web.get("/paper/69y5fzvaAT?lang=zh").text, "html.parser")
+    hint = zh.select_one(".llm-hint")
+    assert hint is not None and "make llm" in hint.text and "机器翻译" in hint.text
+    assert web.get("/paper/69y5fzvaAT?lang=en").text.count("llm-hint") == 0

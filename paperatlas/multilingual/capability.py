@@ -27,6 +27,7 @@ class Multilingual:
         self._lib = lib
         self._store = lib.store
         self._embedder: Embedder | None = None
+        self._build_embedder: Embedder | None = None
         self._lock = threading.Lock()  # one build at a time per library (the server may start one too)
         self._claim = threading.Lock()  # two first Chinese queries at once claim one build
         self._build: dict[str, Any] = {}  # the build in progress (see status)
@@ -37,6 +38,14 @@ class Multilingual:
         if self._embedder is None:
             self._embedder = EMBEDDERS.create(MULTILINGUAL_EMBEDDER)
         return self._embedder
+
+    def build_embedder(self) -> Embedder:
+        """The build's own instance of the model: each instance runs one call at a time, so a query's
+        embedding never waits behind a batch of the build (the engine allocates its buffers per call and
+        maps the weights read-only, so a second instance costs little memory)."""
+        if self._build_embedder is None:
+            self._build_embedder = EMBEDDERS.create(MULTILINGUAL_EMBEDDER)
+        return self._build_embedder
 
     def search_embedder(self) -> Embedder:
         """The model queries in CJK script are searched with (the library's search engine asks for it)."""
@@ -81,7 +90,7 @@ class Multilingual:
             if not self.enabled:
                 self._store.set_meta("multilingual", "on")
             todo = self.todo()
-            emb = self.embedder
+            emb = self.build_embedder()
             state = self._build = {"done": 0, "total": len(todo), "started": time.monotonic()}
             try:
                 step = max(batch_size * 4, 64)

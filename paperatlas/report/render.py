@@ -1,7 +1,8 @@
 """A report as Markdown, as one self-contained HTML file, and as the HTML fragment of the web page.
 
-Headings and notes follow the language (English or Chinese); theme labels, names and titles stay as
-the papers write them. The HTML loads nothing: its charts are inline SVG, its style inline CSS.
+Headings and notes follow the language (English or Chinese); in Chinese a theme label's phrases read
+in Chinese where the glossary knows them (search/glossary.py); names and titles stay as the papers
+write them. The HTML loads nothing: its charts are inline SVG, its style inline CSS.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from markupsafe import Markup
 
 from .. import i18n
 from ..i18n import gettext
+from ..search.glossary import chinese_label
 from .charts import Bar, Series, hbars, legend, lines
 from .figures import ConferenceReport
 
@@ -27,6 +29,21 @@ TYPE_NAMES = {
     "unknown": i18n.N_("type unknown"),
 }
 TREND_LINES = 6  # themes drawn in the trend chart: the fastest rising and fading ones
+
+
+def report_dict(rep: ConferenceReport, lang: str) -> dict[str, Any]:
+    """The report's dict as a page in `lang` shows it: in Chinese, each theme's label through the
+    glossary (the English kept in label_en); nothing is sent to a model to render a report."""
+    r = rep.to_dict()
+    if lang == "zh":  # copies: the dict shares its lists with the report, which a server caches
+
+        def zh(themes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [{**t, "label_en": t["label"], "label": chinese_label(t["label"])} for t in themes]
+
+        r = {**r, "themes": zh(r["themes"])}
+        if r.get("trends"):
+            r["trends"] = {**r["trends"], "themes": zh(r["trends"]["themes"])}
+    return r
 
 
 def pct(x: float | None) -> str:
@@ -146,7 +163,7 @@ def body_html(
 ) -> Markup:
     """The report's HTML (no <html> around it): the web page and the offline file both show this.
     Offline, its script is inline; on the web it is /report/report.js (the site allows no inline script)."""
-    r = rep.to_dict()
+    r = report_dict(rep, lang)
     types_of = _types_of(r)
     theme_years: dict[int, list[tuple[str | None, list[str]]]] = {}
     for t in r["themes"]:
@@ -193,7 +210,7 @@ def render_html(rep: ConferenceReport, lang: str = "en") -> str:
 
 def render_markdown(rep: ConferenceReport, lang: str = "en") -> str:
     """The report as Markdown: the same figures as the HTML, in tables."""
-    r = rep.to_dict()
+    r = report_dict(rep, lang)
     names = {k: i18n.translate(v) for k, v in TYPE_NAMES.items()}
     out = [f"# {heading(rep)}", ""]
     types = ", ".join(f"{names[t]} {n}" for t, n in r["types"].items())

@@ -66,3 +66,52 @@ def english_terms(text: str, table: dict[str, str] | None = None) -> str:
 def latin_words(text: str) -> str:
     """What `text` holds outside its CJK runs (the acronyms and English terms typed in a Chinese query)."""
     return " ".join(CJK_RUN.sub(" ", text or "").split())
+
+
+@functools.cache
+def chinese_terms(path: Path = TABLE) -> dict[str, str]:
+    """English phrase (lower case) -> its Chinese term: the reverse of the glossary, for showing English
+    labels in Chinese. A row's English reads as the whole phrase, the phrase without its acronyms
+    ("graph neural network" of "graph neural network GNN"), each acronym and each of two spellings
+    ("over-smoothing oversmoothing"); the first row wins."""
+    out: dict[str, str] = {}
+    for zh, en in glossary(path).items():
+        words = en.split()
+        acronyms = [w for w in words if len(w) > 1 and w.isupper()]
+        plain = " ".join(w for w in words if w not in acronyms)
+        bare = [w.replace("-", "").lower() for w in words]
+        spellings = [w for w, b in zip(words, bare) if bare.count(b) > 1]
+        for phrase in (en, plain, *acronyms, *spellings):
+            if phrase:
+                out.setdefault(phrase.lower(), zh)
+    return out
+
+
+def _singular(phrase: str) -> str:
+    """'diffusion models' -> 'diffusion model' (the glossary writes terms in the singular)."""
+    head, _, last = phrase.rpartition(" ")
+    if len(last) > 4 and last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        last = last[:-1]
+    return f"{head} {last}".strip()
+
+
+def chinese_phrase(phrase: str, table: dict[str, str] | None = None) -> str | None:
+    """The glossary's Chinese for one English phrase (None when it knows none)."""
+    table = chinese_terms() if table is None else table
+    p = " ".join(phrase.lower().split())
+    return table.get(p) or table.get(_singular(p))
+
+
+def chinese_label(label: str, table: dict[str, str] | None = None) -> str:
+    """A topic label ("diffusion models, image generation, denoising") with each phrase the glossary
+    knows in Chinese (扩散模型、图像生成、去噪); phrases it does not know stay as written, so the label
+    reads the same in both languages where the glossary is silent."""
+    parts = [p.strip() for p in label.split(",")]
+    if not any(parts):
+        return label
+    said = [chinese_phrase(p, table) or p for p in parts]
+    if said == parts:
+        return label
+    return "、".join(dict.fromkeys(said))

@@ -227,8 +227,9 @@ class Indexes:
             return None
         model = emb.id
         count = self._version("vectors", model)
-        if not count:
-            return None
+        papers = self._version("data")[0]
+        if not count or count < self.settings.multilingual_min_coverage * papers:
+            return None  # too partial to search: the query goes as with no index (settings.py says why)
         version = (model, count, self._version("data"))
         ml = self._ml
         if ml is None or ml[1] != version:

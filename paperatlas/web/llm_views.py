@@ -150,6 +150,7 @@ def paper_context(request: Request, p: Paper) -> dict[str, Any]:
         "title": None,
         "abstract": None,
         "can_generate": L.llm.configured and not L.read_only,
+        "configured": L.llm.configured,
         "lang": lang,
         "not_kept": request.query_params.get("llm") == "not-kept",
     }

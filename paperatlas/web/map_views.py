@@ -14,8 +14,21 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from ..i18n import N_, gettext
+from ..search.glossary import chinese_label, chinese_phrase
 from ..topics.map import ASSETS, MAP_CSP, asset, render_map_html
-from .common import Endpoint, HTTPError, Param, json_response, language_links, lib, query, reader_name, wants_json, web
+from .common import (
+    Endpoint,
+    HTTPError,
+    Param,
+    json_response,
+    language_links,
+    lib,
+    query,
+    reader_name,
+    ui_language,
+    wants_json,
+    web,
+)
 
 NAV = [(N_("Map"), "/map")]
 
@@ -38,7 +51,19 @@ def _payload(request: Request, venue: str | None, year: int | None) -> dict[str,
     if reader is not None:
         pos = {pid: i for i, pid in enumerate(data["ids"])}
         data["saved"] = [pos[f.paper_id] for f in library.readers.feedback(reader, "like") if f.paper_id in pos]
+    if ui_language(request) == "zh":
+        data["topics"] = {level: [_in_chinese(t) for t in ts] for level, ts in data["topics"].items()}
     return data
+
+
+def _in_chinese(topic: dict[str, Any]) -> dict[str, Any]:
+    """A topic with its label and phrases in Chinese where the glossary knows them (the English kept in
+    label_en / phrases_en): nothing is sent to a model to show a map."""
+    t = dict(topic)
+    t["label_en"], t["phrases_en"] = t.get("label", ""), list(t.get("phrases") or [])
+    t["label"] = chinese_label(t["label_en"])
+    t["phrases"] = [chinese_phrase(p) or p for p in t["phrases_en"]]
+    return t
 
 
 def map_page(request: Request) -> Response:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import sys
 import threading
 import time
@@ -12,6 +13,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from .. import settings
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError, StoreUnavailable
 from ..library import SORTABLE, Library, filter_table
@@ -208,6 +210,19 @@ def _say_build_progress(every: float = 30.0) -> Any:
     return progress
 
 
+def _yield_cpu_to_queries() -> None:
+    """Lower the calling thread's CPU priority, so that on a busy machine the server's queries get the
+    cores before the background build does (Linux sets a nice value per thread; elsewhere nothing)."""
+    lower = int(settings.get("multilingual_build_niceness"))
+    if not lower or not sys.platform.startswith("linux"):  # elsewhere a thread id is no process id
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + lower))
+    except (AttributeError, OSError):  # no per-thread priority here: the build runs as it is
+        pass
+
+
 def _build_in_background(library: Library) -> threading.Thread | None:
     """Build the multilingual index in a server thread, unless a build already runs (None then); the
     build's progress shows in `library.multilingual.status()`, and on the server's stderr."""
@@ -216,6 +231,7 @@ def _build_in_background(library: Library) -> threading.Thread | None:
     progress = _say_build_progress()
 
     def work() -> None:
+        _yield_cpu_to_queries()
         try:
             library.multilingual.build(progress=progress)
         except Exception as e:  # noqa: BLE001 - the server keeps serving; say why
@@ -245,6 +261,8 @@ def _crosslingual(request: Request, q: str, mode: str) -> dict[str, Any] | None:
                     file=sys.stderr,
                 )
                 st = library.multilingual.status()
+        # a partial index is searched only once it covers most papers (search/settings.py): say which
+        st["searched"] = library.engine.multilingual_index() is not None
     except PaperatlasError:
         return None
     return st
