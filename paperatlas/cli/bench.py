@@ -540,5 +540,9 @@ from ..bench.llm import bench_llm_cmd  # noqa: E402
 
 bench.add_command(bench_llm_cmd)
 
+from ..bench.interactive import bench_interactive_cmd  # noqa: E402
+
+bench.add_command(bench_interactive_cmd)
+
 
 COMMANDS = [bench]
