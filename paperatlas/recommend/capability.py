@@ -19,9 +19,10 @@ from ..readers import ReaderArg, Readers
 from ..store.personal import Reader
 from . import digest as digest_mod
 from . import groups as groups_mod
-from . import interests, triage
+from . import interests, saved, triage
+from .saved import SavedScores
 from .base import DEFAULT_RECOMMENDER, RECOMMENDERS, Corpus, Scored, Signals, mask, rank
-from .features import TfidfCache, corpus_from_papers
+from .features import CorpusCache, TfidfCache, corpus_from_papers
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
@@ -73,11 +74,19 @@ class Recommend:
             cached = self._corpus
             if cached is not None and cached[0] == version:
                 return cached[1]
-            papers = lib.papers()
             index = lib.engine.vector_index()
             vectors = (index.ids, index.matrix) if index is not None else None
             cache = TfidfCache(lib.engine.index_folder("recommend-tfidf"))
-            corpus = corpus_from_papers(papers, vectors, lib.engine.query_vector if vectors else None, cache)
+            query = lib.engine.query_vector if vectors else None
+            stored = CorpusCache(lib.engine.index_folder("recommend-corpus"))
+            # kept across processes, so keyed by every paper's content too (data_version's
+            # timestamp has a one-second resolution)
+            generation = (*version, self._store.papers_signature())
+            corpus = stored.load(generation, vectors, query, lib.papers, cache)
+            if corpus is None:
+                corpus = corpus_from_papers(lib.papers(), vectors, query, cache)
+                stored.save(generation, corpus)
+            corpus.cache["saved"] = SavedScores(lib.engine.index_folder(saved.FOLDER))
             self._corpus = (version, corpus)
             return corpus
 
