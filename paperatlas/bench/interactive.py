@@ -294,6 +294,20 @@ OPS: list[Op] = [
     Op("openapi.json", "web", "/openapi.json"),
 ]
 
+# GET routes left out, and why (tests/test_bench_interactive.py checks that every GET route of the app
+# is either an op or here, so a new page is timed or said not to be)
+NOT_TIMED = {
+    "/signin": "a static form",
+    "/saved/export": "a download of the saved list (export is measured by its own bench)",
+    "/feeds/search/{search_id:int}.atom": "the reader has no saved search in this state",
+    "/tldr": "asks a language model",
+    "/map/assets/{name}": "a static file",
+    "/report/{name}": "a static file",
+    "/programme-sw.js": "a static file",
+    "/paper/{paper_id:path}/read": "no paper has a full text in this state",
+    "/paper/{paper_id:path}.pdf": "no paper has a full text in this state",
+}
+
 
 def _places(db: Path) -> dict[str, str]:
     """The paper, session and author the ops open: the reader's first liked paper, the first poster
