@@ -61,12 +61,23 @@ class Recommend:
         # the features of one library version (TF-IDF + embeddings): built once, shared by every request
         self._corpus: tuple[Any, Corpus] | None = None
         self._corpus_lock = threading.Lock()
+        self._vstate = threading.local()
+
+    def _version(self, emb_id: str) -> tuple[Any, ...]:
+        """(data_version, model, vector count): both counts scan a table (tens of ms at 100k papers, on
+        every request), so they are re-read only when the store's O(1) change token moved."""
+        token = self._store.change_token()
+        st = self._vstate  # per thread: each thread has its own connection and token
+        if getattr(st, "token", None) != (token, emb_id):
+            st.version = (self._store.data_version(), emb_id, self._store.vector_count(emb_id))
+            st.token = (token, emb_id)
+        return st.version  # type: ignore[no-any-return]
 
     def corpus(self) -> Corpus:
         """The recommenders' view of the library, cached until papers or vectors change."""
         lib = self._lib
         emb_id = lib.embedder.id
-        version = (self._store.data_version(), emb_id, self._store.vector_count(emb_id))
+        version = self._version(emb_id)
         cached = self._corpus
         if cached is not None and cached[0] == version:
             return cached[1]
