@@ -13,7 +13,14 @@ from paperatlas.web.app import ROUTE_MODULES
 
 
 def test_every_get_page_of_the_app_is_timed_or_said_not_to_be() -> None:
-    places = {"pid": "neurips2023/abc", "sid": "neurips-2023-poster-session-1", "author": "Jane%20Doe", "tmp": ""}
+    places = {
+        "pid": "neurips2023/abc",
+        "sid": "neurips-2023-poster-session-1",
+        "author": "Jane%20Doe",
+        "agenda_key": "k",
+        "feed_key": "k",
+        "tmp": "",
+    }
     timed = [o.target.format(**places).split("?")[0] for o in OPS if o.surface == "web"]
     missing = []
     for module in [*ROUTE_MODULES, "paperatlas.web.openapi"]:
