@@ -119,3 +119,20 @@ def test_the_classifier_is_fitted_once_per_history(db: Path, monkeypatch: pytest
         again = [h.paper.id for h in lib.recommend.for_reader("me", limit=8)]
     assert len(fits) == 2
     assert any(pid.startswith("diffusion") for pid in again)
+
+
+def test_the_command_line_says_when_it_builds_the_features(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    import paperatlas.recommend.capability as capability
+    from paperatlas.cli import cli
+
+    monkeypatch.setattr(capability, "BUILD_NOTICE", 10)  # a large library's notice, on this small one
+    runner = CliRunner()
+    first = runner.invoke(cli, ["--db", str(db), "recommend", "--json"])
+    assert first.exit_code == 0, first.output
+    assert "building the recommendation features of 45 papers" in first.stderr
+    json.loads(first.stdout)  # the answer itself stays clean JSON
+    again = runner.invoke(cli, ["--db", str(db), "recommend", "--json"])  # read back: nothing to say
+    assert again.exit_code == 0, again.output
+    assert "building" not in again.stderr

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from ..llm import Llm
 
 
+BUILD_NOTICE = 2000  # papers from which building the recommendation features takes seconds
+
+
 def library_share(scores: np.ndarray, rows: Sequence[int]) -> list[float]:
     """The score a reader sees: the share of the library that ranks below each row, in [0, 1].
 
@@ -95,7 +98,13 @@ class Recommend:
             generation = (*version, self._store.papers_signature())
             corpus = stored.load(generation, vectors, query, lib.papers, cache)
             if corpus is None:
-                corpus = corpus_from_papers(lib.papers(), vectors, query, cache)
+                papers = lib.papers()
+                if len(papers) >= BUILD_NOTICE and lib.on_wait is not None:  # seconds: say why we wait
+                    lib.on_wait(
+                        f"building the recommendation features of {len(papers):,} papers "
+                        "(once after the library changes) ..."
+                    )
+                corpus = corpus_from_papers(papers, vectors, query, cache)
                 stored.save(generation, corpus)
             corpus.cache["saved"] = SavedScores(lib.engine.index_folder(saved.FOLDER))
             self._corpus = (version, corpus)
