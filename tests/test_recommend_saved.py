@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from paperatlas import Library
+from paperatlas.recommend import saved
 from paperatlas.recommend.features import corpus_from_papers
 
 WORDS = {
@@ -75,6 +76,8 @@ def test_a_new_process_reads_the_saved_corpus_back_equal_to_a_fresh_build(db: Pa
         assert np.array_equal(c.years, fresh.years)
         assert np.allclose(c.emb, fresh.emb)
         assert (c.svm_space is None) == (fresh.svm_space is None)
+    # the features' hash read back is the hash of the features
+    assert loaded.cache["fingerprint"] == saved.fingerprint(fresh)
     # a phrase is vectorised the same by the loaded vocabulary as by the fitted one
     assert (loaded.vectorizer.transform(["graph node"]) != fresh.vectorizer.transform(["graph node"])).nnz == 0
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..models import Paper
 from .base import Corpus
+from .saved import fingerprint
 
 # arxiv-sanity-lite compute.py defaults (HEAD): 20k features, min_df 5, max_df 0.1, 1-2 grams,
 # sublinear tf, English stop words, tokens that start with a letter.
@@ -349,7 +350,7 @@ class CorpusCache:
                 bvec, bx = _cached_fit(baseline, tfidf_cache.variant("arxiv-sanity") if tfidf_cache else None)
                 return bx, bvec.get_feature_names_out()
 
-        return Corpus(
+        corpus = Corpus(
             ids=ids,
             titles=titles,
             emb=emb,
@@ -365,6 +366,9 @@ class CorpusCache:
             venues=meta["venues"],
             years=np.array(meta["years"], dtype=np.int64),
         )
+        if isinstance(meta.get("fingerprint"), str):
+            corpus.cache["fingerprint"] = meta["fingerprint"]
+        return corpus
 
     def save(self, version: Any, corpus: Corpus) -> None:
         """Write to a temporary folder, then swap it in (a reader never sees half a corpus)."""
@@ -391,6 +395,9 @@ class CorpusCache:
                 "venues": list(corpus.venues),
                 "years": [int(y) for y in (corpus.years if corpus.years is not None else [0] * len(corpus))],
                 "svm_space": corpus.svm_space is not None,
+                # the features' hash (saved.py): its inputs are fixed by the generation, so a process
+                # that loads them need not hash 100 MB again
+                "fingerprint": fingerprint(corpus),
             }
             (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
             (tmp / "key.json").write_text(json.dumps(self._key(version)), encoding="utf-8")
