@@ -128,7 +128,7 @@ def _replicate_topics(lib: Any, made: list[tuple[str, str]], seed: int = 0) -> N
     rows = st.list_topics()
     rng = np.random.default_rng(seed)
     papers = [(pid, v["coarse"], v["fine"], v["x"], v["y"], v["phrases"]) for pid, v in placed.items()]
-    grow = {}
+    grow: dict[tuple[str, int], int] = {}
     for pid, orig in made:
         v = placed.get(orig)
         if v is None:

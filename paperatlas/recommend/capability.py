@@ -74,7 +74,7 @@ class Recommend:
         if getattr(st, "token", None) != (token, emb_id):
             st.version = (self._store.data_version(), emb_id, self._store.vector_count(emb_id))
             st.token = (token, emb_id)
-        return st.version  # type: ignore[no-any-return]
+        return st.version
 
     def corpus(self) -> Corpus:
         """The recommenders' view of the library, cached until papers or vectors change."""
