@@ -88,10 +88,13 @@ class Recommend:
             cached = self._corpus
             if cached is not None and cached[0] == version:
                 return cached[1]
-            index = lib.engine.vector_index()
-            vectors = (index.ids, index.matrix) if index is not None else None
+
+            def vectors() -> tuple[list[str], np.ndarray] | None:
+                index = lib.engine.vector_index()
+                return (index.ids, index.matrix) if index is not None else None
+
             cache = TfidfCache(lib.engine.index_folder("recommend-tfidf"))
-            query = lib.engine.query_vector if vectors else None
+            query = lib.engine.query_vector if version[2] else None
             stored = CorpusCache(lib.engine.index_folder("recommend-corpus"))
             # kept across processes, so keyed by every paper's content too (data_version's
             # timestamp has a one-second resolution)
@@ -104,7 +107,7 @@ class Recommend:
                         f"building the recommendation features of {len(papers):,} papers "
                         "(once after the library changes) ..."
                     )
-                corpus = corpus_from_papers(papers, vectors, query, cache)
+                corpus = corpus_from_papers(papers, vectors(), query, cache)
                 stored.save(generation, corpus)
             corpus.cache["saved"] = SavedScores(lib.engine.index_folder(saved.FOLDER))
             self._corpus = (version, corpus)
