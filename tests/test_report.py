@@ -675,3 +675,43 @@ def test_chinese_paper_page_without_a_model_says_how_to_get_translations(web) ->
     hint = zh.select_one(".llm-hint")
     assert hint is not None and "make llm" in hint.text and "机器翻译" in hint.text
     assert web.get("/paper/69y5fzvaAT?lang=en").text.count("llm-hint") == 0
+
+
+def test_the_report_page_renders_its_body_once_per_report_and_language(corl: str, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from starlette.testclient import TestClient
+
+    from paperatlas.web import create_app, report_views
+
+    db = tmp_path / "corl.db"
+    shutil.copyfile(corl, db)
+    renders: list[str] = []
+    real = report_views.body_html
+    monkeypatch.setattr(
+        report_views, "body_html", lambda rep, lang, **kw: renders.append(lang) or real(rep, lang, **kw)
+    )
+    with Library(db, embedder="hashing") as lib, TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
+        first = c.get("/report?venue=CoRL").text
+        assert c.get("/report?venue=CoRL").text.count("<li") == first.count("<li")
+        c.get("/report?venue=CoRL&lang=zh")
+        assert renders == ["en", "zh"]
+        # the library changes: the page is the new report's, rendered again
+        extra = tmp_path / "more.jsonl"
+        extra.write_text(
+            json.dumps(
+                {
+                    "id": "corl-new",
+                    "title": "A new grasping paper",
+                    "abstract": "Robots grasp.",
+                    "venue": "CoRL",
+                    "year": 2025,
+                }
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+        lib.ingest([extra])
+        after = c.get("/report?venue=CoRL&lang=en").text
+        assert renders == ["en", "zh", "en"]
+        assert "A new grasping paper" in after and "A new grasping paper" not in first

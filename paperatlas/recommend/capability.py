@@ -19,14 +19,18 @@ from ..readers import ReaderArg, Readers
 from ..store.personal import Reader
 from . import digest as digest_mod
 from . import groups as groups_mod
-from . import interests, triage
+from . import interests, saved, triage
+from .saved import SavedScores
 from .base import DEFAULT_RECOMMENDER, RECOMMENDERS, Corpus, Scored, Signals, mask, rank
-from .features import TfidfCache, corpus_from_papers
+from .features import CorpusCache, TfidfCache, corpus_from_papers
 from .own import Trimmed, with_own_papers
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
     from ..llm import Llm
+
+
+BUILD_NOTICE = 2000  # papers from which building the recommendation features takes seconds
 
 
 def library_share(scores: np.ndarray, rows: Sequence[int]) -> list[float]:
@@ -63,12 +67,23 @@ class Recommend:
         self._corpus_lock = threading.Lock()
         # reader id -> (the corpus and own papers it was built from, the corpus grown by those papers)
         self._own_corpora: dict[int, tuple[Corpus, Any, Corpus]] = {}
+        self._vstate = threading.local()
+
+    def _version(self, emb_id: str) -> tuple[Any, ...]:
+        """(data_version, model, vector count): both counts scan a table (tens of ms at 100k papers, on
+        every request), so they are re-read only when the store's O(1) change token moved."""
+        token = self._store.change_token()
+        st = self._vstate  # per thread: each thread has its own connection and token
+        if getattr(st, "token", None) != (token, emb_id):
+            st.version = (self._store.data_version(), emb_id, self._store.vector_count(emb_id))
+            st.token = (token, emb_id)
+        return st.version
 
     def corpus(self) -> Corpus:
         """The recommenders' view of the library, cached until papers or vectors change."""
         lib = self._lib
         emb_id = lib.embedder.id
-        version = (self._store.data_version(), emb_id, self._store.vector_count(emb_id))
+        version = self._version(emb_id)
         cached = self._corpus
         if cached is not None and cached[0] == version:
             return cached[1]
@@ -76,11 +91,28 @@ class Recommend:
             cached = self._corpus
             if cached is not None and cached[0] == version:
                 return cached[1]
-            papers = lib.papers()
-            index = lib.engine.vector_index()
-            vectors = (index.ids, index.matrix) if index is not None else None
+
+            def vectors() -> tuple[list[str], np.ndarray] | None:
+                index = lib.engine.vector_index()
+                return (index.ids, index.matrix) if index is not None else None
+
             cache = TfidfCache(lib.engine.index_folder("recommend-tfidf"))
-            corpus = corpus_from_papers(papers, vectors, lib.engine.query_vector if vectors else None, cache)
+            query = lib.engine.query_vector if version[2] else None
+            stored = CorpusCache(lib.engine.index_folder("recommend-corpus"))
+            # kept across processes, so keyed by every paper's content too (data_version's
+            # timestamp has a one-second resolution)
+            generation = (*version, self._store.papers_signature())
+            corpus = stored.load(generation, vectors, query, lib.papers, cache)
+            if corpus is None:
+                papers = lib.papers()
+                if len(papers) >= BUILD_NOTICE and lib.on_wait is not None:  # seconds: say why we wait
+                    lib.on_wait(
+                        f"building the recommendation features of {len(papers):,} papers "
+                        "(once after the library changes) ..."
+                    )
+                corpus = corpus_from_papers(papers, vectors(), query, cache)
+                stored.save(generation, corpus)
+            corpus.cache["saved"] = SavedScores(lib.engine.index_folder(saved.FOLDER))
             self._corpus = (version, corpus)
             return corpus
 

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from . import interests as interests_mod
-from . import preferences, triage
+from . import preferences, saved, triage
 from ..i18n import N_, gettext
 from ..index.numpy import top_k
 from .base import RECOMMENDERS, Corpus, PriorScored, Scored, Signals, zscore
@@ -383,11 +383,9 @@ class DefaultRecommender:
         the unlabelled papers the rest of the profile already ranks high (hard negatives) and a
         random sample. arxiv-sanity uses every other paper as a negative; the far ones are never
         support vectors, so sampling keeps its quality (better, on the ACM-CR tuning readers)
-        at a fraction of the cost."""
-        from sklearn import svm
-
+        at a fraction of the cost. Its scores are saved (saved.py): the same history on the same
+        library reads them back instead of refitting."""
         w, n = self.w, len(corpus)
-        feats = _svm_features(corpus)
         taken = np.zeros(n, dtype=bool)
         taken[pos] = True
         s = prelim.astype(np.float64, copy=True)
@@ -401,9 +399,19 @@ class DefaultRecommender:
         rows = np.concatenate([pos, neg])
         y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
         sw = np.where(np.isin(neg, dis), w.dislike_weight, 1.0)
+        disk = saved.saved_scores(corpus)
+        k = saved.key(corpus, "learned: LinearSVC balanced", rows, sw, len(pos), w.svm_c)
+        out = disk.get(k, n)
+        if out is not None:
+            return out
+        from sklearn import svm
+
+        feats = _svm_features(corpus)
         clf = svm.LinearSVC(class_weight="balanced", C=w.svm_c, max_iter=10000, tol=1e-4)
         clf.fit(feats[rows], y, sample_weight=np.r_[np.ones(len(pos)), sw])
-        return zscore(clf.decision_function(feats).astype(np.float32))
+        out = zscore(clf.decision_function(feats).astype(np.float32))
+        disk.put(k, out)
+        return out
 
     @staticmethod
     def _phrase_sims(corpus: Corpus, phrase: str) -> np.ndarray:

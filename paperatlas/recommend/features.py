@@ -20,6 +20,7 @@ import numpy as np
 
 from ..models import Paper
 from .base import Corpus
+from .saved import fingerprint
 
 # arxiv-sanity-lite compute.py defaults (HEAD): 20k features, min_df 5, max_df 0.1, 1-2 grams,
 # sublinear tf, English stop words, tokens that start with a letter.
@@ -79,6 +80,35 @@ def _fit_tfidf(texts: list[str], n: int) -> tuple[Any, Any]:
         return vec, vec.fit_transform(texts + ["paper"]).astype(np.float32).tocsr()[:n]
 
 
+class FittedVectorizer:
+    """A fitted TF-IDF vectoriser as the cache holds it: vocabulary and weights at once, the
+    scikit-learn object (whose import alone takes about a second) only when a text must be
+    transformed. A command that reads stored features and never vectorises a phrase skips it."""
+
+    def __init__(self, params: dict[str, Any], vocab: list[str], idf: np.ndarray) -> None:
+        self.params = params
+        self.vocabulary_ = {t: i for i, t in enumerate(vocab)}
+        self.idf_ = idf
+        self._names = np.array(vocab, dtype=object)
+        self._fitted: Any = None
+
+    def get_feature_names_out(self) -> np.ndarray:
+        return self._names
+
+    def get_params(self) -> dict[str, Any]:
+        return {**TFIDF_OPTIONS, **self.params}
+
+    def transform(self, docs: Sequence[str]) -> Any:
+        if self._fitted is None:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            vec = TfidfVectorizer(**self.get_params())
+            vec.vocabulary_ = self.vocabulary_
+            vec.idf_ = self.idf_
+            self._fitted = vec
+        return self._fitted.transform(docs)
+
+
 class TfidfCache:
     """The fitted TF-IDF matrix and vocabulary of one library version, in plain files (npz,
     npy, JSON: nothing that unpickles) beside the library. Fitting takes ~5 s at 8k papers;
@@ -117,12 +147,7 @@ class TfidfCache:
             return None
         if x.shape != (n, len(vocab)) or len(idf) != len(vocab):
             return None
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        vec = TfidfVectorizer(**{**TFIDF_OPTIONS, **params})
-        vec.vocabulary_ = {t: i for i, t in enumerate(vocab)}
-        vec.idf_ = idf
-        return vec, x
+        return FittedVectorizer(params, vocab, idf), x
 
     def save(self, texts: Sequence[str], vec: Any, x: Any) -> None:
         """Write to a temporary folder, then swap it in (a reader never sees half a cache)."""
@@ -232,15 +257,7 @@ def corpus_from_papers(
 ) -> Corpus:
     """A Corpus over these papers; `vectors` = (ids, matrix) of whatever embeddings exist."""
     ids = [p.id for p in papers]
-    emb = None
-    if vectors is not None and len(vectors[0]):
-        vid, mat = vectors
-        row = {pid: i for i, pid in enumerate(vid)}
-        emb = np.zeros((len(ids), mat.shape[1]), dtype=np.float32)
-        for i, pid in enumerate(ids):
-            j = row.get(pid)
-            if j is not None:
-                emb[i] = mat[j]
+    emb = _aligned(ids, vectors)
     corpus = build_corpus(
         ids,
         [p.title if not p.title_derived else "" for p in papers],
@@ -256,3 +273,153 @@ def corpus_from_papers(
     )
     corpus.titles = [p.title for p in papers]  # derived titles are shown, just not vectorised twice
     return corpus
+
+
+def _aligned(ids: Sequence[str], vectors: tuple[list[str], np.ndarray] | None) -> np.ndarray | None:
+    """The embedding of each id, in `ids` order (zero rows where a paper has none)."""
+    if vectors is None or not len(vectors[0]):
+        return None
+    vid, mat = vectors
+    if list(vid) == list(ids):  # the usual case (both in the store's order): no per-paper lookups
+        return np.array(mat, dtype=np.float32)
+    row = {pid: i for i, pid in enumerate(vid)}
+    have = [(i, row[pid]) for i, pid in enumerate(ids) if pid in row]
+    emb = np.zeros((len(ids), mat.shape[1]), dtype=np.float32)
+    if have:
+        dst, src = (np.array(x, dtype=np.int64) for x in zip(*have))
+        emb[dst] = mat[src]
+    return emb
+
+
+class CorpusCache:
+    """The whole corpus of one library generation (the store's data version, the embedding model and
+    its vector count) in plain files beside the library: the TF-IDF matrix, the vocabulary and what
+    the recommenders read of each paper. A new process (a CLI call, a server worker) then loads the
+    corpus without reading every paper back from the store (1 s at 8k papers, 10 s at 100k) or
+    hashing their texts; any change of papers or vectors is a new generation, so it is never stale.
+    The centred embeddings are saved too (their model and count are part of the generation, and a
+    paper's vector changes only with its text)."""
+
+    FORMAT = 2
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def _key(self, version: Any) -> dict[str, Any]:
+        return {"format": self.FORMAT, "version": repr(version), "options": repr(sorted(TFIDF_OPTIONS.items()))}
+
+    def load(
+        self,
+        version: Any,
+        vectors: Callable[[], tuple[list[str], np.ndarray] | None],
+        embed_query: Callable[[str], np.ndarray] | None,
+        papers: Callable[[], Sequence[Paper]],
+        tfidf_cache: TfidfCache | None = None,
+    ) -> Corpus | None:
+        """The saved corpus of `version`, or None. `vectors` is called only when the centred
+        embeddings were not saved with it; `papers` only if `svm` asks for arxiv-sanity's own text
+        space (fitted from the papers' texts then, as build_corpus does)."""
+        f = self.folder
+        if f is None:
+            return None
+        try:
+            if json.loads((f / "key.json").read_text(encoding="utf-8")) != self._key(version):
+                return None
+            import scipy.sparse as sp
+
+            meta = json.loads((f / "meta.json").read_text(encoding="utf-8"))
+            x = sp.load_npz(f / "tfidf.npz").astype(np.float32).tocsr()
+            vocab = json.loads((f / "vocab.json").read_text(encoding="utf-8"))
+            idf = np.load(f / "idf.npy", allow_pickle=False)
+            label_mask = np.load(f / "label_mask.npy", allow_pickle=False)
+            prior = np.load(f / "prior.npy", allow_pickle=False)
+            params = json.loads((f / "params.json").read_text(encoding="utf-8"))
+            ids, titles = meta["ids"], meta["titles"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        n = len(ids)
+        if x.shape != (n, len(vocab)) or len(idf) != len(vocab) or len(label_mask) != len(vocab) or len(prior) != n:
+            return None
+        vec = FittedVectorizer(params, vocab, idf)
+        emb: np.ndarray | None = None
+        emb_mean: np.ndarray | None = None
+        try:  # the centred embeddings of this generation, as saved: no alignment, no centring
+            emb = np.load(f / "emb.npy", allow_pickle=False)
+            emb_mean = np.load(f / "emb_mean.npy", allow_pickle=False)
+            if emb.shape[0] != n or emb_mean.shape != (emb.shape[1],):
+                emb = emb_mean = None
+        except (OSError, ValueError):
+            emb = emb_mean = None
+        if emb is None:
+            emb = _aligned(ids, vectors())
+            if emb is not None:
+                emb, emb_mean = center(emb)
+        svm_space = None
+        if meta.get("svm_space"):
+
+            def svm_space() -> tuple[Any, np.ndarray]:
+                by_id = {p.id: p for p in papers()}
+                ps = [by_id[i] for i in ids]
+                baseline = [tfidf_text(p.title if not p.title_derived else "", p.abstract, p.authors) for p in ps]
+                bvec, bx = _cached_fit(baseline, tfidf_cache.variant("arxiv-sanity") if tfidf_cache else None)
+                return bx, bvec.get_feature_names_out()
+
+        corpus = Corpus(
+            ids=ids,
+            titles=titles,
+            emb=emb,
+            tfidf=x,
+            vocab=vec.get_feature_names_out(),
+            label_mask=label_mask,
+            vectorizer=vec,
+            prior=prior,
+            keywords=meta["keywords"],
+            embed_query=embed_query,
+            emb_mean=emb_mean,
+            svm_space=svm_space,
+            venues=meta["venues"],
+            years=np.array(meta["years"], dtype=np.int64),
+        )
+        if isinstance(meta.get("fingerprint"), str):
+            corpus.cache["fingerprint"] = meta["fingerprint"]
+        return corpus
+
+    def save(self, version: Any, corpus: Corpus) -> None:
+        """Write to a temporary folder, then swap it in (a reader never sees half a corpus)."""
+        if self.folder is None:
+            return
+        import scipy.sparse as sp
+
+        vec = corpus.vectorizer
+        tmp = self.folder.with_name(f"{self.folder.name}.tmp{os.getpid()}")
+        try:
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            # uncompressed: decompressing took half the load at 100k papers
+            sp.save_npz(tmp / "tfidf.npz", corpus.tfidf, compressed=False)
+            (tmp / "vocab.json").write_text(json.dumps([str(t) for t in corpus.vocab]), encoding="utf-8")
+            if corpus.emb is not None and corpus.emb_mean is not None:
+                np.save(tmp / "emb.npy", np.asarray(corpus.emb, dtype=np.float32))
+                np.save(tmp / "emb_mean.npy", np.asarray(corpus.emb_mean, dtype=np.float32))
+            np.save(tmp / "idf.npy", np.asarray(vec.idf_))
+            np.save(tmp / "label_mask.npy", np.asarray(corpus.label_mask, dtype=bool))
+            np.save(tmp / "prior.npy", np.asarray(corpus.prior, dtype=np.float32))
+            params = {k: vec.get_params()[k] for k in ("stop_words", "min_df", "max_df")}
+            (tmp / "params.json").write_text(json.dumps(params), encoding="utf-8")
+            meta = {
+                "ids": corpus.ids,
+                "titles": corpus.titles,
+                "keywords": [list(k) for k in corpus.keywords],
+                "venues": list(corpus.venues),
+                "years": [int(y) for y in (corpus.years if corpus.years is not None else [0] * len(corpus))],
+                "svm_space": corpus.svm_space is not None,
+                # the features' hash (saved.py): its inputs are fixed by the generation, so a process
+                # that loads them need not hash 100 MB again
+                "fingerprint": fingerprint(corpus),
+            }
+            (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+            (tmp / "key.json").write_text(json.dumps(self._key(version)), encoding="utf-8")
+            shutil.rmtree(self.folder, ignore_errors=True)
+            os.replace(tmp, self.folder)
+        except OSError:  # a read-only folder: the next process builds the corpus again
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -579,6 +579,14 @@ class SQLiteStore:
         n, ts = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM papers").fetchone()
         return n, ts
 
+    def papers_signature(self) -> str:
+        """A hash of every paper's id and content hash: unlike data_version (whose timestamp has a
+        one-second resolution) it changes with any edit of a paper, for caches kept across processes."""
+        h = hashlib.sha1()
+        for pid, chash in self.conn.execute("SELECT id, content_hash FROM papers ORDER BY id"):
+            h.update(f"{pid}\x00{chash}\x00".encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
     # -- FTS5 --------------------------------------------------------------------------
     def fts_search(
         self, match: str, limit: int, weights: tuple[float, ...] = (3.0, 1.0, 0.5, 1.0)

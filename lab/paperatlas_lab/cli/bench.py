@@ -542,3 +542,7 @@ def bench_walk_cmd(db_path: str | None, site: str | None, sessions: int, readers
 from ..bench.llm import bench_llm_cmd  # noqa: E402
 
 bench.add_command(bench_llm_cmd)
+
+from ..bench.interactive import bench_interactive_cmd  # noqa: E402
+
+bench.add_command(bench_interactive_cmd)
