@@ -91,14 +91,14 @@ def _body(request: Request, rep: ConferenceReport, lang: str) -> str:
     """The report's body, rendered once per built report and language: it names every paper in scope
     (24 MB of HTML at 100k papers, seconds to render) and holds nothing of the request or the reader."""
     w = web(request)
-    held = w.cache.get("report_bodies")
+    held: tuple[ConferenceReport, dict[tuple[str, str], str]] | None = w.cache.get("report_bodies")
     if not held or held[0] is not rep:  # a rebuilt report (the papers or topics changed): render anew
         held = (rep, {})
         w.cache["report_bodies"] = held
-    key = (lang, w.asset_version)
+    key = (lang, str(w.asset_version))
     if key not in held[1]:
         held[1][key] = body_html(rep, lang, paper_href=paper_url, author_href=author_url, v=w.asset_version)
-    return held[1][key]  # type: ignore[no-any-return]
+    return held[1][key]
 
 
 def report_page(request: Request) -> Response:
