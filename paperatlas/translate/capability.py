@@ -251,6 +251,7 @@ class Translator:
         missing = [t for t in found if t not in known]
         if missing and generate and not self.lib.read_only:
             client = self.llm.client()
+            _permit()
             messages = [
                 {"role": "system", "content": "You are a professional translator of machine-learning research."},
                 {
@@ -374,6 +375,7 @@ class Translator:
         started = time.monotonic()
         text, lost = "", ["nothing"]
         for attempt in range(2):
+            _permit()
             c = client.chat(messages, max_tokens=max_tokens, temperature=0.0 if attempt == 0 else 0.2)
             reply = c.text.strip()
             if len(reply) > 4 * len(chunk) + 200:  # a model that runs on is not translating
@@ -397,6 +399,16 @@ class Translator:
         if lost or self.lib.read_only:
             return None, (f"kept in the original: the model's translation lost {'; '.join(lost[:4])}" if lost else "")
         return self.store.llm.put_generated(subject, TASK, lang, client.model(), PROMPT_VERSION, h, text), ""
+
+
+def _permit() -> None:
+    """Ask the surface's spend guard, when one is set, before a request goes to the model: a web page
+    that translates spends the owner's model like POST /ask does (same site, a reader, the budget)."""
+    from ..llm.capability import SPEND
+
+    permit = SPEND.get()
+    if permit is not None:
+        permit(TASK)
 
 
 def _glossary_json(text: str) -> dict[str, str]:
