@@ -55,10 +55,12 @@ def ask_all(lib: Library, qs: list[dict[str, Any]], limit: int, label: str) -> l
                 "retrieved": [x["id"] for x in a.retrieved],
                 "not_found": a.not_found,
                 "source_chars": sum(len(p["text"]) for p in a.passages),
+                "cached": a.cached,
                 "error": "",
             }
         except Exception as e:  # noqa: BLE001 - a failed answer is a figure too
-            row = {"answer": "", "cited": [], "retrieved": [], "not_found": False, "source_chars": 0, "error": str(e)}
+            row = {"answer": "", "cited": [], "retrieved": [], "not_found": False, "source_chars": 0}
+            row.update(cached=False, error=str(e))
         row.update(q=q["q"], answers=q["answers"], split=q["split"], s=round(time.monotonic() - t, 1))
         if q.get("fact"):
             row["fact"] = q["fact"] in row["answer"]
@@ -77,7 +79,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
         f"{sum(r['not_found'] for r in ans)}/{len(ans)} answerable, {sum(r['not_found'] for r in una)}/{len(una)} "
         f"unanswerable; sources {statistics.median(r['source_chars'] for r in rows):.0f} chars, "
         f"{statistics.median(r['s'] for r in rows):.1f} s/question (median); errors "
-        f"{sum(bool(r['error']) for r in rows)}"
+        f"{sum(bool(r['error']) for r in rows)}, cached {sum(r['cached'] for r in rows)}"
     )
 
 
@@ -99,6 +101,7 @@ def main() -> None:
         with Library(db) as lib:
             lib.llm.configure(args.llm_url)
             model = lib.llm.client().model()
+            lib.llm.configure(args.llm_url, model)  # named: no other model's stored answer is taken
             print(f"model {model}: sized budget {capability.passage_budget(model, args.limit)}", file=sys.stderr)
             for label, budget in (("sized", sized["small"]), ("unsized", sized["large"])):
                 capability.ASK_PASSAGES["small"] = budget  # the model is small: this is what it gets

@@ -79,23 +79,27 @@ def evidence_pages(lib: Library, paper: str, ev: str) -> set[int]:
     }
 
 
-def answers(lib: Library, url: str, qs: list[dict[str, Any]], pages: list[set[int]]) -> list[dict[str, Any]]:
-    lib.llm.configure(url)
+def answers(
+    lib: Library, url: str, model: str, qs: list[dict[str, Any]], pages: list[set[int]]
+) -> list[dict[str, Any]]:
+    # the model named: a stored answer of another model to the same sources is never taken for its own
+    lib.llm.configure(url, model)
     out = []
     for q, pg in zip(qs, pages):
         t = time.monotonic()
         try:
             a = lib.llm.ask(q["q"], 2)
-            text, cited, nf, err = a.answer, a.cited, a.not_found, ""
+            text, cited, nf, err, cached = a.answer, a.cited, a.not_found, "", a.cached
         except Exception as e:  # noqa: BLE001 - a failed answer is a figure too
-            text, cited, nf, err = "", [], False, str(e)[:200]
+            text, cited, nf, err, cached = "", [], False, str(e)[:200], False
         cites = {(m.group(1), int(m.group(2))) for m in _CITE.finditer(text)}
         out.append(
             {
-                "paper": cited and q["paper"] in cited,
+                "paper": q["paper"] in cited,
                 "page": any(pid == q["paper"] and p in pg for pid, p in cites),
                 "fact": bool(re.search(q["answer"], text, re.IGNORECASE)),
                 "not_found": nf,
+                "cached": cached,
                 "s": time.monotonic() - t,
                 "text": text,
                 "error": err,
@@ -178,7 +182,7 @@ def main() -> None:
                 model = lib.llm.client().model()
                 for name, which in (("body", lib), ("abstract", bare)):
                     print(f"  {model} ({label}), {name}:", file=sys.stderr, flush=True)
-                    results[f"{model}|{name}"] = answers(which, url, qs, pages)
+                    results[f"{model}|{name}"] = answers(which, url, model, qs, pages)
         finally:
             if fixture is not None:
                 fixture.terminate()
@@ -194,6 +198,7 @@ def main() -> None:
                     f"{'':<51}{model:<28} {name:<9} {sum(r['paper'] for r in res):>4}/{n} "
                     f"{sum(r['page'] for r in res):>3}/{n} {sum(r['fact'] for r in res):>3}/{n} "
                     f"{sum(r['not_found'] for r in res):>8}/{n} {statistics.median(r['s'] for r in res):>11.1f}"
+                    f"{'' if not any(r['cached'] or r['error'] for r in res) else ' (cached or failed: see --out)'}"
                 )
         if args.out:
             Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1))

@@ -52,7 +52,7 @@ def main() -> None:
             def counted(messages: Any, max_tokens: int, **kw: Any) -> Any:
                 c = chat(messages, max_tokens, **kw)
                 sent = messages[-1]["content"] if messages else ""
-                head, _, body = sent.partition("Reply with the translation only.\n\n")
+                head, _, body = messages[1]["content"].partition("Reply with the translation only.\n\n")
                 kind = "glossary" if not body else ("heading" if "(a section heading)" in head else "passage")
                 calls.append(
                     {

@@ -386,7 +386,7 @@ class Translator:
                 result = protect.check(chunk, text, terms)
                 lost = [f"placeholder {{v{n}}}" for n in missing] + result.lost
                 if lang == "zh" and not is_chinese(text):
-                    lost.insert(0, "the reply is not in Chinese")
+                    lost.insert(0, NOT_CHINESE)
             if not lost:
                 break
             messages = [
@@ -397,8 +397,20 @@ class Translator:
         seconds = time.monotonic() - started
         self.llm._record_time(client.model(), TASK, seconds)
         if lost or self.lib.read_only:
-            return None, (f"kept in the original: the model's translation lost {'; '.join(lost[:4])}" if lost else "")
+            return None, (_lost_note(lost) if lost else "")
         return self.store.llm.put_generated(subject, TASK, lang, client.model(), PROMPT_VERSION, h, text), ""
+
+
+NOT_CHINESE = "the reply is not in Chinese"
+
+
+def _lost_note(lost: Sequence[str]) -> str:
+    """Why a passage was kept in the original: the reply was not Chinese, and/or what it lost."""
+    spans = [x for x in lost if x != NOT_CHINESE][:4]
+    why = ["the model's reply was not in Chinese"] if NOT_CHINESE in lost else []
+    if spans:
+        why.append(f"the model's translation lost {'; '.join(spans)}")
+    return "kept in the original: " + ", and ".join(why)
 
 
 def _permit() -> None:
