@@ -32,7 +32,10 @@ GLOSSARY_TASK = "translate_glossary"
 CHUNK_CHARS = 1800  # a 1.5B model translates ~1,800 characters whole; more and it starts to summarise
 # tokens: a Chinese rendering of English prose is about as many tokens as its source, plus room
 TOKENS_PER_CHAR = 0.45
-DEFAULT_SECONDS_PER_CHUNK = 90.0  # a 1.5B model on 2 CPU cores, before anything is measured
+# a 1.5B model on 2 CPU cores, before anything is measured: Qwen2.5-Coder-1.5B took 8-17 s for passages
+# of 500-1,350 characters and 17 s for a paper's glossary (docs/translate.md); a full passage and its
+# occasional second try round that up
+DEFAULT_SECONDS_PER_CHUNK = 30.0
 LANG_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 
 
@@ -224,7 +227,7 @@ class Translator:
         n, total = timing.get(model, {}).get(TASK, [0, 0.0])
         if n:
             return total / n, f"mean of {n} section requests to {model}"
-        return DEFAULT_SECONDS_PER_CHUNK, "a 1.5B model on 2 CPU cores (nothing measured yet)"
+        return DEFAULT_SECONDS_PER_CHUNK, "a 1.5B model on 2 CPU cores (nothing measured here yet)"
 
     # -- the glossary -----------------------------------------------------------------------------
     def glossary(
