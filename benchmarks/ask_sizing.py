@@ -8,7 +8,7 @@ A small model (under 4B parameters by its name) is given at most 3 abstracts of 
 characters (`--limit`, 5 by default). Both are asked here of the same library (a copy of `--db`; the
 shared 8,088-paper NeurIPS 2023 / ICLR 2024 / ICML 2024 library holds every paper the questions name)
 and the same model: the held-out questions of benchmarks/llm/ask_questions.jsonl (`--split`), and the
-case of issue 47 §3 — with `--limit 2` a diffusion-sampling question was answered "Not in these
+case a newcomer met in the first hour — with `--limit 2` a diffusion-sampling question was answered "Not in these
 papers." although the second abstract says "we improve sampling speed by 2-4x" (at character 1,099 of
 a 1,350-character abstract: past both budgets).
 
@@ -33,11 +33,11 @@ from paperatlas.llm import capability
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "benchmarks" / "llm" / "ask_questions.jsonl"
-# the issue's case: ParaDiGMS (neurips2023/bpzwUfX1UP) comes second in the shared library
+# the first-hour case: ParaDiGMS (neurips2023/bpzwUfX1UP) comes second in the shared library
 CASE = {
     "q": "How can sampling from diffusion models be sped up?",
     "answers": ["neurips2023/bpzwUfX1UP"],
-    "split": "issue 47",
+    "split": "first hour",
     "limit": 2,
     "fact": "2-4x",
 }
@@ -107,14 +107,14 @@ def main() -> None:
                 capability.ASK_PASSAGES["small"] = budget  # the model is small: this is what it gets
                 results[label] = ask_all(lib, qs, args.limit, label)
             capability.ASK_PASSAGES.update(sized)
-    print(f"ask with {model}, {len(qs)} questions ({args.split} split and the issue's case), --limit {args.limit}:")
+    print(f"ask with {model}, {len(qs)} questions ({args.split} split and the first-hour case), --limit {args.limit}:")
     for label, rows in results.items():
         budget = sized["small" if label == "sized" else "large"]
         print(f"  {label:<8} (at most {budget[0]} sources of {budget[1]} chars): {summary(rows)}")
     for label, rows in results.items():
         case = rows[-1]
         print(
-            f"  the issue's case, {label}: retrieved {case['retrieved']}, cited {case['cited']}, "
+            f"  the first-hour case, {label}: retrieved {case['retrieved']}, cited {case['cited']}, "
             f"not found {case['not_found']}, states '2-4x' {case.get('fact')}: {case['answer'][:300]!r}"
         )
     if args.out:
