@@ -346,16 +346,22 @@ class Llm:
         """Problem, method, result and limits, from the abstract (None: not stored and `generate` False)."""
         lang = self._lang(lang)
         p = self._paper(paper_id)
-        h = text_hash(p.text)
+        passages = self._faq_passages(p)
+        # with a body the text is keyed by the passages too; one made from the abstract alone (before the
+        # PDF was read) is still shown until a new one is made
+        h = text_hash("\x00".join([p.text, *passages])) if passages else text_hash(p.text)
         if not generate or not self.configured:
             row = self._cached(p.id, "faq", lang, h)
+            if row is None and passages:
+                row = self._cached(p.id, "faq", lang, text_hash(p.text))
             if row is None and not generate:
                 return None
             cached = True
             if row is None:
                 raise no_endpoint()
         else:
-            row, cached = self._generate(p.id, "faq", lang, h, prompts.faq(p.title, clean(p.abstract), lang))
+            messages = prompts.faq(p.title, clean(p.abstract), lang, passages)
+            row, cached = self._generate(p.id, "faq", lang, h, messages)
         return Faq(
             p.id,
             row.get("lang") or lang,
@@ -367,6 +373,23 @@ class Llm:
             cached,
             note=row.get("note") or "",
         )
+
+    def _faq_passages(self, p: Paper) -> list[str]:
+        """The best passage of the paper's body for each FAQ question (none without a body), trimmed
+        to the model's budget: a small model's context holds the abstract and four short passages."""
+        _, chars = passage_budget(self._model_for_budget(), 1)
+        found: dict[int, Any] = {}
+        for q in prompts.FAQ_BODY_QUERIES:
+            for f in self.lib.contributions("passages"):
+                for x in f(q, [p.id], 1, 1):
+                    found.setdefault(x.n, x)
+        return [
+            f"p.{x.page}"
+            + (f", {x.section}" if x.section else "")
+            + ": "
+            + _trim(reply.strip_reference_marks(x.text), chars)
+            for x in found.values()
+        ]
 
     # -- translation -----------------------------------------------------------------------
     def translate(

@@ -49,19 +49,32 @@ def tldr(title: str, abstract: str, lang: str) -> list[dict[str, str]]:
     ]
 
 
-def faq(title: str, abstract: str, lang: str) -> list[dict[str, str]]:
+# what the body of a paper is searched for, per FAQ question (its best passage joins the abstract)
+FAQ_BODY_QUERIES = (
+    "problem challenge motivation we address",
+    "method approach we propose model architecture",
+    "results experiments outperforms accuracy improvement",
+    "limitations future work fails",
+)
+
+
+def faq(title: str, abstract: str, lang: str, passages: list[str] | None = None) -> list[dict[str, str]]:
+    """`passages`: the best passages of the paper's body ("p.N, section: text"), when it has one."""
     qs = {
         "en": ["What problem does it address?", "What is the method?", "What are the results?", "What are the limits?"],
         "zh": ["解决了什么问题？", "用了什么方法？", "取得了什么结果？", "有哪些局限？"],
     }[lang]
     lines = "\n".join(f"Q: {q}\nA: ..." for q in qs)
+    body = "".join(f"\n[{x}]" for x in passages or [])
+    source = "the abstract and these passages of the paper" if body else "the abstract"
     return [
         {"role": "system", "content": SYSTEM},
         {
             "role": "user",
-            "content": f"Title: {title}\nAbstract: {abstract}\n\n"
-            f"Answer these four questions about the paper in {LANG_NAMES[lang]}, one or two sentences each, "
-            "only from the abstract (say so when the abstract does not tell). Keep this format:\n" + lines,
+            "content": f"Title: {title}\nAbstract: {abstract}\n"
+            + (f"\nPassages of the paper:{body}\n" if body else "")
+            + f"\nAnswer these four questions about the paper in {LANG_NAMES[lang]}, one or two sentences each, "
+            f"only from {source} (say so when they do not tell). Keep this format:\n" + lines,
         },
     ]
 

@@ -32,7 +32,10 @@ GLOSSARY_TASK = "translate_glossary"
 CHUNK_CHARS = 1800  # a 1.5B model translates ~1,800 characters whole; more and it starts to summarise
 # tokens: a Chinese rendering of English prose is about as many tokens as its source, plus room
 TOKENS_PER_CHAR = 0.45
-DEFAULT_SECONDS_PER_CHUNK = 90.0  # a 1.5B model on 2 CPU cores, before anything is measured
+# a 1.5B model on 2 CPU cores, before anything is measured: Qwen2.5-Coder-1.5B took 8-17 s for passages
+# of 500-1,350 characters and 17 s for a paper's glossary (docs/translate.md); a full passage and its
+# occasional second try round that up
+DEFAULT_SECONDS_PER_CHUNK = 30.0
 LANG_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 
 
@@ -224,7 +227,7 @@ class Translator:
         n, total = timing.get(model, {}).get(TASK, [0, 0.0])
         if n:
             return total / n, f"mean of {n} section requests to {model}"
-        return DEFAULT_SECONDS_PER_CHUNK, "a 1.5B model on 2 CPU cores (nothing measured yet)"
+        return DEFAULT_SECONDS_PER_CHUNK, "a 1.5B model on 2 CPU cores (nothing measured here yet)"
 
     # -- the glossary -----------------------------------------------------------------------------
     def glossary(
@@ -251,6 +254,7 @@ class Translator:
         missing = [t for t in found if t not in known]
         if missing and generate and not self.lib.read_only:
             client = self.llm.client()
+            _permit()
             messages = [
                 {"role": "system", "content": "You are a professional translator of machine-learning research."},
                 {
@@ -374,6 +378,7 @@ class Translator:
         started = time.monotonic()
         text, lost = "", ["nothing"]
         for attempt in range(2):
+            _permit()
             c = client.chat(messages, max_tokens=max_tokens, temperature=0.0 if attempt == 0 else 0.2)
             reply = c.text.strip()
             if len(reply) > 4 * len(chunk) + 200:  # a model that runs on is not translating
@@ -384,7 +389,7 @@ class Translator:
                 result = protect.check(chunk, text, terms)
                 lost = [f"placeholder {{v{n}}}" for n in missing] + result.lost
                 if lang == "zh" and not is_chinese(text):
-                    lost.insert(0, "the reply is not in Chinese")
+                    lost.insert(0, NOT_CHINESE)
             if not lost:
                 break
             messages = [
@@ -395,8 +400,30 @@ class Translator:
         seconds = time.monotonic() - started
         self.llm._record_time(client.model(), TASK, seconds)
         if lost or self.lib.read_only:
-            return None, (f"kept in the original: the model's translation lost {'; '.join(lost[:4])}" if lost else "")
+            return None, (_lost_note(lost) if lost else "")
         return self.store.llm.put_generated(subject, TASK, lang, client.model(), PROMPT_VERSION, h, text), ""
+
+
+NOT_CHINESE = "the reply is not in Chinese"
+
+
+def _lost_note(lost: Sequence[str]) -> str:
+    """Why a passage was kept in the original: the reply was not Chinese, and/or what it lost."""
+    spans = [x for x in lost if x != NOT_CHINESE][:4]
+    why = ["the model's reply was not in Chinese"] if NOT_CHINESE in lost else []
+    if spans:
+        why.append(f"the model's translation lost {'; '.join(spans)}")
+    return "kept in the original: " + ", and ".join(why)
+
+
+def _permit() -> None:
+    """Ask the surface's spend guard, when one is set, before a request goes to the model: a web page
+    that translates spends the owner's model like POST /ask does (same site, a reader, the budget)."""
+    from ..llm.capability import SPEND
+
+    permit = SPEND.get()
+    if permit is not None:
+        permit(TASK)
 
 
 def _glossary_json(text: str) -> dict[str, str]:

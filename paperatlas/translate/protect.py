@@ -63,8 +63,15 @@ _PATTERNS = [
     ("cite", re.compile(_TEXT_CITE)),
 ]
 
-# a number of the prose: 12, 3.5, 93.4%, 1,024, 2-4x, 1e-5, 1.5B (not inside a protected span)
-NUMBER = re.compile(r"(?<![\w.])[-\u2212]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?(?![\w])")
+# a number of the prose: 12, 3.5, 93.4%, 1,024, 1e-5, and with its magnitude 280M, 1.5B, 146K (not inside a
+# protected span). Its neighbours are judged by ASCII letters and digits only: written Chinese puts no
+# space around a number ("使用12层"), and a CJK neighbour must not hide it. The number is taken whole (an
+# atomic group: "1.5B" never counts as "1"), and a magnitude must be kept, so "280M" rendered "280万"
+# (2.8 million, not 280 million) is caught
+# (a minus sign only where no letter of any script precedes it: "CoNLL-2003" rendered "词-2003" is 2003)
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])(?>(?:(?<!\w)[-\u2212])?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?)[kKMBT]?(?![A-Za-z0-9_])"
+)
 # a placeholder as sent, and the shapes models give it back in ({v1}, { v1 }, {V1}, full-width braces)
 _PLACEHOLDER = re.compile(r"[{\uff5b]\s*[vV]\s*(\d{1,4})\s*[}\uff5d]")
 
