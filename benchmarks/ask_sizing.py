@@ -12,6 +12,12 @@ case a newcomer met in the first hour — with `--limit 2` a diffusion-sampling 
 papers." although the second abstract says "we improve sampling speed by 2-4x" (at character 1,099 of
 a 1,350-character abstract: past both budgets).
 
+The sized budget is asked twice: its sources cut from the front (as before) and cut by the question
+(`llm.capability.TRIM_BY_QUESTION`: the sentences sharing most of the question's words). Rule, written
+before the first run of it: cutting by the question stays on if, on these questions, it cites the
+answer's paper at least as often as the front cut and says "Not in these papers." on answerable
+questions no more often (unanswerable ones: still refused).
+
 Scored per budget: the answer's paper retrieved and cited, "Not in these papers." on answerable and
 unanswerable questions, characters of the prompt's sources, seconds per question (median).
 """
@@ -103,13 +109,20 @@ def main() -> None:
             model = lib.llm.client().model()
             lib.llm.configure(args.llm_url, model)  # named: no other model's stored answer is taken
             print(f"model {model}: sized budget {capability.passage_budget(model, args.limit)}", file=sys.stderr)
-            for label, budget in (("sized", sized["small"]), ("unsized", sized["large"])):
+            arms = (
+                ("sized", sized["small"], False),
+                ("by-question", sized["small"], True),
+                ("unsized", sized["large"], False),
+            )
+            for label, budget, by_question in arms:
                 capability.ASK_PASSAGES["small"] = budget  # the model is small: this is what it gets
+                capability.TRIM_BY_QUESTION = by_question
                 results[label] = ask_all(lib, qs, args.limit, label)
             capability.ASK_PASSAGES.update(sized)
+            capability.TRIM_BY_QUESTION = True
     print(f"ask with {model}, {len(qs)} questions ({args.split} split and the first-hour case), --limit {args.limit}:")
     for label, rows in results.items():
-        budget = sized["small" if label == "sized" else "large"]
+        budget = sized["large" if label == "unsized" else "small"]
         print(f"  {label:<8} (at most {budget[0]} sources of {budget[1]} chars): {summary(rows)}")
     for label, rows in results.items():
         case = rows[-1]

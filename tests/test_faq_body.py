@@ -46,3 +46,26 @@ def test_faq_reads_the_body_within_a_small_models_budget(tmp_path: Path, monkeyp
             assert lib.llm.faq("N18-3011", generate=False).created_at == after.created_at  # type: ignore[union-attr]
     finally:
         ep.stop()
+
+
+def test_a_small_models_source_is_cut_by_the_question_not_from_the_front() -> None:
+    """An answer late in an abstract survives the cut to a small model's budget: the sentences that
+    share the question's words are kept, in their order, with "…" where text was left out."""
+    from paperatlas.llm import capability
+    from paperatlas.llm.capability import _trim
+
+    text = (
+        "Graph neural networks are widely used. They pass messages along edges. "
+        "Many layers make node features alike. We study this over-smoothing in deep networks. "
+        "Our margin is 0.5 and the batch size is 32 for every dataset we train on."
+    )
+    cut = _trim(text, 90, "What batch size did they train with?")
+    assert "batch size is 32" in cut and cut.startswith("…") and len(cut) <= 90 + 4
+    assert _trim(text, 90, "") == text[:90].rsplit(" ", 1)[0] + " …"  # no question: the start
+    assert _trim(text, 90, "quantum chromodynamics") == _trim(text, 90)  # no shared word: the start
+    assert _trim(text, 1000, "batch size") == text  # it fits: whole
+    capability.TRIM_BY_QUESTION = False
+    try:
+        assert "batch size" not in _trim(text, 90, "What batch size did they train with?")
+    finally:
+        capability.TRIM_BY_QUESTION = True
