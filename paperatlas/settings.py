@@ -209,6 +209,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Comma-separated hosts a fetch may be redirected to besides the source's own.",
     ),
     Setting(
+        "cvf_paper_pages",
+        "PAPERATLAS_CVF_PAPER_PAGES",
+        300,
+        int,
+        "Paper pages (for their abstracts) one `fetch cvf` reads at most; the next run reads the rest.",
+        minimum=0,
+    ),
+    Setting(
         "zotero_api_key",
         "ZOTERO_API_KEY",
         "",

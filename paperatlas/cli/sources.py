@@ -77,7 +77,8 @@ def _source_options(f: Any) -> Any:
                 "follow author|institution: works published on or after DATE.",
             ),
             click.option("--venue", metavar="NAME", help='openalex: a venue\'s works ("CVPR", or its source id S…).'),
-            click.option("--year", metavar="YEAR", help="openalex: only works published in YEAR."),
+            click.option("--year", metavar="YEAR", help="openalex: only works published in YEAR; cvf: the year."),
+            click.option("--conf", metavar="NAME", help="cvf: the conference (CVPR, ICCV, ECCV, WACV)."),
             click.option("--author", metavar="ID", help="openalex: an author's works (OpenAlex id A… or ORCID)."),
             click.option("--institution", metavar="ROR", help="openalex: an institution's works (its ROR id)."),
             click.option("--search", "search_", metavar="WORDS", help="openalex: works matching WORDS."),
@@ -114,6 +115,7 @@ USAGE = {
     "pmlr": "pmlr VOLUME",
     "virtual": "virtual CONF YEAR (a conference's programme: sessions, rooms, times)",
     "miniconf": "miniconf CONF YEAR [TRACK...] --base-url SITE (a Mini-Conf site)",
+    "cvf": "cvf CONF YEAR (CVPR, ICCV, ECCV, WACV: PDFs and abstracts from CVF open access)",
     "openalex": "openalex --venue NAME [--year YEAR] | --author ID | --institution ROR | --search WORDS (any venue)",
 }
 
@@ -146,6 +148,7 @@ def fetch_cmd(
     since: str | None,
     venue: str | None,
     year: str | None,
+    conf: str | None,
     author: str | None,
     institution: str | None,
     search_: str | None,
@@ -175,6 +178,7 @@ def fetch_cmd(
         paperatlas fetch virtual neurips 2025
         paperatlas fetch virtual neurips 2025 --base-url http://127.0.0.1:8000  # a local mirror
         paperatlas fetch openalex --venue "CVPR" --year 2025 --mailto me@example.org
+        paperatlas fetch cvf --conf CVPR --year 2024
     """
     from ..sources.base import create_source
 
@@ -185,6 +189,7 @@ def fetch_cmd(
             ("since", since),
             ("venue", venue),
             ("year", year),
+            ("conf", conf),
             ("author", author),
             ("institution", institution),
             ("search", search_),
@@ -206,7 +211,7 @@ def fetch_cmd(
             as_json,
         )
         return
-    if not args and source != "openalex":
+    if not args and not options:
         raise click.UsageError("give the source's arguments, e.g. `fetch paperlists iclr 2025`, or --years")
     create_source(source, args, base_url, **options)  # bad arguments fail before any library file exists
     lib = get_library(ctx, create=True)
@@ -304,6 +309,7 @@ def follow_cmd(
     since: str | None,
     venue: str | None,
     year: str | None,
+    conf: str | None,
     author: str | None,
     institution: str | None,
     search_: str | None,
@@ -360,6 +366,7 @@ def follow_cmd(
         since=since,
         venue=venue,
         year=year,
+        conf=conf,
         author=author,
         institution=institution,
         search=search_,

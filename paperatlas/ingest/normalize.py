@@ -226,6 +226,9 @@ def _generic(r: dict[str, Any], fmt: Format) -> dict[str, Any]:
     f["extra"].update(source_fields(r, split_authors(f["authors"]), f["status"]))
     if isinstance(f["extra"].get("presentation"), str):
         f["extra"]["presentation"] = f["extra"]["presentation"].strip().lower()  # "oral", as docs/fields.md says
+    pdf = _text(r.get("pdf_url"))
+    if pdf and f["url"] and pdf != f["url"]:  # a paper page and its PDF: the PDF is what full text fetches
+        f["extra"]["pdf"] = pdf
     if fmt is Format.BIBTEX:
         if not f["url"] and r.get("doi"):
             f["url"] = "https://doi.org/" + _text(r["doi"])

@@ -6,7 +6,7 @@ pipeline. Every source shares one HTTP client (http_client.py) with timeouts, re
 
 from __future__ import annotations
 
-from . import acl, arxiv, miniconf, openalex, openreview, paperlists, pmlr, virtual  # noqa: F401  (they register themselves)
+from . import acl, arxiv, cvf, miniconf, openalex, openreview, paperlists, pmlr, virtual  # noqa: F401  (they register themselves)
 from .base import SOURCES, FetchReport, Page, Source, SourceArgsError, create_source, fetch
 from .capability import ClientFactory, Sources, UpdateResult
 from ..http_client import FetchError, HttpClient
