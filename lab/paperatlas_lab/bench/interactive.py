@@ -52,7 +52,7 @@ def _grow(
 ) -> list[tuple[str, str]]:
     """Add perturbed copies of the library's own papers until it holds `n` (see the module doc);
     returns (copy id, original id) of each."""
-    from paperatlas.models import Paper
+    from .search import perturbed
     from paperatlas.store.vector_cache import text_hash
 
     model = lib.embedder.id
@@ -75,22 +75,8 @@ def _grow(
         rows, vrows = [], []
         for j in range(m):
             p = base[a[j]]
-            aw = p.abstract.split()
-            for k in prng.sample(range(len(aw)), len(aw) * 15 // 100) if aw else ():
-                aw[k] = prng.choice(words)
-            tw = p.title.split()
-            prng.shuffle(tw)
             pid = f"copy{done + j:07d}"
-            q = Paper(
-                id=pid,
-                title=" ".join(tw),
-                abstract=" ".join(aw),
-                authors=p.authors,
-                venue=p.venue,
-                year=p.year,
-                status=p.status,
-                keywords=p.keywords,
-            )
+            q = perturbed(p, pid, prng, words, authors=p.authors, keywords=p.keywords)
             h = text_hash(q.text)
             rows.append((q, h, pid, None))
             vrows.append((pid, h, x[j]))

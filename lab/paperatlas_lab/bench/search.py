@@ -29,11 +29,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from paperatlas import settings as paperatlas_settings
+from paperatlas.models import Paper
 
 MODES = ("hybrid", "keyword", "semantic")
 
@@ -84,7 +86,6 @@ def load_queries(lib: Any, n: int, seed: int = 0) -> list[str]:
 def build_synthetic(src_db: Path, dst: Path, n: int, seed: int = 0, batch: int = 20_000) -> dict[str, Any]:
     """A library file of `n` perturbed copies of `src_db`'s papers and vectors (see module doc)."""
     from paperatlas.library import Library
-    from paperatlas.models import Paper
 
     t0 = time.perf_counter()
     src = Library(src_db)
@@ -114,21 +115,8 @@ def build_synthetic(src_db: Path, dst: Path, n: int, seed: int = 0, batch: int =
         rows, vrows = [], []
         for j in range(m):
             p = base[a[j]]
-            aw = p.abstract.split()
-            for k in prng.sample(range(len(aw)), len(aw) * 15 // 100) if aw else ():
-                aw[k] = prng.choice(words)
-            tw = p.title.split()
-            prng.shuffle(tw)
             pid = f"syn{start + j:07d}"
-            q = Paper(
-                id=pid,
-                title=" ".join(tw),
-                abstract=" ".join(aw),
-                venue=p.venue,
-                year=p.year,
-                status=p.status,
-                title_derived=p.title_derived,
-            )
+            q = perturbed(p, pid, prng, words, title_derived=p.title_derived)
             rows.append((q, pid, pid, None))
             vrows.append((pid, "", x[j]))
         lib.store.write_batch(rows, [], [], [])
@@ -359,3 +347,14 @@ def table(res: dict[str, Any]) -> str:
 if __name__ == "__main__":  # the child process of `measure`
     args = json.loads(Path(sys.argv[1]).read_text())
     print(json.dumps(measure(args["db"], args["queries"], tuple(args["modes"]), args.get("settings"))))
+
+
+def perturbed(p: Paper, pid: str, prng: Any, words: Sequence[str], **keep: Any) -> Paper:
+    """A copy of `p` under id `pid` that reads as another paper: its title's words shuffled, about 15%
+    of its abstract's words swapped for `words` (seeded by `prng`); venue, year, status and `keep` kept."""
+    aw = p.abstract.split()
+    for k in prng.sample(range(len(aw)), len(aw) * 15 // 100) if aw else ():
+        aw[k] = prng.choice(words)
+    tw = p.title.split()
+    prng.shuffle(tw)
+    return Paper(id=pid, title=" ".join(tw), abstract=" ".join(aw), venue=p.venue, year=p.year, status=p.status, **keep)
