@@ -16,7 +16,7 @@ from test_topics_browser import ARGS, CHROMIUM, SHOTS, require_browser
 from test_translate_full import Endpoint, _glossary_or_translate
 
 from paperatlas import Library
-from paperatlas.bench.http import start_server, stop_server
+from paperatlas_lab.bench.http import start_server, stop_server
 
 pytestmark = pytest.mark.browser
 PDF = Path(__file__).parent / "data" / "pdfs" / "N18-3011.pdf"
