@@ -155,6 +155,8 @@ class Sort:
     owner: str
     key: Callable[[Any, Sequence[str]], dict[str, float]]
     label: str = ""  # a few words for a menu (marked for translation by its owner); the name otherwise
+    # (library) -> whether any paper has a value yet (a menu offers the order only then); None: always
+    available: Callable[[Any], bool] | None = None
 
 
 class Contributor(Protocol):

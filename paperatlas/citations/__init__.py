@@ -430,6 +430,11 @@ class Citations:
                 out[now] = None
         return list(out)
 
+    def has_counts(self) -> bool:
+        """Whether any paper has a cited-by count yet (`enrich` has found one): the orders by
+        citations change nothing before."""
+        return bool(self._store.citations.most_cited(1))
+
     def citation_counts(self, paper_ids: Sequence[str]) -> dict[str, float]:
         """paper id -> OpenAlex cited-by count, for sorting (papers without one are left out)."""
         return {k: float(v) for k, v in self._store.citations.cited_by_counts(paper_ids).items()}
@@ -468,6 +473,7 @@ class Citations:
                 "citations",
                 lambda lib, ids: lib.citations.citation_counts(ids),
                 N_("most cited"),
+                lambda lib: lib.citations.has_counts(),
             ),
             Sort(
                 "rising",
@@ -475,6 +481,7 @@ class Citations:
                 "citations",
                 lambda lib, ids: lib.citations.rising(ids),
                 N_("rising"),
+                lambda lib: lib.citations.has_counts(),
             ),
         ]
 

@@ -19,7 +19,6 @@ from .. import i18n
 from ..i18n import N_, gettext
 from ..contrib import SearchRequest
 from ..errors import NotFound, PaperatlasError
-from ..library import filter_table
 from ..models import Hit, Paper
 from ..recommend import DEFAULT_RECOMMENDER, RECOMMENDERS
 from ..recommend.groups import METHODS as GROUP_METHODS
@@ -46,7 +45,7 @@ from .common import (
     signed_in_reader,
     wants_json,
 )
-from .views import HIT_SCHEMA, PAPER_SCHEMA, hit_json, set_feedback
+from .views import CONTRIBUTED_SORTS, HIT_SCHEMA, PAPER_SCHEMA, hit_json, set_feedback
 
 NAV = [
     (N_("For you"), "/foryou"),
@@ -576,8 +575,8 @@ SAVE_PARAMS = [
         "sort",
         str,
         None,
-        "an order instead of relevance: " + ", ".join(filter_table().sorts),
-        choices=tuple(filter_table().sorts),
+        "an order instead of relevance: " + ", ".join(s.name for s in CONTRIBUTED_SORTS),
+        choices=tuple(s.name for s in CONTRIBUTED_SORTS),
         where="form",
     ),
 ]  # and every filter of the library (Endpoint.filters): a saved search keeps them all

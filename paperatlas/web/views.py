@@ -177,10 +177,10 @@ def search(request: Request) -> Response:
 
 
 def _sorts(L: Library) -> list[Any]:
-    """The contributed orders the search form offers: only once some paper has a value for one
-    (citations after `enrich`), so a library without them shows no menu that changes nothing."""
-    ids = [p.id for p in L.papers(limit=2000)]
-    return [s for s in L.filters.sorts.values() if ids and s.key(L, ids)]
+    """The contributed orders the search form offers: each once its owner says papers have values
+    for it (citations after `enrich`), so a library without them shows no menu that changes nothing.
+    Asked on every search page, so it is the owner's one cheap question, not a read of the papers."""
+    return [s for s in L.filters.sorts.values() if s.available is None or s.available(L)]
 
 
 def _programme(request: Request, session: str | None) -> dict[str, Any]:
