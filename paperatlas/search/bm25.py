@@ -19,6 +19,7 @@ import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ def tokens(text: str) -> list[str]:
     return words + grams if grams else words
 
 
+@cache  # asked per search, per snippet and per source an answer is given: read once
 def english_stopwords() -> frozenset[str]:
     try:
         from bm25s.stopwords import STOPWORDS_EN
