@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from html.parser import HTMLParser
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit
 
 from .. import settings
@@ -134,15 +134,22 @@ def _ends(text: str) -> bool:
     return "</html>" in text[-4096:].lower()
 
 
-def parse_abstract(resp: Response) -> str:
-    """A paper page's abstract ("" when the page has none). Raises ValueError for a cut page."""
+_P = TypeVar("_P", bound=HTMLParser)
+
+
+def _parsed(resp: Response, parser: _P) -> _P:
+    """`parser` fed the page's whole text. Raises ValueError for a page cut off before </html>."""
     text = _decode(resp)
     if not _ends(text):
         raise ValueError("the page ends before </html>: it was cut off")
-    p = _Abstract()
-    p.feed(text)
-    p.close()
-    return p.text
+    parser.feed(text)
+    parser.close()
+    return parser
+
+
+def parse_abstract(resp: Response) -> str:
+    """A paper page's abstract ("" when the page has none). Raises ValueError for a cut page."""
+    return _parsed(resp, _Abstract()).text
 
 
 @SOURCES.register("cvf")
@@ -186,12 +193,7 @@ class CvfSource:
         return f"{self.base_url}/{self.conf}{self.year}?day=all"
 
     def _parse_listing(self, resp: Response) -> list[dict[str, Any]]:
-        text = _decode(resp)
-        if not _ends(text):
-            raise ValueError("the page ends before </html>: it was cut off")
-        p = _Listing()
-        p.feed(text)
-        p.close()
+        p = _parsed(resp, _Listing())
         if not p.entries:
             raise ValueError(f'no papers (<dt class="ptitle">) on the page for {self.conf} {self.year}')
         return p.entries
