@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..files import swap_in
 from ..models import Paper
 from .base import Corpus
 from .saved import fingerprint
@@ -155,10 +154,7 @@ class TfidfCache:
             return
         import scipy.sparse as sp
 
-        tmp = self.folder.with_name(f"{self.folder.name}.tmp{os.getpid()}")
-        try:
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
+        def write(tmp: Path) -> None:
             sp.save_npz(tmp / "tfidf.npz", x)
             (tmp / "vocab.json").write_text(json.dumps([str(t) for t in vec.get_feature_names_out()]), encoding="utf-8")
             np.save(tmp / "idf.npy", np.asarray(vec.idf_))
@@ -166,10 +162,8 @@ class TfidfCache:
             params = {k: vec.get_params()[k] for k in ("stop_words", "min_df", "max_df")}
             (tmp / "params.json").write_text(json.dumps(params), encoding="utf-8")
             (tmp / "key.json").write_text(json.dumps(self.key(texts)), encoding="utf-8")
-            shutil.rmtree(self.folder, ignore_errors=True)
-            os.replace(tmp, self.folder)
-        except OSError:  # a read-only folder: recommendations work, the next process refits
-            shutil.rmtree(tmp, ignore_errors=True)
+
+        swap_in(self.folder, write)  # a read-only folder: recommendations work, the next process refits
 
 
 def build_corpus(
@@ -391,10 +385,8 @@ class CorpusCache:
         import scipy.sparse as sp
 
         vec = corpus.vectorizer
-        tmp = self.folder.with_name(f"{self.folder.name}.tmp{os.getpid()}")
-        try:
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
+
+        def write(tmp: Path) -> None:
             # uncompressed: decompressing took half the load at 100k papers
             sp.save_npz(tmp / "tfidf.npz", corpus.tfidf, compressed=False)
             (tmp / "vocab.json").write_text(json.dumps([str(t) for t in corpus.vocab]), encoding="utf-8")
@@ -419,7 +411,5 @@ class CorpusCache:
             }
             (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
             (tmp / "key.json").write_text(json.dumps(self._key(version)), encoding="utf-8")
-            shutil.rmtree(self.folder, ignore_errors=True)
-            os.replace(tmp, self.folder)
-        except OSError:  # a read-only folder: the next process builds the corpus again
-            shutil.rmtree(tmp, ignore_errors=True)
+
+        swap_in(self.folder, write)  # a read-only folder: the next process builds the corpus again

@@ -7,8 +7,6 @@ million papers take minutes to index, seconds to load). Querying them is search/
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -18,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..embed.base import Embedder
+from ..files import swap_in
 from ..index.base import VECTOR_INDEXES
 from ..store.sqlite import SQLiteStore
 from .keyword import KEYWORD_INDEXES
@@ -110,16 +109,12 @@ class Indexes:
         """Write to a temporary folder, then swap it in: a reader never sees half an index."""
         if folder is None or not hasattr(index, "save"):
             return
-        tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
-        try:
-            shutil.rmtree(tmp, ignore_errors=True)
+
+        def write(tmp: Path) -> None:
             index.save(tmp)
             (tmp / "engine.json").write_text(json.dumps(key), encoding="utf-8")
-            if folder.exists():
-                shutil.rmtree(folder, ignore_errors=True)
-            os.replace(tmp, folder)
-        except OSError:  # a read-only folder: search works, the next process rebuilds
-            shutil.rmtree(tmp, ignore_errors=True)
+
+        swap_in(folder, write)  # a read-only folder: search works, the next process rebuilds
 
     # -- indexes -------------------------------------------------------------------------
     def _keyword_options(self) -> dict[str, Any]:
