@@ -1,6 +1,32 @@
 // paperatlas: search as you type, stars without reloads, copy BibTeX, keyboard (/ j k s o).
 // Plain JS, no dependencies; every page also works without it (forms POST and redirect).
 "use strict";
+
+// A response of server-sent events, read as it arrives: onEvent(kind, data) for each event, data its
+// JSON (null when the event carries none). The ask box and the paper page's generate buttons read it.
+async function readEvents(response, onEvent) {
+  const reader = response.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    buf += dec.decode(chunk.value, { stream: true });
+    let cut;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, cut);
+      buf = buf.slice(cut + 2);
+      let kind = "message";
+      let data = "";
+      block.split("\n").forEach(function (line) {
+        if (line.startsWith("event: ")) kind = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      });
+      onEvent(kind, data ? JSON.parse(data) : null);
+    }
+  }
+}
+
 (function () {
   const csrf = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
   // UI strings in the page's language: base.html embeds the translations of web/common.py's JS_MESSAGES
@@ -202,30 +228,12 @@
         try { e = await r.json(); } catch (x) { e = null; }
         failure = e && e.error ? e : { error: "HTTP " + r.status, fix: "" };
       } else {
-        const reader = r.body.getReader();
-        const dec = new TextDecoder();
-        let buf = "";
-        for (;;) {
-          const chunk = await reader.read();
-          if (chunk.done) break;
-          buf += dec.decode(chunk.value, { stream: true });
-          let cut;
-          while ((cut = buf.indexOf("\n\n")) >= 0) {
-            const block = buf.slice(0, cut);
-            buf = buf.slice(cut + 2);
-            let kind = "message";
-            let data = "";
-            block.split("\n").forEach(function (line) {
-              if (line.startsWith("event: ")) kind = line.slice(7);
-              else if (line.startsWith("data: ")) data += line.slice(6);
-            });
-            if (!data) continue;
-            const d = JSON.parse(data);
-            if (kind === "message") live.textContent += d.text;
-            else if (kind === "done") finished = true;
-            else if (kind === "error") failure = d;
-          }
-        }
+        await readEvents(r, function (kind, d) {
+          if (d === null) return;
+          if (kind === "message") live.textContent += d.text;
+          else if (kind === "done") finished = true;
+          else if (kind === "error") failure = d;
+        });
       }
     } catch (x) {
       form.submit();  // the stream could not start: the plain form says why when it is done
@@ -258,29 +266,12 @@
       try {
         const r = await fetch("/generate", { method: "POST", body: body, headers: { accept: "text/event-stream" } });
         if (!r.ok || !r.body) throw new Error("HTTP " + r.status);
-        const reader = r.body.getReader();
-        const dec = new TextDecoder();
-        let buf = "";
-        for (;;) {
-          const chunk = await reader.read();
-          if (chunk.done) break;
-          buf += dec.decode(chunk.value, { stream: true });
-          let cut;
-          while ((cut = buf.indexOf("\n\n")) >= 0) {
-            const block = buf.slice(0, cut);
-            buf = buf.slice(cut + 2);
-            let kind = "message";
-            let data = "";
-            block.split("\n").forEach(function (line) {
-              if (line.startsWith("event: ")) kind = line.slice(7);
-              else if (line.startsWith("data: ")) data += line.slice(6);
-            });
-            const d = data ? JSON.parse(data) : {};
-            if (kind === "message") live.textContent += d.text || "";
-            else if (kind === "done") result = d;
-            else if (kind === "error") failure = d;
-          }
-        }
+        await readEvents(r, function (kind, d) {
+          d = d || {};
+          if (kind === "message") live.textContent += d.text || "";
+          else if (kind === "done") result = d;
+          else if (kind === "error") failure = d;
+        });
       } catch (e) {
         form.submit();  // the plain form: the page the server answers says what happened
         return;
