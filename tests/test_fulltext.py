@@ -472,6 +472,10 @@ def test_add_folder_matches_by_title_and_ingest_makes_a_paper_of_the_rest(tmp_pa
     # a file that is not a PDF: nothing stored, exit 3
     r = run(runner, db, "ingest", str(folder / "login.pdf"))
     assert r.exit_code == 3 and "not_pdf" in r.output
+    # a PDF that is not there is said to be missing (not "damaged"), with the fix
+    r = run(runner, db, "ingest", str(folder / "gone.pdf"))
+    assert r.exit_code == 3 and "No such file" in r.output and "check the path" in r.output
+    assert "damaged" not in r.output
 
 
 # -- the MCP tools -------------------------------------------------------------------------------------------

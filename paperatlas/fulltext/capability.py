@@ -474,13 +474,12 @@ class Fulltext:
         for path in paths:
             try:
                 read.append((path, *self.record_from(path)))
-            except (FulltextError, OSError) as e:
-                reason = getattr(e, "reason", "damaged")
+            except FulltextError as e:
                 raise IngestError(
-                    [],
-                    f"{path}: cannot read the PDF ({reason}): {getattr(e, 'message', e)}",
-                    getattr(e, "fix", "") or "check the file",
+                    [], f"{path}: cannot read the PDF ({e.reason}): {e.message}", e.fix or "check the file"
                 ) from None
+            except OSError as e:  # not there, or not readable: the file system's words, not "damaged"
+                raise IngestError([], f"{path}: {e.strerror or e}", "check the path") from None
         rows, blobs, outcome = [], {}, []
         for path, rec, data in read:
             doc_id, how = self.match_record(rec)
