@@ -688,8 +688,12 @@ class Llm:
         answer, cited_labels, dropped = resolve_citations(row["text"], labels)
         cited = list(dict.fromkeys(lab.split(" p.")[0] for lab in cited_labels))
         not_found = not cited and _says_not_found(answer, lang)
+        closest: list[dict[str, Any]] = []
         if not_found:
             answer = prompts.NOT_FOUND[lang]
+            # a question in Chinese meets the English sources through its English words
+            words = question if lang == "en" else self._english_words(question)
+            closest = closest_sentences(words, evidence) if words else []
         return Answer(
             question,
             row.get("lang") or lang,
@@ -704,7 +708,16 @@ class Llm:
             cached,
             note=row.get("note") or "",
             passages=evidence,
+            closest=closest,
         )
+
+    def _english_words(self, question: str) -> str:
+        """A Chinese question's English: the glossary's reading and the model's stored rendering
+        (asked already when the question was searched)."""
+        from ..search.query import parse
+
+        reading = self.lib.engine.glossary_reading(parse(question))
+        return " ".join(x for x in (reading[0] if reading else "", self.query_english(question) or "") if x)
 
     def _model_for_budget(self) -> str:
         """The model's name as far as it is known without asking the endpoint."""
@@ -874,14 +887,53 @@ def _trim(text: str, n: int, question: str = "") -> str:
     return cut + " …"
 
 
-def _by_question(text: str, n: int, question: str) -> str:
+def _wanted(question: str) -> set[str]:
+    """The stemmed words of a question that a sentence answering it is likely to share (stop words aside)."""
     from ..search.bm25 import english_stopwords
     from ..search.snippets import stem
 
     stop = english_stopwords()
-    wanted = {stem(w) for w in _WORD.findall(question.lower()) if w not in stop and len(w) > 1}
+    return {stem(w) for w in _WORD.findall(question.lower()) if w not in stop and len(w) > 1}
+
+
+def _shared(wanted: set[str], sentence: str) -> int:
+    from ..search.snippets import stem
+
+    return len(wanted & {stem(w) for w in _WORD.findall(sentence.lower())})
+
+
+CLOSEST_CHARS = 400  # a sentence longer than this is a run of text the splitter could not cut
+
+
+def closest_sentences(question: str, evidence: Sequence[dict[str, Any]], limit: int = 3) -> list[dict[str, Any]]:
+    """The sentences of the evidence that share most of the question's words, best first: at least
+    two of them and at least half. Shown beside a "not in these papers" answer, so a reader sees what
+    was read rather than a dead end (a small model refuses answers that lie in its sources); they are
+    quotations, never an answer. Each: {"id", "page", "section", "text"}."""
+    wanted = _wanted(question)
+    if len(wanted) < 2:
+        return []
+    need = max(2, (len(wanted) + 1) // 2)
+    found: list[tuple[int, int, dict[str, Any]]] = []
+    seen: set[str] = set()
+    for order, x in enumerate(evidence):
+        for sentence in _SENTENCE_END.split(str(x.get("text") or "")):
+            sentence = " ".join(sentence.replace("…", " ").split())
+            if not sentence or len(sentence) > CLOSEST_CHARS or sentence.lower() in seen:
+                continue
+            score = _shared(wanted, sentence)
+            if score >= need:
+                seen.add(sentence.lower())
+                where = {"id": x.get("id"), "page": x.get("page"), "section": x.get("section") or ""}
+                found.append((-score, order, {**where, "text": sentence}))
+    found.sort(key=lambda t: (t[0], t[1]))
+    return [d for _, _, d in found[:limit]]
+
+
+def _by_question(text: str, n: int, question: str) -> str:
+    wanted = _wanted(question)
     sentences = [x for x in _SENTENCE_END.split(text) if x.strip()]
-    scores = [len(wanted & {stem(w) for w in _WORD.findall(x.lower())}) for x in sentences]
+    scores = [_shared(wanted, x) for x in sentences]
     if not wanted or not any(scores):
         return ""
     chosen: set[int] = set()
