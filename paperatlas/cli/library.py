@@ -15,6 +15,7 @@ from .common import (
     EXIT_WARNINGS,
     Fail,
     FilterCommand,
+    check_sort,
     echo_json,
     embed_multilingual,
     get_library,
@@ -216,6 +217,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     "--sort",
     "sort_",
     metavar="ORDER",
+    callback=check_sort,
     help="Order by ORDER instead of ingest order: citations, rising (after `paperatlas enrich`).",
 )
 @json_option
@@ -562,6 +564,7 @@ def copy_(src: str, dst: str) -> None:
     "--sort",
     "sort_",
     metavar="ORDER",
+    callback=check_sort,
     help="Order the matching papers by ORDER instead of relevance: citations, rising (after `paperatlas enrich`).",
 )
 @click.option(
