@@ -321,6 +321,13 @@ class Fulltext:
         """The passages `ask` sends the model (a contribution the language-model layer collects)."""
         return self.retrieve(question, paper_ids, per_paper, limit)
 
+    def body_matches(
+        self, question: str, limit: int = 5, venue: str | None = None, year: int | None = None
+    ) -> list[Passage]:
+        """The papers whose body matches a question, each by its best passage, best first: the papers
+        `ask` may read besides those the search of titles and abstracts finds (a contribution)."""
+        return [h.passage for h in self.hits(question, limit, venue, year)]
+
     def status(self) -> dict[str, Any]:
         """Counts per state (read, or the reason reading failed), with each reason's fix."""
         counts = self.store.counts()

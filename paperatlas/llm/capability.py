@@ -5,6 +5,7 @@ OpenAI-compatible endpoint the reader configured, cached in the library; fully u
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -762,10 +763,31 @@ class Llm:
         return sources, labels, evidence
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
-        """The papers an answer may use: the hybrid search's first `limit` (one step, so passages from
-        full texts can join here). A question in Chinese is searched in English too: search asks
-        query_english itself."""
-        return [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
+        """The papers an answer may use: the hybrid search's first `limit`, and among them, in turn,
+        the papers whose body holds a passage sharing most of the question's words (from a capability
+        that keeps full texts). A question about what a paper's body says ("what margin does the
+        triplet loss use?") often shares no word with its abstract: the search alone finds no good
+        match there. A question in Chinese is searched in English too: search asks query_english itself."""
+        found = [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
+        words = question if lang == "en" else self._english_words(question)
+        wanted = _wanted(words) if words else set()
+        if len(wanted) < 2:
+            return found
+        need = max(2, (len(wanted) + 1) // 2)
+        body = [
+            x.id
+            for f in self.lib.contributions("body_matches")
+            for x in f(words, limit, venue, year)
+            if _shared(wanted, x.text) >= need
+        ]
+        if not body:
+            return found
+        by_id = {p.id: p for p in found}
+        by_id.update({p.id: p for p in self.lib.get_many([i for i in body if i not in by_id])})
+        merged: list[str] = []
+        for pair in itertools.zip_longest([p.id for p in found], body):
+            merged.extend(i for i in pair if i is not None and i not in merged)
+        return [by_id[i] for i in merged if i in by_id][:limit]
 
     def query_english(self, text: str) -> str | None:
         """A search query in CJK script rendered in English by the configured model, stored so each
@@ -887,12 +909,20 @@ def _trim(text: str, n: int, question: str = "") -> str:
     return cut + " …"
 
 
+# the words that ask rather than say: an answer does not repeat them (search's stop words are few: 33)
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did can could would should is are was were "
+    "use used uses using paper papers".split()
+)
+
+
 def _wanted(question: str) -> set[str]:
-    """The stemmed words of a question that a sentence answering it is likely to share (stop words aside)."""
+    """The stemmed words of a question that a sentence answering it is likely to share (stop words
+    and question words aside)."""
     from ..search.bm25 import english_stopwords
     from ..search.snippets import stem
 
-    stop = english_stopwords()
+    stop = english_stopwords() | QUESTION_WORDS
     return {stem(w) for w in _WORD.findall(question.lower()) if w not in stop and len(w) > 1}
 
 
@@ -909,7 +939,7 @@ def closest_sentences(question: str, evidence: Sequence[dict[str, Any]], limit: 
     """The sentences of the evidence that share most of the question's words, best first: at least
     two of them and at least half. Shown beside a "not in these papers" answer, so a reader sees what
     was read rather than a dead end (a small model refuses answers that lie in its sources); they are
-    quotations, never an answer. Each: {"id", "page", "section", "text"}."""
+    quotations, never an answer. Each: {"id", "page", "section", "text"}, and "n" (the passage) from a body."""
     wanted = _wanted(question)
     if len(wanted) < 2:
         return []
@@ -925,6 +955,8 @@ def closest_sentences(question: str, evidence: Sequence[dict[str, Any]], limit: 
             if score >= need:
                 seen.add(sentence.lower())
                 where = {"id": x.get("id"), "page": x.get("page"), "section": x.get("section") or ""}
+                if x.get("n") is not None:  # the passage's anchor on the reader page
+                    where["n"] = x["n"]
                 found.append((-score, order, {**where, "text": sentence}))
     found.sort(key=lambda t: (t[0], t[1]))
     return [d for _, _, d in found[:limit]]
