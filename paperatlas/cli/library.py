@@ -207,6 +207,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     if ft:
         failed = ", ".join(f"{k} {n}" for k, n in sorted(ft.items()) if k != "read")
         out.print(f"fulltext: {ft.get('read', 0)} read" + (f"; not read: {failed}" if failed else ""))
+    if fp := s.get("fulltext_passages"):
+        out.print(f"fulltext passages: {fp['passages']}, {fp['embedded']} searchable by meaning")
 
 
 @click.command("list", cls=FilterCommand)
