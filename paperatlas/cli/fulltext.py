@@ -279,7 +279,7 @@ def embed_cmd(
         rep = lib.fulltext.embed(ids, progress=update)
     counts = lib.fulltext.vectors.counts()
     if as_json:
-        echo_json({**rep.to_dict(), **counts})
+        echo_json({**rep.to_dict(), "coverage": counts})
         return
     out.print(
         f"{rep.passages} passages of {rep.papers} papers embedded; {counts['embedded']} of "

@@ -463,12 +463,15 @@ class Fulltext:
         w = settings.semantic_weight
         return convex([keyword, semantic], [1 - w, w], missing=0.0, norm=settings.norm)
 
-    def hits(self, query: str, limit: int = 20, venue: str | None = None, year: int | None = None) -> list[BodyHit]:
-        """Papers whose body matches the query, each with its best passage (section and page)."""
+    def hits(
+        self, query: str, limit: int = 20, venue: str | None = None, year: int | None = None, mode: str = "hybrid"
+    ) -> list[BodyHit]:
+        """Papers whose body matches the query, each with its best passage (section and page): by
+        keyword, and by meaning where passages are embedded ("hybrid")."""
         keep = None
         if venue or year:
             keep = {p.id for p in self.lib.papers(venue=venue, year=year)} & self.store.read_ids()
-        found = self.search(query, limit=limit * 5 if keep is not None else limit, paper_ids=None)
+        found = self.search(query, limit=limit * 5 if keep is not None else limit, paper_ids=None, mode=mode)
         if keep is not None:
             found = [x for x in found if x.id in keep]
         papers = {p.id: p for p in self.lib.get_many([x.id for x in found[:limit]])}
