@@ -83,6 +83,10 @@ def test_vectors_follow_the_text_of_each_passage(db: Path) -> None:
         first["paragraphs"][0] = (page, text + " Read again.")
         lib.store.fulltext.put_document("specter", {"state": "read", "pages": 11}, sections, [], [])
         assert lib.fulltext.vectors.counts()["embedded"] == n["embedded"] - 1
+        # the changed paragraph's old vector is gone, not kept beside the others
+        distinct = {r.text for r in lib.store.fulltext.passages_of("specter")}
+        kept = lib.store.conn.execute("SELECT count(*) FROM fulltext_vectors WHERE paper_id = 'specter'").fetchone()
+        assert kept[0] == len(distinct) - 1
         rep = lib.fulltext.embed(["specter"])
         assert rep.passages == 1 and lib.fulltext.vectors.counts()["embedded"] == n["embedded"]
 
