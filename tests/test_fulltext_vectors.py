@@ -207,3 +207,21 @@ def test_tldr_from_the_body_with_a_real_model(tmp_path: Path, llm_proxy) -> None
         t = lib.llm.tldr("N18-3011", mode="generate")
         assert t.generated and t.text.strip() and "\n" not in t.text
         assert lib.llm.stored_tldrs(["N18-3011"])["N18-3011"].text == t.text
+
+
+def test_body_search_says_what_is_searched_by_meaning(web_lib: Library, client, runner, tmp_path: Path) -> None:
+    assert web_lib.fulltext.add("specter", SPECTER, embed=False).ok
+    d = client.get("/search/body.json?q=triplet+margin+loss").json()
+    assert d["coverage"]["embedded"] == 0 and d["coverage"]["passages"] > 50
+    web_lib.fulltext.embed(["specter"])
+    d = client.get("/search/body.json?q=triplet+margin+loss").json()
+    assert d["coverage"]["embedded"] == d["coverage"]["passages"]
+    n = d["coverage"]["passages"]
+    assert f"By meaning: {n} of {n} passages" in client.get("/search/body?q=margin").text
+    assert f"按语义可搜 {n} 段中的 {n} 段" in client.get("/search/body?q=margin&lang=zh").text
+
+
+def test_cli_body_search_json_has_the_coverage(db: Path, runner) -> None:
+    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    d = json.loads(run(runner, db, "search", "triplet margin loss", "--in", "body", "--json").stdout)
+    assert d["coverage"]["embedded"] == d["coverage"]["passages"] > 50 and d["hits"][0]["id"] == "specter"

@@ -291,7 +291,11 @@ def _search_body(
     hits = lib.fulltext.hits(query, limit, venue, year)
     if as_json:
         # the search envelope's keys, its hits those of the body: each with the passage it was found by
-        echo_json({"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits]})
+        st = lib.fulltext.status()
+        covered = {"passages": st["passages"], "embedded": st["embedded"]}  # the rest found by their words only
+        echo_json(
+            {"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits], "coverage": covered}
+        )
     else:
         for i, h in enumerate(hits, start=1):
             p, x = h.paper, h.passage
