@@ -146,7 +146,8 @@ def test_passage_vectors_on_postgres(pg_server, tmp_path: Path, monkeypatch: pyt
     from pgserver import fresh_db_name
 
     monkeypatch.setenv("PAPERATLAS_FILES", str(tmp_path / "pdfs"))
-    with Library(pg_server.url(fresh_db_name("passagevec")), embedder="hashing") as lib:
+    url = pg_server.url(fresh_db_name("passagevec"))
+    with Library(url, embedder="hashing") as lib:
         lib.ingest([_papers(tmp_path)])
         r = lib.fulltext.add("specter", SPECTER)
         assert r.ok and r.embedded > 50
@@ -157,6 +158,18 @@ def test_passage_vectors_on_postgres(pg_server, tmp_path: Path, monkeypatch: pyt
         assert got and any("margin" in x.text.lower() for x in got)
         hits = lib.fulltext.hits("margin")
         assert hits and hits[0].paper.id == "specter"
+    # copied to a file, the vectors come along and still match their passages
+    from paperatlas.store import open_store
+    from paperatlas.store.copy import copy_library
+
+    src, dst = open_store(url), open_store(str(tmp_path / "copy.db"))
+    copy_library(src, dst)
+    src.close()
+    dst.close()
+    with Library(tmp_path / "copy.db", embedder="hashing") as lib:
+        assert lib.fulltext.vectors.counts() == n and lib.fulltext.vectors.todo() == []
+        got = lib.fulltext.retrieve("triplet loss margin", ["specter"], per_paper=3, limit=3)
+        assert got and any("margin" in x.text.lower() for x in got)
 
 
 # -- the TL;DR reads the body -----------------------------------------------------------------------------
