@@ -238,3 +238,53 @@ def test_cli_body_search_json_has_the_coverage(db: Path, runner) -> None:
     run(runner, db, "fulltext", "add", "specter", str(SPECTER))
     d = json.loads(run(runner, db, "search", "triplet margin loss", "--in", "body", "--json").stdout)
     assert d["coverage"]["embedded"] == d["coverage"]["passages"] > 50 and d["hits"][0]["id"] == "specter"
+
+
+def test_an_embed_that_is_stopped_resumes_with_what_is_left(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperatlas.fulltext import vectors
+
+    monkeypatch.setattr(vectors, "STEP", 20)  # batches of 20 texts, each stored on its own
+    with Library(db) as lib:
+        assert lib.fulltext.add("specter", SPECTER, embed=False).ok
+        total = lib.fulltext.vectors.counts()["passages"]
+        seen: list[tuple[int, int]] = []
+
+        def stop_after_two_batches(done: int, of: int) -> None:
+            seen.append((done, of))
+            if done >= 40:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            lib.fulltext.embed(progress=stop_after_two_batches)
+        kept = lib.fulltext.vectors.counts()["embedded"]
+        assert 20 <= kept < total and seen[0] == (0, seen[0][1]) and seen[0][1] >= total - 10
+        rep = lib.fulltext.embed()
+        assert rep.passages > 0 and rep.passages < total and lib.fulltext.vectors.todo() == []
+        assert lib.fulltext.vectors.counts()["embedded"] == total
+
+
+def test_a_model_that_cannot_run_leaves_the_text_read_and_searchable_by_keyword(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A unit double: an embedder whose model is not installed (the packaged one always is)."""
+    import numpy as np
+
+    from paperatlas.embed.onnx import EmbeddingModelMissing
+
+    class Missing:
+        id = "missing-model"
+        dimensions = 4
+
+        def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+            raise EmbeddingModelMissing("the model's package is not installed", "pip install paperatlas-models")
+
+        def embed_query(self, text: str) -> np.ndarray:
+            raise EmbeddingModelMissing("the model's package is not installed", "pip install paperatlas-models")
+
+    with Library(tmp_path / "lib.db", embedder=Missing()) as lib:  # type: ignore[arg-type]
+        lib.ingest([_papers(tmp_path)])
+        r = lib.fulltext.add("specter", SPECTER)
+        assert r.ok and r.embedded == 0 and "not embedded" in caplog.text
+        assert lib.fulltext.status()["embedded"] == 0
+        hits = lib.fulltext.hits("triplet margin loss")
+        assert hits and hits[0].paper.id == "specter"

@@ -9,6 +9,7 @@ recorded per paper with the reason and the fix, and never stored as text.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -42,6 +43,7 @@ from .reader import (
     title_on_first_page,
 )
 
+log = logging.getLogger(__name__)
 FILES_ENV = "PAPERATLAS_FILES"
 MAX_FOLDER_FILES = 5000  # PDFs one `add-folder` reads (a whole disk is not a folder of papers)
 # papers a folder or an ingest of PDFs embeds by meaning at once (a handful: seconds each); past
@@ -193,7 +195,17 @@ class Fulltext:
         ids = [p for p in dict.fromkeys(paper_ids) if self.has(p)]
         if not ids or len(ids) > EMBED_AT_ONCE or self.lib.read_only:
             return None
-        return self.vectors.embed(ids)
+        return self._embed_quietly(ids)
+
+    def _embed_quietly(self, ids: Sequence[str]) -> EmbedReport | None:
+        """Embed on the way (after a PDF was read, before a paper is asked): when the model cannot
+        run here, the text stays stored and searchable by keyword, `fulltext status` counts the
+        passages without a vector, and the reason is logged; the read itself does not fail."""
+        try:
+            return self.vectors.embed(ids)
+        except PaperatlasError as e:
+            log.warning("passages of %d papers not embedded: %s (fix: %s)", len(ids), e.message, e.fix)
+            return None
 
     def asked_about(self, paper_id: str) -> None:
         """A question is asked of this one paper (`ask --paper`): its passages are embedded first,
@@ -438,11 +450,12 @@ class Fulltext:
         the nearest passages always join: a question's answer need not share its words."""
         try:
             index = self.vectors.index_for(paper_ids)
-        except PaperatlasError:  # the library's model cannot be loaded here: keyword alone
+            if not len(index):
+                return None
+            qv = self.vectors.query_vector(query)
+        except PaperatlasError as e:  # the library's model cannot run here: keyword alone
+            log.warning("passages searched by keyword only: %s", e.message)
             return None
-        if not len(index):
-            return None
-        qv = self.vectors.query_vector(query)
         semantic = index.search(qv, depth)
         if paper_ids is None:
             # over the library a passage that shares no word with the query must be a clear match by
@@ -672,7 +685,7 @@ class Fulltext:
             ids = [p for p in ids if p in saved][:SAVED_AT_ONCE]
         if not ids or self.lib.read_only:
             return None
-        return self.vectors.embed(ids)
+        return self._embed_quietly(ids)
 
     @staticmethod
     def filters() -> list[Filter]:
