@@ -234,10 +234,19 @@ def test_body_search_says_what_is_searched_by_meaning(web_lib: Library, client, 
     assert f"按语义可搜 {n} 段中的 {n} 段" in client.get("/search/body?q=margin&lang=zh").text
 
 
-def test_cli_body_search_json_has_the_coverage(db: Path, runner) -> None:
-    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+def test_cli_body_search_says_its_own_coverage(db: Path, runner) -> None:
+    r = run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    assert "passages embedded for search by meaning" in r.stdout
     d = json.loads(run(runner, db, "search", "triplet margin loss", "--in", "body", "--json").stdout)
     assert d["coverage"]["embedded"] == d["coverage"]["passages"] > 50 and d["hits"][0]["id"] == "specter"
+    r = run(runner, db, "search", "triplet margin loss", "--in", "body")
+    # every passage embedded: no note, and not the papers' note (their abstracts are not embedded here)
+    assert r.exit_code == 0 and "note:" not in r.stderr
+    with Library(db) as lib:
+        assert lib.fulltext.add("N18-3011", GRAPH, embed=False).ok
+    r = run(runner, db, "search", "triplet margin loss", "--in", "body")
+    n = d["coverage"]["passages"]
+    assert f"note: {n} of " in r.stderr and "fulltext embed --all" in r.stderr
 
 
 def test_an_embed_that_is_stopped_resumes_with_what_is_left(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:

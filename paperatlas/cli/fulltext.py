@@ -53,6 +53,7 @@ def add_cmd(ctx: click.Context, paper_id: str, file: str, any_title: bool, as_js
         out.print(
             f"{r.id}: read {r.pages} pages: {r.sections} sections, {r.passages} passages, {r.captions} captions, "
             f"{r.references} references ({r.references_in_library} in the library)"
+            + (f"; {r.embedded} passages embedded for search by meaning" if r.embedded else "")
         )
     if not r.ok:
         raise Fail(f"{r.id}: not read ({r.reason}): {r.message}\nFix: {r.fix}", EXIT_BAD_INPUT)
