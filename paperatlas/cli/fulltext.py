@@ -53,6 +53,7 @@ def add_cmd(ctx: click.Context, paper_id: str, file: str, any_title: bool, as_js
         out.print(
             f"{r.id}: read {r.pages} pages: {r.sections} sections, {r.passages} passages, {r.captions} captions, "
             f"{r.references} references ({r.references_in_library} in the library)"
+            + (f"; {r.embedded} passages embedded for search by meaning" if r.embedded else "")
         )
     if not r.ok:
         raise Fail(f"{r.id}: not read ({r.reason}): {r.message}\nFix: {r.fix}", EXIT_BAD_INPUT)
@@ -111,7 +112,10 @@ def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
     if as_json:
         echo_json(st)
         return
-    out.print(f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages)")
+    out.print(
+        f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages; "
+        f"{st['embedded']} of them searchable by meaning)"
+    )
     for reason, n in sorted(st["counts"].items()):
         if reason != "read":
             out.print(f"  {reason}: {n}  (fix: {st['fixes'].get(reason, '')})", markup=False)
@@ -241,6 +245,48 @@ def fetch_cmd(
             out.print("`paperatlas fulltext status --failed` lists each with the reason and the fix", markup=False)
     if rep.failed:  # what was read is stored; each failure is recorded with its reason
         ctx.exit(EXIT_WARNINGS if rep.read else EXIT_ERROR)
+
+
+@fulltext.command("embed")
+@click.argument("paper_ids", nargs=-1)
+@click.option("--all", "all_papers", is_flag=True, help="Every paper whose full text was read.")
+@click.option("--saved", is_flag=True, help="The papers the reader saved (starred).")
+@click.option("--reader", "-r", default=None, metavar="NAME", envvar=settings.env("reader"), help="Whose saved papers.")
+@json_option
+@click.pass_context
+@handle_errors
+def embed_cmd(
+    ctx: click.Context, paper_ids: tuple[str, ...], all_papers: bool, saved: bool, reader: str | None, as_json: bool
+) -> None:
+    """Make the passages of papers' bodies searchable by meaning (by keyword they are at once). A PDF
+    attached by hand, and a fetched paper a reader saved, are embedded when they are read; this
+    embeds the rest. Stopping is safe: the same command resumes.
+
+    Example:
+
+        paperatlas fulltext embed --saved
+
+        paperatlas fulltext embed --all
+    """
+    lib = get_library(ctx)
+    if saved:
+        paper_ids = (*paper_ids, *(p.id for p in lib.readers.liked(reader)))
+        if not paper_ids:
+            raise Fail("the reader has saved no paper yet", EXIT_EMPTY)
+    if not paper_ids and not all_papers:
+        raise click.UsageError("which papers? none was named: give paper ids, --saved or --all")
+    ids = list(paper_ids) or None
+    with progress_bar("embedding passages") as update:
+        rep = lib.fulltext.embed(ids, progress=update)
+    counts = lib.fulltext.vectors.counts()
+    if as_json:
+        echo_json({**rep.to_dict(), "coverage": counts})
+        return
+    out.print(
+        f"{rep.passages} passages of {rep.papers} papers embedded; {counts['embedded']} of "
+        f"{counts['passages']} passages are searchable by meaning",
+        markup=False,
+    )
 
 
 COMMANDS = [fulltext]

@@ -276,7 +276,10 @@ class Llm:
             raise PaperatlasError(f"unknown TL;DR mode {mode!r}", "use auto, generate or extractive")
         p = self._paper(paper_id)
         if mode != "extractive" and p.abstract.strip():
-            h = text_hash(p.text)
+            passages = self._tldr_passages(p)
+            # with a body the text is keyed by the passages too; one made from the abstract alone (before
+            # the PDF was read) is still shown until a new one is made
+            h = self._tldr_hashes(p, passages)[0]
             row = self._cached(p.id, "tldr", lang, h)
             if row is None and (mode == "generate" or self.configured):
                 row, cached = self._generate(
@@ -284,11 +287,13 @@ class Llm:
                     "tldr",
                     lang,
                     h,
-                    prompts.tldr(p.title, clean(p.abstract), lang),
+                    prompts.tldr(p.title, clean(p.abstract), lang, passages),
                     post=lambda t: _one_line(_tidy(t)),
                     on_text=on_text,
                 )
             else:
+                if row is None and passages:
+                    row = self._cached(p.id, "tldr", lang, text_hash(p.text))
                 cached = True
             if row is not None:
                 return Generated(
@@ -313,19 +318,48 @@ class Llm:
         return Generated(p.id, "tldr", "en", text, EXTRACTIVE_MODEL, False, EXTRACTIVE_MODEL, note=note)
 
     def stored_tldrs(self, paper_ids: Sequence[str], lang: str = "en") -> dict[str, Generated]:
-        """The current generated TL;DRs of these papers that the library already holds (sends nothing)."""
-        return self._stored("tldr", paper_ids, self._lang(lang), lambda p: text_hash(p.text))
+        """The current generated TL;DRs of these papers that the library already holds (sends nothing):
+        of a paper with a body, the one made from it, else the one made from the abstract before."""
+        return self._stored("tldr", paper_ids, self._lang(lang), lambda p: self._tldr_hashes(p, self._tldr_passages(p)))
+
+    def _tldr_hashes(self, p: Paper, passages: Sequence[str]) -> list[str]:
+        """What a TL;DR of `p` is keyed by: with a body its passages too; the abstract's own key after."""
+        plain = text_hash(p.text)
+        return [text_hash("\x00".join([p.text, *passages])), plain] if passages else [plain]
+
+    def _tldr_passages(self, p: Paper) -> list[str]:
+        """The passages of the paper's body a TL;DR reads beside the abstract (none without a body):
+        where it says what it contributes and what it found. A small model gets two short ones, a
+        larger one three longer ones. Ranked by words alone, so a stored TL;DR stays current when the
+        paper's passages are embedded later."""
+        model = self._model_for_budget()
+        _, chars = passage_budget(model, 1)
+        queries = prompts.TLDR_BODY_QUERIES[: 2 if chars < 900 else 3]
+        found: dict[int, Any] = {}
+        for q in queries:
+            for f in self.lib.contributions("passages"):
+                for x in f(q, [p.id], 1, 1, mode="keyword"):
+                    found.setdefault(x.n, x)
+        return [
+            f"p.{x.page}"
+            + (f", {x.section}" if x.section else "")
+            + ": "
+            + _trim(reply.strip_reference_marks(x.text), chars)
+            for x in found.values()
+        ]
 
     def _stored(
-        self, task: str, paper_ids: Sequence[str], lang: str, hash_of: Callable[[Paper], str]
+        self, task: str, paper_ids: Sequence[str], lang: str, hash_of: Callable[[Paper], str | Sequence[str]]
     ) -> dict[str, Generated]:
         papers = self.store.get_papers(list(paper_ids))
         rows = self.store.llm.generated_for(list(papers), task, lang)
         out: dict[str, Generated] = {}
         version = prompts.VERSIONS[task]
         for pid, p in papers.items():
-            h = hash_of(p)
-            row = next((r for r in rows.get(pid, []) if r["text_hash"] == h and r["prompt_version"] == version), None)
+            wanted = hash_of(p)
+            hashes = [wanted] if isinstance(wanted, str) else list(wanted)
+            current = [r for r in rows.get(pid, []) if r["prompt_version"] == version]
+            row = next((r for h in hashes for r in current if r["text_hash"] == h), None)
             if row:
                 if not reply.usable(row["text"], prompts.MAX_TOKENS[task]):
                     continue  # kept before today's checks: as if never written
@@ -382,7 +416,7 @@ class Llm:
         found: dict[int, Any] = {}
         for q in prompts.FAQ_BODY_QUERIES:
             for f in self.lib.contributions("passages"):
-                for x in f(q, [p.id], 1, 1):
+                for x in f(q, [p.id], 1, 1, mode="keyword"):
                     found.setdefault(x.n, x)
         return [
             f"p.{x.page}"
@@ -653,6 +687,9 @@ class Llm:
         # when something is to be generated) a stored answer is looked for under each budget
         budgets = [passage_budget(known, limit)] if known else sorted({passage_budget(m, limit) for m in ("1b", "")})
         found = max(n for n, _ in budgets)
+        if paper and generate:  # one paper asked: its passages are found by meaning too
+            for asked in self.lib.contributions("asked_about"):
+                asked(self._paper(paper).id)
         pool = [self._paper(paper)] if paper else self._retrieve(question, lang, found, venue, year)
         if not pool:
             return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
