@@ -315,7 +315,7 @@ def test_ask_one_paper_sends_its_passages_and_cites_paper_and_page(db: Path, run
 
     from paperatlas.web import create_app
 
-    with Library(db, embedder="hashing") as lib:
+    with Library(db) as lib:  # the model the CLI used: the passages' vectors are its
         lib.llm.configure(url)
         with TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
             page = c.get("/ask", params={"q": "triplet loss margin citation representation", "limit": 3}).text
