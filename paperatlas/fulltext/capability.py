@@ -664,9 +664,13 @@ class Fulltext:
         redo: bool = False,
         client: HttpClient | None = None,
         on_progress: Callable[[int, int, str, str], None] | None = None,
+        workers: int | None = None,
+        **filters: Any,
     ) -> FetchReport:
-        """Download and read the PDFs of these papers (ids, a venue/year, or every paper), skipping
-        those already read unless `redo`: a run that was stopped resumes where it was."""
+        """Download and read the PDFs of these papers (ids, the papers any filter of `lib.filters`
+        keeps, or every paper), skipping those already read unless `redo`: a run that was stopped
+        resumes where it was. `workers`: hosts asked at once (fetch.fetch_many)."""
+        filters = {k: v for k, v in filters.items() if v is not None}
         if ids:
             papers = self.lib.get_many(list(ids))
             missing = set(ids) - {p.id for p in papers}
@@ -674,11 +678,13 @@ class Fulltext:
                 raise NotFound(
                     f"no paper with id {sorted(missing)[0]!r}", "list the papers with `paperatlas list` or search"
                 )
-        elif venue or year or all_papers:
-            papers = self.lib.papers(venue=venue, year=year)
+        elif venue or year or filters or all_papers:
+            papers = self.lib.papers(venue=venue, year=year, **filters)
         else:
-            raise PaperatlasError("which papers? none was named", "give paper ids, --venue V --year Y, or --all")
-        report = fetch_many(self, papers, client, redo, on_progress)
+            raise PaperatlasError(
+                "which papers? none was named", "give paper ids, a filter (--venue V --year Y, --author A ...) or --all"
+            )
+        report = fetch_many(self, papers, client, redo, on_progress, workers)
         self.embed_fetched([p.id for p in papers], named=bool(ids))
         return report
 
