@@ -278,6 +278,9 @@ def fetch_many(
     finally:
         report.results = [results[i] for i in sorted(results)]
         report.set_aside = [h.aside for h in hosts.values() if h.aside is not None]
+        for h in hosts.values():  # the caller's client counts what its copies did
+            for k, v in h.client.stats.items():
+                template.stats[k] = template.stats.get(k, 0) + v
         report.seconds = time.monotonic() - start
     return report
 
