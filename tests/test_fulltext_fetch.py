@@ -202,6 +202,9 @@ def test_fetch_chooses_papers_with_the_filters_of_search(tmp_path: Path, servers
     # filters together
     r = runner.invoke(cli, [*args, "--venue", "ACL", "--author", "Cohan", "--redo"], catch_exceptions=False)
     assert [x["id"] for x in json.loads(r.stdout)["results"]] == ["a0"], r.output
+    # papers named (or saved) and a filter: those of them it keeps
+    r = runner.invoke(cli, [*args, "a0", "a1", "a2", "--author", "Cohan", "--redo"], catch_exceptions=False)
+    assert [x["id"] for x in json.loads(r.stdout)["results"]] == ["a0", "a2"], r.output
     r = runner.invoke(cli, ["--db", str(db), "fulltext", "fetch"])
     assert r.exit_code == 1 and "--author" in r.output
 

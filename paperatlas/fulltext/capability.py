@@ -667,9 +667,9 @@ class Fulltext:
         workers: int | None = None,
         **filters: Any,
     ) -> FetchReport:
-        """Download and read the PDFs of these papers (ids, the papers any filter of `lib.filters`
-        keeps, or every paper), skipping those already read unless `redo`: a run that was stopped
-        resumes where it was. `workers`: hosts asked at once (fetch.fetch_many)."""
+        """Download and read the PDFs of these papers (ids; the papers the filters of `lib.filters`
+        keep; with both, the ids they keep; or every paper), skipping those already read unless
+        `redo`: a run that was stopped resumes where it was. `workers`: hosts asked at once."""
         filters = {k: v for k, v in filters.items() if v is not None}
         if ids:
             papers = self.lib.get_many(list(ids))
@@ -678,6 +678,9 @@ class Fulltext:
                 raise NotFound(
                     f"no paper with id {sorted(missing)[0]!r}", "list the papers with `paperatlas list` or search"
                 )
+            if venue or year or filters:  # the named papers (--saved, --agenda) that the filters keep
+                keep = {p.id for p in self.lib.papers(venue=venue, year=year, **filters)}
+                papers = [p for p in papers if p.id in keep]
         elif venue or year or filters or all_papers:
             papers = self.lib.papers(venue=venue, year=year, **filters)
         else:
