@@ -207,6 +207,16 @@ def test_fetch_chooses_papers_with_the_filters_of_search(tmp_path: Path, servers
     assert [x["id"] for x in json.loads(r.stdout)["results"]] == ["a0", "a2"], r.output
     r = runner.invoke(cli, ["--db", str(db), "fulltext", "fetch"])
     assert r.exit_code == 1 and "--author" in r.output
+    # the reader's agenda (what they starred or tagged), and their saved papers of one venue
+    r = runner.invoke(cli, [*args, "--agenda", "--reader", "ann"])
+    assert r.exit_code == 4 and "agenda is empty" in r.output, r.output
+    with Library(db) as lib:
+        lib.readers.tag("ann", ["a1"], "to-read")
+        lib.readers.set_feedback("ann", ["a0", "a2"], "like")
+    r = runner.invoke(cli, [*args, "--agenda", "--reader", "ann", "--redo"], catch_exceptions=False)
+    assert sorted(x["id"] for x in json.loads(r.stdout)["results"]) == ["a0", "a1", "a2"], r.output
+    r = runner.invoke(cli, [*args, "--saved", "--reader", "ann", "--venue", "EMNLP", "--redo"], catch_exceptions=False)
+    assert [x["id"] for x in json.loads(r.stdout)["results"]] == ["a2"], r.output
 
 
 def test_a_host_that_asks_for_a_longer_pause_gets_it() -> None:
