@@ -1,0 +1,80 @@
+"""The reader on the real PDFs of benchmarks/data/pdfs (provenance and licences in the README there):
+each test holds one thing a paper of that corpus showed the reader getting wrong."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from paperatlas.fulltext.reader import Document, parse_reference, read_pdf
+
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "pdfs"
+SPANISH = "f2235cd28c171f9f3b6a8bcebe246159c464980c"  # an MPRA working paper, in Spanish
+JOURNAL = "24e6b80e338a4e543de6b49cada07156c9149d22"  # Applied and Environmental Microbiology, 2011
+
+
+@cache
+def read(stem: str) -> Document:
+    return read_pdf((CORPUS / f"{stem}.pdf").read_bytes())
+
+
+def headings(doc: Document) -> list[str]:
+    return [f"{s.number} {s.heading}".strip() for s in doc.sections]
+
+
+def test_a_reference_list_headed_in_spanish_is_read_as_references() -> None:
+    doc = read(SPANISH)
+    assert len(doc.references) >= 35  # "7. Bibliografía": 39 entries in the S2ORC parse
+    assert not any("Bibliograf" in h for h in headings(doc))
+    assert not any(p.startswith("Barbosa, J.") for s in doc.sections for p in s.paragraphs)
+
+
+def test_an_apa_entry_gives_the_title_after_the_year_in_parentheses() -> None:
+    ref = parse_reference("Barbosa, J. y Neiman, G. (2005) Acerca de la globalización en la agricultura. Territorios.")
+    assert (ref.title, ref.year) == ("Acerca de la globalización en la agricultura", 2005)
+    quoted = parse_reference("Berdegué, J. (2002) “Las reformas de los sistemas de extensión”. Santiago: RIMISP")
+    assert quoted.title == "Las reformas de los sistemas de extensión"
+    titles = {r.title for r in read(SPANISH).references}
+    assert "Acerca de la globalización en la agricultura" in titles
+
+
+def test_a_journal_sets_its_captions_and_headings_in_capitals() -> None:
+    doc = read(JOURNAL)
+    figures = {c.label for c in doc.captions if c.kind == "figure"}
+    assert {f"Figure {n}" for n in range(1, 8)} <= figures  # "FIG. 1." … "FIG. 7."
+    assert "Table 1" in {c.label for c in doc.captions}
+    assert "MATERIALS AND METHODS" in headings(doc)
+
+
+def test_a_reference_entry_after_an_initial_is_no_appendix_section() -> None:
+    # "D A. Stahl. 2009. Ammonia oxidation …" once opened an appendix "D" and lost the entries after it
+    doc = read(JOURNAL)
+    assert not any("Stahl" in h for h in headings(doc))
+    assert len(doc.references) >= 60
+    assert not any(h.startswith("A P A S") for h in headings(read("mono04")))  # a figure's letters
+
+
+def test_a_heading_that_wraps_onto_a_second_line_is_read_whole() -> None:
+    hs = headings(read("2023.eacl-main.121"))
+    assert "3.1 RQ1: Does inter-annotator agreement improve using fine-grained annotations?" in hs
+    assert "2 Algunas condiciones compartidas por el medio rural regional" in headings(read(SPANISH))
+    # a bold run-in paragraph heading under a subsection is not part of it
+    assert "2.2 Edge Types" in headings(
+        read_pdf((CORPUS.parent.parent.parent / "tests/data/pdfs/N18-3011.pdf").read_bytes())
+    )
+
+
+def test_the_title_block_gives_no_sections_for_addresses_or_authors() -> None:
+    assert not any("University Station" in h for h in headings(read("bunescu-acl07")))
+    citesee = headings(read("2302.07302v1"))
+    assert not any(h in citesee for h in ("Amy X. Zhang", "Jonathan Bragg", "Daniel S. Weld"))
+    assert {"ABSTRACT", "CCS CONCEPTS", "KEYWORDS", "1 INTRODUCTION"} <= set(citesee)
+    # a title that starts with "A " is the title, not an appendix
+    assert headings(read("mooney05"))[1] == "A Statistical Semantic Parser that Integrates Syntax and Semantics"
+
+
+def test_a_numbered_list_in_a_font_that_is_all_bold_makes_no_sections() -> None:
+    hs = headings(read("map-reduce"))
+    assert not any(h.startswith(("1 The MapReduce library", "3 A worker")) for h in hs)
+    assert {"3.2 Master Data Structures", "4 Refinements", "6.1 Large-Scale Indexing"} <= set(hs)
+    assert "5.1 A Solution for Type I Bias" in headings(read("bunescu-acl07"))
