@@ -78,3 +78,20 @@ def test_a_numbered_list_in_a_font_that_is_all_bold_makes_no_sections() -> None:
     assert not any(h.startswith(("1 The MapReduce library", "3 A worker")) for h in hs)
     assert {"3.2 Master Data Structures", "4 Refinements", "6.1 Large-Scale Indexing"} <= set(hs)
     assert "5.1 A Solution for Type I Bias" in headings(read("bunescu-acl07"))
+
+
+def test_the_arxiv_stamp_in_the_margin_is_not_text_of_the_paper() -> None:
+    for stem in ("2302.07302v1", "2206.10883v3"):
+        doc = read(stem)
+        assert not any("arXiv:" in p for s in doc.sections for p in s.paragraphs)
+        assert stem.split("v")[0] in doc.first_page  # still there to match the paper by its arXiv id
+
+
+def test_a_cover_page_logo_is_not_the_title() -> None:
+    doc = read(SPANISH)  # MPRA's cover page: "MPRA" in 63-point type above the paper's title
+    assert doc.title == "Territorial Rural Development in Latin America and the Caribbean: Discourses and Realities"
+
+
+def test_an_abstract_without_a_heading_is_page_ones_first_long_paragraph() -> None:
+    assert read(JOURNAL).abstract.startswith("Marine group I Crenarchaeota (MGI) represents a ubiquitous")
+    assert read("1903.10676").abstract == ""  # one page from inside a paper: no abstract, no table text

@@ -373,6 +373,11 @@ def _heading(ln: Line, body: float) -> tuple[str, str] | None:
 _FRONT = re.compile(r"^(?:1\.?\s+)?(?:abstract|introduction)\b", re.IGNORECASE)
 
 
+_NOT_ABSTRACT = re.compile(r"permission|copyright|licen[cs]e|©|proceedings of|\bdoi\b|https?://", re.IGNORECASE)
+# the arXiv stamp printed up page 1's left margin: not text of the paper
+_ARXIV_STAMP = re.compile(r"^arXiv:\d{4}\.\d{4,5}(v\d+)?\s+\[[\w.\-]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}$")
+
+
 def _letter_heading(title: str) -> bool:
     """Whether the words after an appendix letter read as a heading: a word of three letters or more,
     no year, not an author's initial ("A. Stahl. 2009. …" is a reference entry)."""
@@ -486,7 +491,7 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     """Lines (in reading order) -> sections, captions and references."""
     first_page = _norm(" ".join(ln.text for ln in lines if ln.page == 1))
     raw_lines = [ln for ln in lines if ln.page == 1][:60]
-    lines = [ln for ln in lines if ln.text.strip()]
+    lines = [ln for ln in lines if ln.text.strip() and not _ARXIV_STAMP.match(ln.text.strip())]
     lines = _drop_running(lines, pages)
     body = _body_size(lines)
     widths = sorted(ln.x1 - ln.x0 for ln in lines if ln.size == body and ln.x1 > ln.x0)
@@ -613,6 +618,18 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     refs = [parse_reference(r) for r in _split_references(ref_lines)]
     kept = [s for s in sections if s.paragraphs or s.heading]
     abstract = next((" ".join(s.paragraphs) for s in kept if s.heading.lower().startswith("abstract")), "")
+    if not abstract:
+        # no "Abstract" heading (a journal sets it as the first paragraph, in its own type): the
+        # first long paragraph of page 1 that is no footnote or licence, before any numbered section
+        for sec in kept:
+            if sec.number:
+                break
+            if not sec.heading:
+                continue  # before the title: a venue's header, or a page that is no paper's first
+            page1 = [t for t, pg in zip(sec.paragraphs, sec.paragraph_pages) if pg == 1]
+            abstract = next((t for t in page1 if len(t) >= 400 and not _NOT_ABSTRACT.search(t[:200])), "")
+            if abstract:
+                break
     return Document(pages, kept, captions, refs, first_page, backend, _title(raw_lines), abstract)
 
 
@@ -655,13 +672,18 @@ def _title(page1: Sequence[Line]) -> str:
         for ln in upper
         if sum(c.isdigit() for c in ln.text) < 0.15 * len(ln.text) and "arxiv:" not in ln.text.lower()
     ] or upper
-    big = max(ln.size for ln in upper)
-    run: list[str] = []
-    for ln in upper:
-        if abs(ln.size - big) < 0.3 and len(run) < 3:
-            run.append(ln.text)
-        elif run:
+    for _ in range(2):
+        big = max(ln.size for ln in upper)
+        run: list[str] = []
+        for ln in upper:
+            if abs(ln.size - big) < 0.3 and len(run) < 3:
+                run.append(ln.text)
+            elif run:
+                break
+        rest = [ln for ln in upper if abs(ln.size - big) >= 0.3]
+        if len(" ".join(run).split()) > 1 or not rest:
             break
+        upper = rest  # one word in the largest type is a logo (a repository's cover page: "MPRA")
     return _norm(" ".join(run))[:300]
 
 
