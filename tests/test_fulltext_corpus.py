@@ -3,9 +3,11 @@ each test holds one thing a paper of that corpus showed the reader getting wrong
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
+from paperatlas.cli import cli
 from paperatlas.fulltext.reader import Document, parse_reference, read_pdf
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "pdfs"
@@ -95,3 +97,47 @@ def test_a_cover_page_logo_is_not_the_title() -> None:
 def test_an_abstract_without_a_heading_is_page_ones_first_long_paragraph() -> None:
     assert read(JOURNAL).abstract.startswith("Marine group I Crenarchaeota (MGI) represents a ubiquitous")
     assert read("1903.10676").abstract == ""  # one page from inside a paper: no abstract, no table text
+
+
+# -- a newcomer's folder of PDFs, through the CLI ---------------------------------------------------
+def run(runner, db: Path, *args: str):
+    return runner.invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
+
+
+def folder_of(tmp_path: Path, *stems: str) -> Path:
+    folder = tmp_path / "Downloads" / "papers"
+    (folder / "older").mkdir(parents=True)
+    for i, stem in enumerate(stems):
+        (folder / ("older" if i else "") / f"{stem}.pdf").write_bytes((CORPUS / f"{stem}.pdf").read_bytes())
+    return folder
+
+
+def test_ingest_of_a_folder_makes_a_paper_of_every_pdf_in_it_and_below(tmp_path: Path, runner) -> None:
+    folder = folder_of(tmp_path, "bohnet09", "mono04", "P07-1088")
+    (folder / "notes.txt").write_text("my reading notes, not a paper list\n")
+    db = tmp_path / "lib.db"
+    r = run(runner, db, "ingest", str(folder), "--no-embed")
+    assert r.exit_code == 0, r.output
+    assert "3 PDFs" in r.output and "3 new" in r.output
+    titles = {p["title"] for p in json.loads(run(runner, db, "list", "--json").stdout)}
+    assert "Monolingual Machine Translation for Paraphrase Generation" in titles and len(titles) == 3
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = run(runner, db, "ingest", str(empty))
+    assert r.exit_code == 3 and "no PDF" in r.output and "Fix:" in r.output
+
+
+def test_ingest_names_every_unreadable_pdf_and_skip_bad_stores_the_others(tmp_path: Path, runner) -> None:
+    folder = folder_of(tmp_path, "bohnet09", "mono04")
+    (folder / "cut.pdf").write_bytes((CORPUS / "ding11.pdf").read_bytes()[:30000])
+    (folder / "older" / "login.pdf").write_text("<html><body>Sign in</body></html>")
+    db = tmp_path / "lib.db"
+    r = run(runner, db, "ingest", str(folder), "--no-embed")
+    assert r.exit_code == 3 and "nothing was stored" in r.output
+    assert "cut.pdf" in r.output and "login.pdf" in r.output and "--skip-bad" in r.output
+    assert not db.exists()
+    r = run(runner, db, "ingest", str(folder), "--no-embed", "--skip-bad", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["new"] == 2 and len(out["bad"]) == 2
+    assert sorted(Path(b.split(",")[0]).name for b in out["bad"]) == ["cut.pdf", "login.pdf"]
