@@ -99,6 +99,16 @@ def test_an_abstract_without_a_heading_is_page_ones_first_long_paragraph() -> No
     assert read("1903.10676").abstract == ""  # one page from inside a paper: no abstract, no table text
 
 
+def test_the_title_heading_is_the_whole_title_and_no_author_name() -> None:
+    # the reader page shows it: the first author's name was glued to the title, and a title line
+    # starting with "and" was cut off into the text
+    citesee = read("2302.07302v1")
+    assert citesee.sections[0].heading == citesee.title
+    assert citesee.title.endswith("Persistent and Personalized Historical Context")
+    journal = [s.heading for s in read(JOURNAL).sections]
+    assert journal[1].endswith("in the Euphotic and Upper Mesopelagic Zones of the East China Sea")
+
+
 # -- a newcomer's folder of PDFs, through the CLI ---------------------------------------------------
 def run(runner, db: Path, *args: str):
     return runner.invoke(cli, ["--db", str(db), *args], catch_exceptions=False)

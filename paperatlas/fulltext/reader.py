@@ -386,18 +386,23 @@ def _letter_heading(title: str) -> bool:
     return max((sum(c.isalpha() for c in w) for w in title.split()), default=0) >= 3
 
 
-def _continues_heading(head: Line, ln: Line, body: float, width: float) -> bool:
-    """Whether a line is the second line of the numbered heading just above it: the heading fills its
-    column (it wrapped), the line is set in the same type right below, starts under the heading's
-    words and is no sentence (a run-in paragraph heading, "Citations. We …", is not the heading's)."""
+def _continues_heading(head: Line, ln: Line, body: float, width: float, title: bool = False) -> bool:
+    """Whether a line is the next line of the heading just above it: the heading fills its column
+    (it wrapped), the line is set in the same type right below, starts under the heading's words
+    and is no sentence (a run-in paragraph heading, "Citations. We …", is not the heading's). A
+    title spans the page and is centred: its lines share a centre instead, whatever their width."""
     if not head.y1 or ln.page != head.page or ln.bold != head.bold or abs(ln.size - head.size) >= 0.3:
         return False
-    if not (head.bold or (body and head.size >= body + 0.5)) or head.x1 - head.x0 < 0.6 * width:
-        return False
-    if re.search(r"[.:;]\s+\S", ln.text) or ln.x1 - ln.x0 > 0.92 * width:
+    if not (head.bold or (body and head.size >= body + 0.5)) or re.search(r"[.:;]\s+\S", ln.text):
         return False
     gap = head.y0 - ln.y0
-    return 0 < gap <= 1.8 * max(head.size, 1.0) and head.x0 - 2 <= ln.x0 <= head.x0 + 80
+    if not 0 < gap <= 1.8 * max(head.size, 1.0):
+        return False
+    if title:
+        return head.x0 - 2 <= ln.x0 <= head.x0 + 80 or abs(ln.x0 + ln.x1 - head.x0 - head.x1) < 20
+    if head.x1 - head.x0 < 0.6 * width or ln.x1 - ln.x0 > 0.92 * width:
+        return False
+    return head.x0 - 2 <= ln.x0 <= head.x0 + 80
 
 
 def _join(lines: Sequence[Line]) -> str:
@@ -540,9 +545,11 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     last_top = 0  # the last top-level section number: numbering only goes up (a numbered list does not)
     head_ln: Line | None = None  # the heading line just read: the next may carry the rest of it
     head_more = 0
+    head_title = False  # that heading is the paper's title (page 1, unnumbered, large)
+    title_size = 0.0
 
     for i, ln in enumerate(lines):
-        if head_ln is not None and head_more < 2 and _continues_heading(head_ln, ln, body, width):
+        if head_ln is not None and head_more < 2 and _continues_heading(head_ln, ln, body, width, head_title):
             if _heading(ln, body) is None and not _CAPTION.match(ln.text) and len(sections[-1].heading) < 120:
                 sections[-1].heading = _norm(f"{sections[-1].heading} {ln.text.strip()}")
                 head_ln, head_more = ln, head_more + 1
@@ -565,7 +572,12 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 last = sections[-1]
                 titled = any(s.heading and not s.number and not _NAMED.match(s.heading) for s in sections)
                 if titled and (
-                    para or last.paragraphs or last.number or _NAMED.match(last.heading) or not last.heading
+                    para
+                    or last.paragraphs
+                    or last.number
+                    or _NAMED.match(last.heading)
+                    or not last.heading
+                    or abs(ln.size - title_size) >= 0.3  # the first author's name, set smaller
                 ):
                     h = None  # an author's name or an affiliation in large type, below the title
         if h is not None:
@@ -587,7 +599,10 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 last.heading = _norm(f"{last.heading} {title}")  # a heading set on two lines
             else:
                 sections.append(Section(_norm(title), num, ln.page))
-                if num:
+                head_title = not num and ln.page == 1 and not _NAMED.match(title)
+                if head_title:
+                    title_size = ln.size
+                if num or head_title:
                     head_ln, head_more = ln, 0
             continue
         if in_refs:
