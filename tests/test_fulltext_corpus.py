@@ -61,9 +61,7 @@ def test_a_heading_that_wraps_onto_a_second_line_is_read_whole() -> None:
     assert "3.1 RQ1: Does inter-annotator agreement improve using fine-grained annotations?" in hs
     assert "2 Algunas condiciones compartidas por el medio rural regional" in headings(read(SPANISH))
     # a bold run-in paragraph heading under a subsection is not part of it
-    assert "2.2 Edge Types" in headings(
-        read_pdf((CORPUS.parent.parent.parent / "tests/data/pdfs/N18-3011.pdf").read_bytes())
-    )
+    assert "2.2 Edge Types" in headings(read_pdf((CORPUS.parents[2] / "tests/data/pdfs/N18-3011.pdf").read_bytes()))
 
 
 def test_the_title_block_gives_no_sections_for_addresses_or_authors() -> None:
@@ -107,6 +105,15 @@ def test_the_title_heading_is_the_whole_title_and_no_author_name() -> None:
     assert citesee.title.endswith("Persistent and Personalized Historical Context")
     journal = [s.heading for s in read(JOURNAL).sections]
     assert journal[1].endswith("in the Euphotic and Upper Mesopelagic Zones of the East China Sea")
+
+
+def test_a_footnote_is_kept_as_its_own_passage_and_does_not_cut_the_paragraph_it_falls_in() -> None:
+    paragraphs = [p for s in read("mono04").sections for p in s.paragraphs]
+    assert any("The quality of these clusters is generally good" in p for p in paragraphs)
+    notes = [p for p in paragraphs if p.startswith("2 We hand-tagged 1,150 articles")]
+    assert notes and "95% F-measure" in notes[0]
+    specter = read_pdf((CORPUS.parents[2] / "tests" / "data" / "pdfs" / "2020.acl-main.207.pdf").read_bytes())
+    assert any("underperformed the L2 loss" in p for s in specter.sections for p in s.paragraphs)
 
 
 # -- a newcomer's folder of PDFs, through the CLI ---------------------------------------------------

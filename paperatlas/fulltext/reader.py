@@ -12,8 +12,14 @@ What breaks a naive reader and what is done about it:
   joined; a hard '-' at a line end before a lowercase letter is joined too;
 - ligatures (fi, fl, ffi) and full-width forms: NFKC;
 - running headers, footers and page numbers: a line in the top or bottom band of a page that recurs
-  on other pages (digits ignored), or is only a number, is dropped;
-- tables and footnotes: short lines in a smaller font than the body are left out of paragraphs.
+  on other pages (digits ignored), or is only a number, is dropped; so is arXiv's margin stamp;
+- footnotes: small type in a page's bottom third that starts with a mark is a footnote, kept as a
+  passage of its own after the paragraph it interrupted (which is no longer cut in two);
+- tables and figure labels: other short lines in a smaller font than the body are left out;
+- headings: numbered, in larger or bold type, joined when they wrap onto a second line; the title
+  block (title, authors, addresses) gives one heading, the title; numbering only goes up, so a
+  numbered list is no run of sections;
+- the reference list: under its heading in English, Spanish, French, German, Italian or Chinese.
 
 A PDF is untrusted input: the file's size and page count are capped and a time budget is checked
 between pages; whatever the library raises becomes a `FulltextError` with a reason and a fix.
@@ -378,6 +384,25 @@ _NOT_ABSTRACT = re.compile(r"permission|copyright|licen[cs]e|©|proceedings of|\
 _ARXIV_STAMP = re.compile(r"^arXiv:\d{4}\.\d{4,5}(v\d+)?\s+\[[\w.\-]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}$")
 
 
+_NOTE_MARK = re.compile(r"^\s*(\d{1,2}|[*†‡§¶])(?=\s*[A-Za-z(“\"]|\s*https?:|\s*$)")
+
+
+def _footnote_line(ln: Line, band: tuple[float, float], open_note: bool) -> bool:
+    """Whether a small-type line is (part of) a footnote: in the bottom third of its page, and either
+    starting with a footnote mark (a number or a dagger, maybe on a line of its own) or going on
+    with the footnote just above it; mostly words (a table's rows of numbers are not)."""
+    lo, hi = band
+    if ln.y1 > lo + 0.35 * max(hi - lo, 1.0):
+        return False
+    text = ln.text.strip()
+    if _NOTE_MARK.fullmatch(text):
+        return True
+    letters = sum(c.isalpha() for c in text)
+    if letters < 0.5 * len(text.replace(" ", "")) and "http" not in text:
+        return False
+    return open_note or bool(_NOTE_MARK.match(text))
+
+
 def _letter_heading(title: str) -> bool:
     """Whether the words after an appendix letter read as a heading: a word of three letters or more,
     no year, not an author's initial ("A. Stahl. 2009. …" is a reference entry)."""
@@ -520,6 +545,9 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     ref_lines: list[Line] = []
     in_refs = False
     para: list[Line] = []
+    note: list[Line] = []  # the footnote being read
+    notes: list[tuple[int, list[Line]]] = []  # footnotes read, waiting for the open paragraph to end
+    bands = _page_bands(lines)
     caption: list[Line] | None = None
     cap_meta: tuple[str, str, int] = ("", "", 0)
 
@@ -531,6 +559,24 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 sections[-1].paragraphs.append(text)
                 sections[-1].paragraph_pages.append(para[0].page)
         para = []
+        flush_notes()
+
+    def flush_notes() -> None:
+        # a page's footnotes go after the paragraph that was open when they were met: a paragraph
+        # running on past them is not cut in two
+        nonlocal notes
+        for page, group in notes:
+            text = _join(group)
+            if len(text) >= 10:
+                sections[-1].paragraphs.append(text)
+                sections[-1].paragraph_pages.append(page)
+        notes = []
+
+    def end_note() -> None:
+        nonlocal note
+        if note:
+            notes.append((note[0].page, note))
+        note = []
 
     def flush_caption() -> None:
         nonlocal caption
@@ -623,11 +669,19 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 continue
             flush_caption()
         front = sections[-1].heading.lower().startswith("abstract")  # often set smaller than the body
-        if not front and body and ln.size < body - 0.6 and (not width or (ln.x1 - ln.x0) < width * 0.95):
-            continue  # a table cell, a footnote, a label inside a figure
+        small = not front and body and ln.size < body - 0.6
+        if small and ln.y1 and _footnote_line(ln, bands[ln.page], bool(note) and note[-1].page == ln.page):
+            if _NOTE_MARK.match(ln.text) and note and not _NOTE_MARK.fullmatch(note[-1].text.strip()):
+                end_note()  # the next footnote
+            note.append(ln)
+            continue
+        end_note()
+        if small and (not width or (ln.x1 - ln.x0) < width * 0.95):
+            continue  # a table cell, a label inside a figure
         if para and _paragraph_break(para[-1], ln, width, leading):
             flush()
         para.append(ln)
+    end_note()
     flush()
     flush_caption()
     refs = [parse_reference(r) for r in _split_references(ref_lines)]
