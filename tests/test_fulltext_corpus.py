@@ -116,6 +116,13 @@ def test_a_footnote_is_kept_as_its_own_passage_and_does_not_cut_the_paragraph_it
     assert any("underperformed the L2 loss" in p for s in specter.sections for p in s.paragraphs)
 
 
+def test_the_authors_are_the_names_of_the_title_block_and_nothing_else() -> None:
+    assert read("2020.acl-main.447").authors[:3] == ["Kyle Lo", "Lucy Lu Wang", "Mark Neumann"]  # "Kyle Lo† Lucy…"
+    assert read("proto06").authors == ["Aria Haghighi", "Dan Klein"]  # "Computer Science Division" is none
+    assert read(JOURNAL).authors == ["Anyi Hu", "Nianzhi Jiao", "Rui Zhang", "Zao Yang"]  # "Anyi Hu,1,2"
+    assert read("1903.10676").authors == []  # a page from inside a paper has no title block
+
+
 # -- a newcomer's folder of PDFs, through the CLI ---------------------------------------------------
 def run(runner, db: Path, *args: str):
     return runner.invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
@@ -136,8 +143,9 @@ def test_ingest_of_a_folder_makes_a_paper_of_every_pdf_in_it_and_below(tmp_path:
     r = run(runner, db, "ingest", str(folder), "--no-embed")
     assert r.exit_code == 0, r.output
     assert "3 PDFs" in r.output and "3 new" in r.output
-    titles = {p["title"] for p in json.loads(run(runner, db, "list", "--json").stdout)}
-    assert "Monolingual Machine Translation for Paraphrase Generation" in titles and len(titles) == 3
+    listed = {p["title"]: p["authors"] for p in json.loads(run(runner, db, "list", "--json").stdout)}
+    assert listed["Monolingual Machine Translation for Paraphrase Generation"][0] == "Chris QUIRK"
+    assert len(listed) == 3 and all(listed.values())  # every paper made from a PDF has its authors
     empty = tmp_path / "empty"
     empty.mkdir()
     r = run(runner, db, "ingest", str(empty))

@@ -523,6 +523,8 @@ class Fulltext:
             "title": doc.title,
             "abstract": doc.abstract,
         }
+        if doc.authors:
+            rec["authors"] = doc.authors
         if "doi" in ids:
             rec["doi"] = ids["doi"]
         return rec, data

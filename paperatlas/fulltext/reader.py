@@ -123,6 +123,7 @@ class Document:
     backend: str = ""
     title: str = ""  # page 1's largest type near the top: the paper's title, as the file tells it
     abstract: str = ""
+    authors: list[str] = field(default_factory=list)  # the names in the title block, those that read as names
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -699,7 +700,9 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
             abstract = next((t for t in page1 if len(t) >= 400 and not _NOT_ABSTRACT.search(t[:200])), "")
             if abstract:
                 break
-    return Document(pages, kept, captions, refs, first_page, backend, _title(raw_lines), abstract)
+    title = _title(raw_lines)
+    authors = _authors([ln for ln in lines if ln.page == 1], title)
+    return Document(pages, kept, captions, refs, first_page, backend, title, abstract, authors)
 
 
 def read_pdf(
@@ -754,6 +757,68 @@ def _title(page1: Sequence[Line]) -> str:
             break
         upper = rest  # one word in the largest type is a logo (a repository's cover page: "MPRA")
     return _norm(" ".join(run))[:300]
+
+
+# a line of the title block that is an affiliation, an address, a venue or a note: no names in it
+_AFFIL = re.compile(
+    r"universit|institut|department|dept\b|laborator|\blab\b|school|college|\binc\b|corporation|corp\b|research|"
+    r"center|centre|academy|sciences|faculty|hospital|division|group|google|microsoft|facebook|amazon|ibm\b|@|"
+    r"www\.|http|\bstreet\b|\bway\b|\broad\b|\busa\b|\bu\.s\.a|china|germany|france|japan|canada|\bcity\b|"
+    r"avenue|ave\b|proceedings|conference|workshop|journal|volume|copyright|©|arxiv|preprint|abstract|keywords|"
+    r"correspond|equal contribution",
+    re.IGNORECASE,
+)
+_NAME_WORD = re.compile(r"^(?:[A-Z][a-zA-Z'’\-]+|[A-Z]\.(?:-?[A-Z]\.)?|de|da|del|van|von|der|den|la|le|di|du)$")
+
+
+def _is_name(words: Sequence[str]) -> bool:
+    if not all(_NAME_WORD.match(w) or _NAME_WORD.match(w + ".") for w in words):
+        return False
+    last = words[-1].rstrip(".")
+    return len(last) >= 2 and last[0].isupper() and not (len(last) == 2 and last.isupper())  # "WA": a state
+
+
+def _names_in(text: str) -> list[str] | None:
+    """The names on a line of the title block ("Kyle Lo† Lucy Lu Wang†", "A and B"), or None when
+    any part of it is no name (then the line is something else and gives none)."""
+    t = re.sub(r"[\d∗*†‡§¶♠♣♦♥⋆\u2020-\u2022]+", ",", text)  # affiliation marks separate names
+    out: list[str] = []
+    for part in re.split(r",|;|\band\b|&|·|\s{2,}", t):
+        w = part.strip(" .").split()
+        if not w:
+            continue
+        if 2 <= len(w) <= 3 and _is_name(w):
+            out.append(" ".join(w))
+        elif len(w) in (4, 6) and all(_is_name(w[i : i + 2]) for i in range(0, len(w), 2)):
+            out += [" ".join(w[i : i + 2]) for i in range(0, len(w), 2)]  # names set apart by spaces only
+        else:
+            return None
+    return out
+
+
+def _authors(page1: Sequence[Line], title: str) -> list[str]:
+    """The authors' names: the lines right after the title, up to the abstract, that read wholly as
+    names (affiliations, addresses and e-mails are passed over). A line in doubt gives no name:
+    a paper with no authors is better than one with a department for an author."""
+    key = re.sub(r"\s+", " ", _norm(title)).lower()
+    i, seen = 0, False
+    while i < min(len(page1), 60):
+        t = re.sub(r"\s+", " ", _norm(page1[i].text.strip())).lower()
+        if t and t in key:
+            seen = True
+        elif seen:
+            break
+        i += 1
+    if not seen:
+        return []
+    names: list[str] = []
+    for ln in page1[i : i + 30]:
+        if _FRONT.match(ln.text.strip()):
+            break
+        if _AFFIL.search(ln.text):
+            continue
+        names += [n for n in _names_in(_norm(ln.text)) or [] if n not in names]
+    return names[:50]
 
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;])")
