@@ -143,6 +143,8 @@ def test_ingest_of_a_folder_makes_a_paper_of_every_pdf_in_it_and_below(tmp_path:
     r = run(runner, db, "ingest", str(folder), "--no-embed")
     assert r.exit_code == 0, r.output
     assert "3 PDFs" in r.output and "3 new" in r.output
+    # each file's line says the title read from it: a wrong read shows at once
+    assert "mono04.pdf: pdf-" in r.output and "(new)  Monolingual Machine Translation for Paraphrase" in r.output
     listed = {p["title"]: p["authors"] for p in json.loads(run(runner, db, "list", "--json").stdout)}
     assert listed["Monolingual Machine Translation for Paraphrase Generation"][0] == "Chris QUIRK"
     assert len(listed) == 3 and all(listed.values())  # every paper made from a PDF has its authors

@@ -103,7 +103,9 @@ def ingest(
     if not as_json:
         click.echo(report.summary())
         for o in report.outcomes.get("pdfs", []):
-            click.echo(f"{o['file']}: {o['id']} ({o['state']})")
+            # the title read from page 1, so a wrong read shows at once
+            title = f"  {o['title']}" if o.get("title") else ""
+            click.echo(f"{o['file']}: {o['id']} ({o['state']}){title}")
         for b in report.bad:
             click.echo(f"  skipped {b}", err=True)
     for note in report.notes:

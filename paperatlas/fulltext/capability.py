@@ -464,7 +464,7 @@ class Fulltext:
         """Papers made from PDFs ("upload your own paper"): a PDF that is a library paper already
         (its arXiv id, DOI or title) is attached to it; any other becomes a new paper, through the
         library's one write path, with its title and abstract from page 1, and its full text read.
-        The report's `outcomes["pdfs"]` says what became of each file ({file, id, state}); with
+        The report's `outcomes["pdfs"]` says what became of each file ({file, id, state, title}); with
         `skip_bad`, the files that cannot be read are listed in its `bad` and the others stored.
 
         Raises:
@@ -493,16 +493,17 @@ class Fulltext:
             doc_id, how = self.match_record(rec)
             if doc_id is not None:
                 r = self.add_bytes(doc_id, data, str(path), check_title=False)
-                outcome.append({"file": str(path), "id": doc_id, "state": f"attached ({how})" if r.ok else r.reason})
+                state = f"attached ({how})" if r.ok else r.reason
+                outcome.append({"file": str(path), "id": doc_id, "state": state, "title": rec["title"]})
                 continue
             rows.append((str(path), rec))
-            blobs[rec["id"]] = (path, data)
+            blobs[rec["id"]] = (path, data, rec["title"])
         report = IngestReport()
         if rows:
             report = self.lib.add_papers(Records(", ".join(str(p) for p, _ in rows), "pdf", Format.JSON, rows))
-            for pid, (path, data) in blobs.items():
+            for pid, (path, data, title) in blobs.items():
                 r = self.add_bytes(self.lib.store.resolve_id(pid) or pid, data, str(path), check_title=False)
-                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason})
+                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason, "title": title})
         report.bad.extend(bad)
         report.outcomes["pdfs"] = outcome
         return report
