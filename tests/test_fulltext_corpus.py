@@ -148,6 +148,10 @@ def test_ingest_of_a_folder_makes_a_paper_of_every_pdf_in_it_and_below(tmp_path:
     listed = {p["title"]: p["authors"] for p in json.loads(run(runner, db, "list", "--json").stdout)}
     assert listed["Monolingual Machine Translation for Paraphrase Generation"][0] == "Chris QUIRK"
     assert len(listed) == 3 and all(listed.values())  # every paper made from a PDF has its authors
+    (folder / "excerpt.pdf").write_bytes((CORPUS / "1903.10676.pdf").read_bytes())  # no title on its page
+    assert run(runner, db, "ingest", str(folder / "excerpt.pdf"), "--no-embed").exit_code == 0
+    d = json.loads(run(runner, db, "fulltext", "add-folder", str(folder), "--json").stdout)
+    assert len(d["already"]) == 4 and not d["unmatched"]  # the folder, read again: every file is a paper
     empty = tmp_path / "empty"
     empty.mkdir()
     r = run(runner, db, "ingest", str(empty))

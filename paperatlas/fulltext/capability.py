@@ -439,6 +439,11 @@ class Fulltext:
                 continue
             pid, how = self.match(doc)
             if pid is None:
+                # the paper `ingest` made of this very file (its id is the file's hash): a page 1
+                # with no title to match by (a page cut from a paper) is still that paper
+                made = self.lib.store.resolve_id("pdf-" + hashlib.sha256(data).hexdigest()[:12])
+                pid, how = (made, "file") if made else (None, "")
+            if pid is None:
                 report.unmatched.append({"file": str(f), "title": doc.title, **identifiers(doc.first_page)})
                 continue
             if not redo and self.has(pid):
