@@ -60,16 +60,21 @@ def ask_all(lib: Library, qs: list[dict[str, Any]], limit: int, label: str) -> l
                 "cited": a.cited,
                 "retrieved": [x["id"] for x in a.retrieved],
                 "not_found": a.not_found,
+                # a refusal quotes the sentences read that share most of the question's words
+                "quoted": [c["id"] for c in a.closest],
+                "quoted_text": " ".join(c["text"] for c in a.closest),
                 "source_chars": sum(len(p["text"]) for p in a.passages),
                 "cached": a.cached,
                 "error": "",
             }
         except Exception as e:  # noqa: BLE001 - a failed answer is a figure too
-            row = {"answer": "", "cited": [], "retrieved": [], "not_found": False, "source_chars": 0}
+            row = {"answer": "", "cited": [], "retrieved": [], "not_found": False, "source_chars": 0, "quoted": []}
+            row["quoted_text"] = ""
             row.update(cached=False, error=str(e))
         row.update(q=q["q"], answers=q["answers"], split=q["split"], s=round(time.monotonic() - t, 1))
         if q.get("fact"):
             row["fact"] = q["fact"] in row["answer"]
+            row["fact_quoted"] = q["fact"] in row["quoted_text"]
         out.append(row)
         print(f"  [{label}] {json.dumps(row, ensure_ascii=False)[:600]}", file=sys.stderr, flush=True)
     return out
@@ -80,10 +85,12 @@ def summary(rows: list[dict[str, Any]]) -> str:
     una = [r for r in rows if not r["answers"]]
     ret = sum(bool(set(r["answers"]) & set(r["retrieved"])) for r in ans)
     cit = sum(bool(set(r["answers"]) & set(r["cited"])) for r in ans)
+    refused = [r for r in ans if r["not_found"]]
+    quoted = sum(bool(set(r["answers"]) & set(r.get("quoted", []))) for r in refused)
     return (
         f"paper retrieved {ret}/{len(ans)}, cited {cit}/{len(ans)}; 'not in these papers' "
         f"{sum(r['not_found'] for r in ans)}/{len(ans)} answerable, {sum(r['not_found'] for r in una)}/{len(una)} "
-        f"unanswerable; sources {statistics.median(r['source_chars'] for r in rows):.0f} chars, "
+        f"unanswerable; refusals quoting the answer's paper {quoted}/{len(refused)}; sources {statistics.median(r['source_chars'] for r in rows):.0f} chars, "
         f"{statistics.median(r['s'] for r in rows):.1f} s/question (median); errors "
         f"{sum(bool(r['error']) for r in rows)}, cached {sum(r['cached'] for r in rows)}"
     )
@@ -96,6 +103,7 @@ def main() -> None:
     ap.add_argument("--split", default="test", choices=["test", "train", "all"])
     ap.add_argument("--limit", type=int, default=5)
     ap.add_argument("--out", help="write every answer as JSON here")
+    ap.add_argument("--arms", default="sized,by-question,unsized", help="which budgets to ask (comma-separated)")
     args = ap.parse_args()
     qs = [json.loads(x) for x in QUESTIONS.read_text(encoding="utf-8").splitlines() if x.strip()]
     qs = [q for q in qs if args.split == "all" or q["split"] == args.split] + [CASE]
@@ -115,6 +123,8 @@ def main() -> None:
                 ("unsized", sized["large"], False),
             )
             for label, budget, by_question in arms:
+                if label not in args.arms.split(","):
+                    continue
                 capability.ASK_PASSAGES["small"] = budget  # the model is small: this is what it gets
                 capability.TRIM_BY_QUESTION = by_question
                 results[label] = ask_all(lib, qs, args.limit, label)
@@ -128,7 +138,8 @@ def main() -> None:
         case = rows[-1]
         print(
             f"  the first-hour case, {label}: retrieved {case['retrieved']}, cited {case['cited']}, "
-            f"not found {case['not_found']}, states '2-4x' {case.get('fact')}: {case['answer'][:300]!r}"
+            f"not found {case['not_found']}, states '2-4x' {case.get('fact')}, quotes it {case.get('fact_quoted')}: "
+            f"{case['answer'][:300]!r} quoted {case['quoted_text'][:300]!r}"
         )
     if args.out:
         Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1))

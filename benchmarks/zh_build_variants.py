@@ -109,6 +109,9 @@ def quality(rows: list[dict[str, Any]], tmp: Path) -> dict[str, Any]:
             lib.store.delete_vectors(emb.id)
             lib.store.put_vectors(emb.id, [(pid, text_hash(x), v) for (pid, *_), x, v in zip(texts, docs, vecs)])
             lib.store.set_meta("multilingual", "on")
+            # the engine keeps the index it built, keyed by the vectors' count and the papers: both are
+            # the same after a swap, so without this every variant is scored on the first one's index
+            lib.engine.indexes._ml = None
             out[name] = _zh_scores(lib, queries)
     return out
 

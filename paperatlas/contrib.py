@@ -25,6 +25,21 @@ if TYPE_CHECKING:
 
 MODES = ("hybrid", "keyword", "semantic")
 INT_LIMIT = 2**31 - 1  # SQLite overflows at 2**63; no year, page or count comes near this
+# The words a switch is spelled with in a query string, a form or a CLI value: one list, so the web's
+# document and the filter table accept and refuse the same words ("True" is what a page writes of a set switch).
+SWITCH_ON = ("1", "true", "True", "yes", "on")
+SWITCH_OFF = ("0", "false", "False", "no", "off")
+
+
+def switch(raw: str) -> bool | None:
+    """True or False for a switch word, None for a word that is not one."""
+    if raw in SWITCH_ON:
+        return True
+    if raw in SWITCH_OFF:
+        return False
+    return None
+
+
 MAX_QUERY = 1000
 MAX_PER_PAGE = 1000
 
@@ -88,11 +103,9 @@ class Filter:
             # a switch: on, or no filter at all (off keeps every paper, so it is not a filter that is set)
             if isinstance(value, bool):
                 return value or None
-            low_s = str(value).lower()
-            if low_s in ("1", "true", "yes", "on"):
-                return True
-            if low_s in ("0", "false", "no", "off"):
-                return None
+            on = switch(str(value).strip())
+            if on is not None:
+                return on or None
             raise PaperatlasError(
                 gettext("{name} must be true or false, not {raw!r}", name=self.name, raw=str(value)[:60]),
                 gettext("use {name}=1 or {name}=0", name=self.name),

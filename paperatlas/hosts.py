@@ -1,5 +1,6 @@
-"""Which Host (and Origin) headers a server on this machine answers: the guard against DNS
-rebinding that the web server and the MCP HTTP server share.
+"""Hosts, both ways: which Host (and Origin) headers a server on this machine answers (the guard
+against DNS rebinding that the web server and the MCP HTTP server share), and how politely
+paperatlas asks other hosts for files (`polite_pause`: the one table of per-host pauses).
 
 A hostile page whose name resolves to 127.0.0.1 still sends its own name as Host, so a server
 answers only names its owner configured: loopback names by default, `--allowed-host` for more."""
@@ -77,3 +78,19 @@ def foreign_origin(origin: str | None, host_header: str | None) -> bool:
     except ValueError:
         return True
     return parts.scheme not in ("http", "https") or parts.netloc.lower() != (host_header or "").lower()
+
+
+# Seconds between two requests to a host, for hosts that publish a rate: arXiv asks robots for no
+# more than one request every three seconds (https://info.arxiv.org/help/api/tou.html). A host not
+# listed gets the pause the caller asks for (`fulltext fetch --delay`).
+POLITE_PAUSES: dict[str, float] = {
+    "arxiv.org": 3.0,
+}
+
+
+def polite_pause(host: str, default: float) -> float:
+    """The pause between two requests to `host` (a name, or name:port): the larger of `default` and
+    what the host asks for; a subdomain (export.arxiv.org) asks what its domain asks."""
+    name = host_name(host)
+    asked = max((s for d, s in POLITE_PAUSES.items() if name == d or name.endswith("." + d)), default=0.0)
+    return max(default, asked)

@@ -223,6 +223,9 @@ class HttpClient:
     retries: int = 4
     backoff: float = 1.0  # first wait; doubles each retry
     max_wait: float = 60.0  # cap on any one wait, Retry-After included
+    # a Retry-After longer than this is not waited for: the request fails at once, the answer's
+    # headers on the FetchError (a caller with other work, e.g. other hosts, goes on with it)
+    give_up_after: float | None = None
     delay: float = 0.0  # polite gap between two requests to the same host
     unreachable_retries: int = 1  # refused / no such host: one quick retry, then fail fast
     sleep: Callable[[float], None] = time.sleep
@@ -265,6 +268,8 @@ class HttpClient:
                 unreachable_now = r.reason.startswith("cannot connect")
                 unreachable = unreachable + 1 if unreachable_now else unreachable
                 out_of_tries = attempt >= self.retries or (unreachable_now and unreachable > self.unreachable_retries)
+                if r.wait is not None and self.give_up_after is not None and r.wait > self.give_up_after:
+                    out_of_tries = True
                 if out_of_tries:
                     raise self._give_up(url, r, attempt + 1, what) from None
                 wait = min(self.max_wait, r.wait if r.wait is not None else self.backoff * (2**attempt))

@@ -44,6 +44,8 @@ class Seen:
     query: dict[str, list[str]]
     headers: dict[str, str]
     status: int = 0
+    started: float = 0.0  # time.monotonic() when the request arrived and when its answer was sent
+    ended: float = 0.0
 
 
 @dataclass
@@ -53,9 +55,13 @@ class SourceServer:
     seen: list[Seen] = field(default_factory=list)
     content_type: dict[str, str] = field(default_factory=dict)
     last_body: dict[str, bytes] = field(default_factory=dict)
+    latency: float = 0.0  # seconds every answer waits before it starts (a distant server)
+    in_flight: int = 0
+    max_in_flight: int = 0  # the most requests it answered at once
 
     def start(self) -> SourceServer:
         server = self
+        self._count = threading.Lock()
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -64,9 +70,22 @@ class SourceServer:
                 pass
 
             def do_GET(self) -> None:
+                with server._count:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 parts = urlsplit(self.path)
-                rec = Seen(parts.path, parse_qs(parts.query), dict(self.headers.items()))
+                rec = Seen(parts.path, parse_qs(parts.query), dict(self.headers.items()), started=time.monotonic())
                 server.seen.append(rec)
+                try:
+                    if server.latency:
+                        time.sleep(server.latency)
+                    self._get(parts, rec)
+                finally:
+                    rec.ended = time.monotonic()
+                    with server._count:
+                        server.in_flight -= 1
+
+            def _get(self, parts: Any, rec: Seen) -> None:
                 queue = server.faults.get(parts.path) or server.faults.get("*") or []
                 fault = queue.pop(0) if queue else ""
                 name, _, arg = fault.partition(":")

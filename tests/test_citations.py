@@ -215,7 +215,7 @@ def test_search_sort_citations_orders_by_cited_by_count(oa: SourceServer, db: st
     listed = CliRunner().invoke(cli, ["--db", db, "list", "--sort", "citations", "--limit", "2", "--json"])
     assert [p["id"] for p in json.loads(listed.output)] == ["oa-state", "later"], listed.output
     bad = CliRunner().invoke(cli, ["--db", db, "search", "open", "--sort", "stars"])
-    assert bad.exit_code == 1 and "use one of: citations, rising" in bad.output
+    assert bad.exit_code == 2 and "use one of: citations, rising" in bad.output  # a usage error
 
 
 def test_the_web_and_mcp_sort_by_citations_and_a_saved_search_keeps_the_order(oa: SourceServer, db: str) -> None:

@@ -173,7 +173,7 @@ class Colours:
 def test_a_contributed_filter_appears_everywhere(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(library_mod, "CAPABILITIES", [*library_mod.CAPABILITIES, ("colours", Colours, ())])
     runner = CliRunner()
-    for cmd in ("search", "list"):
+    for cmd in ("search", "list", "export", "recommend"):
         r = runner.invoke(cli, [cmd, "--help"])
         assert "--colour [red|blue]" in r.output and "Only papers of this colour." in r.output
     r = runner.invoke(cli, ["--db", str(db), "search", "--colour", "red", "--json", "--limit", "100"])
@@ -181,6 +181,15 @@ def test_a_contributed_filter_appears_everywhere(db: Path, monkeypatch: pytest.M
     assert '"venue": "CoRL"' in r.output and '"venue": "NeurIPS"' not in r.output
     r = runner.invoke(cli, ["--db", str(db), "list", "--colour", "blue"])
     assert r.exit_code == 4 and "--colour" in r.stderr
+    # recommendations narrow by any filter of the table too (a reader with likes on both venues)
+    with Library(db, embedder="hashing") as lib:
+        liked = [lib.papers(venue=v, limit=1)[0].id for v in ("CoRL", "NeurIPS")]
+    reader = ["--reader", "colourtest"]
+    for pid in liked:
+        assert runner.invoke(cli, ["--db", str(db), "like", pid, *reader]).exit_code == 0
+    r = runner.invoke(cli, ["--db", str(db), "recommend", *reader, "--colour", "red", "--json", "--limit", "20"])
+    assert r.exit_code == 0, r.output
+    assert '"venue": "CoRL"' in r.output and '"venue": "NeurIPS"' not in r.output
 
     lib = Library(db, embedder="hashing")
     try:
@@ -206,3 +215,24 @@ def test_a_contributed_filter_appears_everywhere(db: Path, monkeypatch: pytest.M
 def test_an_empty_query_names_the_options_as_they_are_spelled(db: Path) -> None:
     r = CliRunner().invoke(cli, ["--db", str(db), "search", ""])
     assert r.exit_code == 2 and "--min-citations" in r.output and "--min_citations" not in r.output
+
+
+@pytest.mark.parametrize(
+    "word", ["1", "true", "True", "yes", "on", "0", "false", "False", "no", "off", "Yes", "TRUE", "y", "2"]
+)
+def test_a_switch_word_means_the_same_to_the_web_and_the_filter_table(word: str) -> None:
+    # the web's query-string parameter and the table's filter once kept two word lists: "Yes" passed one
+    # and was refused by the other
+    from paperatlas.web.common import HTTPError, Param
+
+    table = Filter("flag", bool, "a switch", "core", lambda lib, v: None)
+    try:
+        web: Any = Param("flag", type=bool).parse(word)
+    except HTTPError:
+        web = "refused"
+    try:
+        by_table: Any = table.check(word)
+    except PaperatlasError:
+        by_table = "refused"
+    # the table turns an off switch into "no filter" (None); the web gives False
+    assert (web if web is not False else None) == by_table

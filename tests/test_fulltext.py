@@ -302,11 +302,45 @@ def test_ask_one_paper_sends_its_passages_and_cites_paper_and_page(db: Path, run
     body = [p for p in d["passages"] if p["page"] is not None]
     assert body and all(p["id"] == "specter" for p in body) and len(body) <= 2
     assert {p["id"] for p in d["passages"] if p["page"] is None} <= {x["id"] for x in d["retrieved"]} - {"specter"}
+    # a refusal still shows what was read: the sentences sharing most of the question's words, quoted
+    assert d["not_found"] is True and d["answer"] == "Not in these papers."
+    assert d["closest"] and len(d["closest"]) <= 3
+    for c in d["closest"]:  # a quotation of what was read, where it was read
+        read = [" ".join(p["text"].split()) for p in d["passages"] if (p["id"], p["page"]) == (c["id"], c["page"])]
+        assert any(c["text"] in t for t in read)
+    assert any("margin" in c["text"].lower() for c in d["closest"])
+    r = run(runner, db, "ask", "triplet loss margin citation representation", "--limit", "3", env=env)
+    assert "not an answer" in r.stdout and "[specter p." in r.stdout
+    from starlette.testclient import TestClient
+
+    from paperatlas.web import create_app
+
+    with Library(db) as lib:  # the model the CLI used: the passages' vectors are its
+        lib.llm.configure(url)
+        with TestClient(create_app(lib), base_url="http://127.0.0.1") as c:
+            page = c.get("/ask", params={"q": "triplet loss margin citation representation", "limit": 3}).text
+    assert 'class="closest"' in page and "/paper/specter/read#p-" in page  # the passage quoted
     # a paper without a body is asked from its abstract, as before
     handler.reply = "Not in these papers."
     d = json.loads(run(runner, db, "ask", "What is GloVe?", "--paper", "glove", "--json", env=env).stdout)
     assert d["passages"] == [{"id": "glove", "page": None, "section": "abstract", "text": PAPERS[2]["abstract"]}]
     assert d["not_found"] is True
+
+
+def test_ask_reads_a_paper_whose_body_answers_though_its_abstract_does_not(db: Path, runner, chat) -> None:
+    # the abstract search finds no good match for a question about what a body says: the paper whose
+    # passage shares most of the question's words is read all the same
+    handler, url = chat
+    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    handler.reply = "Not in these papers."
+    env = {"PAPERATLAS_LLM_URL": url}
+    question = "Which hyperparameter m sets the loss margin of the triplet objective?"
+    found = json.loads(run(runner, db, "search", question, "--json").stdout or "{}").get("hits", [])
+    assert "specter" not in [h["id"] for h in found]  # what the search of abstracts alone gives
+    d = json.loads(run(runner, db, "ask", question, "--limit", "2", "--json", env=env).stdout)
+    assert "specter" in [x["id"] for x in d["retrieved"]]
+    assert any(p["id"] == "specter" and p["page"] == 3 and "margin" in p["text"] for p in d["passages"])
+    assert any("margin" in c["text"] for c in d["closest"])
 
 
 def test_ask_with_the_real_model_cites_only_retrieved_passages(db: Path, runner, llm_proxy) -> None:

@@ -585,3 +585,28 @@ def test_a_rendered_query_loses_the_label_and_quotes_a_small_model_adds(reply: s
     from paperatlas.llm.capability import _query_text
 
     assert _query_text(reply) == query
+
+
+def test_closest_sentences_quote_only_what_shares_most_of_the_question() -> None:
+    from paperatlas.llm.capability import closest_sentences
+
+    evidence = [
+        {"id": "a", "page": None, "section": "abstract", "text": "We study graphs. Sampling is slow in general."},
+        {
+            "id": "b",
+            "page": 4,
+            "section": "Method",
+            "text": "Our method speeds up sampling of diffusion models by 2-4x. Diffusion is popular.",
+        },
+    ]
+    got = closest_sentences("How can sampling from diffusion models be sped up?", evidence)
+    # "Sampling is slow" shares one word of four: not enough; "Diffusion is popular" shares one too
+    assert got == [
+        {
+            "id": "b",
+            "page": 4,
+            "section": "Method",
+            "text": "Our method speeds up sampling of diffusion models by 2-4x.",
+        }
+    ]
+    assert closest_sentences("diffusion", evidence) == []  # one word is no ground to quote anything

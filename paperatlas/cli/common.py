@@ -55,6 +55,17 @@ def filter_option(f: Filter) -> click.Option:
     )
 
 
+def check_sort(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--sort ORDER: an order some capability contributes (citations, rising), else a usage error (exit
+    2) naming them; whether this library's papers have values for it, the library says."""
+    if value is None:
+        return None
+    names = list(filter_table().sorts)
+    if value not in names:
+        raise click.BadParameter(f"{value!r} is not an order; use one of: {', '.join(names) or '(none)'}")
+    return value
+
+
 class FilterCommand(click.Command):
     """A command that takes every filter of the library (the library's own and what each capability
     contributes: paperatlas/contrib.py): its options are made from the table when the command runs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from .. import settings
@@ -12,6 +14,7 @@ from .common import (
     EXIT_ERROR,
     EXIT_WARNINGS,
     Fail,
+    FilterCommand,
     echo_json,
     get_library,
     handle_errors,
@@ -53,6 +56,7 @@ def add_cmd(ctx: click.Context, paper_id: str, file: str, any_title: bool, as_js
         out.print(
             f"{r.id}: read {r.pages} pages: {r.sections} sections, {r.passages} passages, {r.captions} captions, "
             f"{r.references} references ({r.references_in_library} in the library)"
+            + (f"; {r.embedded} passages embedded for search by meaning" if r.embedded else "")
         )
     if not r.ok:
         raise Fail(f"{r.id}: not read ({r.reason}): {r.message}\nFix: {r.fix}", EXIT_BAD_INPUT)
@@ -111,7 +115,10 @@ def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
     if as_json:
         echo_json(st)
         return
-    out.print(f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages)")
+    out.print(
+        f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages; "
+        f"{st['embedded']} of them searchable by meaning)"
+    )
     for reason, n in sorted(st["counts"].items()):
         if reason != "read":
             out.print(f"  {reason}: {n}  (fix: {st['fixes'].get(reason, '')})", markup=False)
@@ -163,12 +170,11 @@ def add_folder_cmd(ctx: click.Context, folder: str, limit: int, redo: bool, as_j
         raise Fail(f"no PDF in {folder}", EXIT_EMPTY)
 
 
-@fulltext.command("fetch")
+@fulltext.command("fetch", cls=FilterCommand, skip_filters=("fulltext",))
 @click.argument("paper_ids", nargs=-1)
-@click.option("--venue", help="Every paper of this venue (with --year, of that year).")
-@click.option("--year", type=int, help="Every paper of this year.")
 @click.option("--all", "all_papers", is_flag=True, help="Every paper of the library.")
 @click.option("--saved", is_flag=True, help="The papers the reader saved (starred).")
+@click.option("--agenda", is_flag=True, help="The papers on the reader's agenda (starred or tagged in the programme).")
 @click.option("--reader", "-r", default=None, metavar="NAME", envvar=settings.env("reader"), help="Whose saved papers.")
 @click.option("--redo", is_flag=True, help="Fetch again the papers already read.")
 @click.option(
@@ -176,7 +182,14 @@ def add_folder_cmd(ctx: click.Context, folder: str, limit: int, redo: bool, as_j
     type=click.FloatRange(0, 600),
     default=1.0,
     show_default=True,
-    help="Seconds between two requests to a host.",
+    help="Seconds between two requests to a host (at least; arXiv asks for 3).",
+)
+@click.option(
+    "--hosts",
+    "workers",
+    type=click.IntRange(1, 32),
+    default=None,
+    help="Hosts to download from at once, each one request at a time [default: $PAPERATLAS_FULLTEXT_FETCH_HOSTS or 4].",
 )
 @click.option(
     "--deadline",
@@ -191,18 +204,22 @@ def add_folder_cmd(ctx: click.Context, folder: str, limit: int, redo: bool, as_j
 def fetch_cmd(
     ctx: click.Context,
     paper_ids: tuple[str, ...],
-    venue: str | None,
-    year: int | None,
     all_papers: bool,
     saved: bool,
+    agenda: bool,
     reader: str | None,
     redo: bool,
     delay: float,
+    workers: int | None,
     deadline: float,
     as_json: bool,
+    **filters: Any,
 ) -> None:
     """Download the PDFs of papers from their own links (the record's PDF, OpenReview, arXiv) and read
-    them. A run that was stopped resumes: papers already read are skipped.
+    them: the papers named, saved or on the agenda, or those every filter of `search` keeps (--venue,
+    --year, --author ...). Several hosts are asked at once, each politely (one request at a time, a
+    pause between two, Retry-After honoured). A run that was stopped resumes: papers already read
+    are skipped.
 
     Example:
 
@@ -214,10 +231,15 @@ def fetch_cmd(
     from ..http_client import HttpClient
 
     lib = get_library(ctx)
+    named = saved or agenda
     if saved:
         paper_ids = (*paper_ids, *(p.id for p in lib.readers.liked(reader)))
-        if not paper_ids:
-            raise Fail("the reader has saved no paper yet", EXIT_EMPTY)
+    if agenda:
+        # what they starred or tagged, not what is only recommended
+        paper_ids = (*paper_ids, *(pid for pid, c in lib.programme.candidates(reader, 0).items() if c[2]))
+    paper_ids = tuple(dict.fromkeys(paper_ids))
+    if named and not paper_ids:
+        raise Fail("the reader has saved no paper yet" if saved else "the reader's agenda is empty", EXIT_EMPTY)
     client = HttpClient(delay=delay, total_timeout=deadline, max_bytes=MAX_FILE_BYTES, retries=3)
     with progress_bar("fetching PDFs") as update:
 
@@ -226,7 +248,9 @@ def fetch_cmd(
             if state not in ("read", "skipped") and not as_json:
                 click.echo(f"{pid}: {state}", err=True)
 
-        rep = lib.fulltext.fetch(paper_ids, venue, year, all_papers, redo, client, progress)
+        rep = lib.fulltext.fetch(
+            paper_ids, all_papers=all_papers, redo=redo, client=client, on_progress=progress, workers=workers, **filters
+        )
     if as_json:
         echo_json(rep.to_dict())
     else:
@@ -234,13 +258,58 @@ def fetch_cmd(
         out.print(
             f"{rep.read} read, {rep.skipped} already read, {rep.no_link} without a PDF link"
             + (f", not read: {failed}" if failed else "")
-            + f" ({rep.bytes / 1e6:.1f} MB in {rep.seconds:.0f} s)",
+            + (f", {rep.set_aside_papers} left for the next run" if rep.set_aside else "")
+            + f" ({rep.bytes / 1e6:.1f} MB in {rep.seconds:.0f} s from {rep.hosts} hosts)",
             markup=False,
         )
+        for h in rep.set_aside:
+            out.print(f"set aside {h.host} ({h.papers} papers left): {h.message}\nFix: {h.fix}", markup=False)
         if rep.failed:
             out.print("`paperatlas fulltext status --failed` lists each with the reason and the fix", markup=False)
-    if rep.failed:  # what was read is stored; each failure is recorded with its reason
+    if rep.failed or rep.set_aside:  # what was read is stored; each failure is recorded with its reason
         ctx.exit(EXIT_WARNINGS if rep.read else EXIT_ERROR)
+
+
+@fulltext.command("embed")
+@click.argument("paper_ids", nargs=-1)
+@click.option("--all", "all_papers", is_flag=True, help="Every paper whose full text was read.")
+@click.option("--saved", is_flag=True, help="The papers the reader saved (starred).")
+@click.option("--reader", "-r", default=None, metavar="NAME", envvar=settings.env("reader"), help="Whose saved papers.")
+@json_option
+@click.pass_context
+@handle_errors
+def embed_cmd(
+    ctx: click.Context, paper_ids: tuple[str, ...], all_papers: bool, saved: bool, reader: str | None, as_json: bool
+) -> None:
+    """Make the passages of papers' bodies searchable by meaning (by keyword they are at once). A PDF
+    attached by hand, and a fetched paper a reader saved, are embedded when they are read; this
+    embeds the rest. Stopping is safe: the same command resumes.
+
+    Example:
+
+        paperatlas fulltext embed --saved
+
+        paperatlas fulltext embed --all
+    """
+    lib = get_library(ctx)
+    if saved:
+        paper_ids = (*paper_ids, *(p.id for p in lib.readers.liked(reader)))
+        if not paper_ids:
+            raise Fail("the reader has saved no paper yet", EXIT_EMPTY)
+    if not paper_ids and not all_papers:
+        raise click.UsageError("which papers? none was named: give paper ids, --saved or --all")
+    ids = list(paper_ids) or None
+    with progress_bar("embedding passages") as update:
+        rep = lib.fulltext.embed(ids, progress=update)
+    counts = lib.fulltext.vectors.counts()
+    if as_json:
+        echo_json({**rep.to_dict(), "coverage": counts})
+        return
+    out.print(
+        f"{rep.passages} passages of {rep.papers} papers embedded; {counts['embedded']} of "
+        f"{counts['passages']} passages are searchable by meaning",
+        markup=False,
+    )
 
 
 COMMANDS = [fulltext]

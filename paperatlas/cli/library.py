@@ -15,6 +15,7 @@ from .common import (
     EXIT_WARNINGS,
     Fail,
     FilterCommand,
+    check_sort,
     echo_json,
     embed_multilingual,
     get_library,
@@ -233,6 +234,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     if ft:
         failed = ", ".join(f"{k} {n}" for k, n in sorted(ft.items()) if k != "read")
         out.print(f"fulltext: {ft.get('read', 0)} read" + (f"; not read: {failed}" if failed else ""))
+    if fp := s.get("fulltext_passages"):
+        out.print(f"fulltext passages: {fp['passages']}, {fp['embedded']} searchable by meaning")
 
 
 @click.command("list", cls=FilterCommand)
@@ -242,6 +245,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     "--sort",
     "sort_",
     metavar="ORDER",
+    callback=check_sort,
     help="Order by ORDER instead of ingest order: citations, rising (after `paperatlas enrich`).",
 )
 @json_option
@@ -313,9 +317,19 @@ def _search_body(
     if not query.strip():
         raise click.UsageError("the query is empty: give a QUERY to search the full text with")
     hits = lib.fulltext.hits(query, limit, venue, year)
+    st = lib.fulltext.status()
+    if st["embedded"] < st["passages"] and not as_json:
+        click.echo(
+            f"note: {st['embedded']} of {st['passages']} passages are searchable by meaning; the others match "
+            "by keyword only (`paperatlas fulltext embed --all` embeds them)",
+            err=True,
+        )
     if as_json:
         # the search envelope's keys, its hits those of the body: each with the passage it was found by
-        echo_json({"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits]})
+        covered = {"passages": st["passages"], "embedded": st["embedded"]}  # the rest found by their words only
+        echo_json(
+            {"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits], "coverage": covered}
+        )
     else:
         for i, h in enumerate(hits, start=1):
             p, x = h.paper, h.passage
@@ -323,7 +337,6 @@ def _search_body(
             out.print(f"    [dim]p.{x.page} · {x.section or '(untitled)'}[/dim]")
             out.print("    " + (x.text if len(x.text) <= 400 else x.text[:400].rsplit(" ", 1)[0] + " …"), markup=False)
     if not hits:
-        st = lib.fulltext.status()
         nothing_found(
             ctx,
             f"no passage of the {st['read']} papers with a full text matches {query!r}",
@@ -588,6 +601,7 @@ def copy_(src: str, dst: str) -> None:
     "--sort",
     "sort_",
     metavar="ORDER",
+    callback=check_sort,
     help="Order the matching papers by ORDER instead of relevance: citations, rising (after `paperatlas enrich`).",
 )
 @click.option(
@@ -636,7 +650,8 @@ def search(
     lib.llm.configure(llm_url, llm_model)
     said = {"mode": mode, **_set(filters), "offset": offset}
     author = filters.get("author")
-    say_waiting(lib, mode)
+    if in_ != "body":  # the body search says what of it is embedded itself (_search_body)
+        say_waiting(lib, mode)
     if queries is not None:
         asked = empty = 0
         noted = False

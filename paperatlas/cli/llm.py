@@ -440,6 +440,11 @@ def ask(
         out.print(_marked(a.model, True, a.created_at))
     if a.note:
         click.echo(f"note: {a.note}", err=True)
+    if a.closest:
+        out.print("The sentences read that share most of the question's words (quoted, not an answer):")
+        for c in a.closest:
+            where = f"{c['id']} p.{c['page']}" if c["page"] is not None else c["id"]
+            out.print(f'  "{_t(c["text"])}" [dim]\\[{_t(where)}][/dim]')
     for r in a.retrieved:
         mark = "*" if r["id"] in a.cited else " "
         out.print(f" {mark} [dim]{_t(r['id'])}[/dim]  {_t(r['title'])}")

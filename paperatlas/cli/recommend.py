@@ -8,6 +8,7 @@ import click
 
 from .. import settings
 from .common import (
+    FilterCommand,
     reader_option,
     echo_json,
     get_library,
@@ -15,6 +16,7 @@ from .common import (
     hit_rows,
     json_option,
     nothing_found,
+    option_name,
     out,
     print_hits,
     reader_flag,
@@ -27,15 +29,13 @@ from ..recommend.digest import FORMATS
 from ..recommend.groups import METHODS
 
 
-@click.command("recommend")
+@click.command("recommend", cls=FilterCommand)
 @reader_option
 @click.option(
     "--method", type=click.Choice(RECOMMENDERS.names()), default="default", show_default=True, help="Which recommender."
 )
 @click.option("--limit", type=int, default=10, show_default=True)
 @click.option("--offset", type=int, default=0)
-@click.option("--venue", help="Only this venue.")
-@click.option("--year", type=int, help="Only this year.")
 @click.option("--since", metavar="DATE", help="Only papers added to the library since this date (YYYY-MM-DD).")
 @json_option
 @click.pass_context
@@ -46,22 +46,27 @@ def recommend(
     method: str,
     limit: int,
     offset: int,
-    venue: str | None,
-    year: int | None,
     since: str | None,
     as_json: bool,
+    **filters: Any,
 ) -> None:
     """Papers for you, best first, each saying why (from your likes, profile and preferences).
+
+    Every filter of `search` and `list` applies (--venue, --year, --author, --session, ...).
 
     Example:
 
         paperatlas recommend --reader alice --limit 5 --json
+
+        paperatlas recommend --venue NeurIPS --session "Poster Session 6"
     """
     lib = get_library(ctx)
-    hits = lib.recommend.for_reader(reader, limit, method, offset, venue, year, since=since)
+    filters = {k: v for k, v in filters.items() if v is not None}
+    hits = lib.recommend.for_reader(reader, limit, method, offset, since=since, **filters)
+    given = [option_name(k) for k in filters] + ["--since"] * bool(since) + ["--offset"] * bool(offset)
     hint = (
-        "drop --venue / --year / --since / --offset to look at the whole library"
-        if venue or year or since or offset
+        f"drop {' / '.join(given)} to look at the whole library"
+        if given
         else f"like a few papers first: `paperatlas like ID{reader_flag(reader)}`, "
         f"or `paperatlas triage{reader_flag(reader)}`"
     )
@@ -73,9 +78,8 @@ def recommend(
         hint,
         reader=reader,
         method=method,
-        venue=venue,
-        year=year,
         since=since,
+        **filters,
         offset=offset,
     )
 

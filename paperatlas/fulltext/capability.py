@@ -9,6 +9,7 @@ recorded per paper with the reason and the fix, and never stored as text.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -27,7 +28,10 @@ from ..ingest.pipeline import PreviewFile, Records
 from ..models import BadRecord, IngestReport, Paper
 from ..search.query import fts5_match, parse
 from ..search.bm25 import english_stopwords
+from ..search.floor import floor_for
+from ..search.fusion import convex
 from .fetch import FetchReport, fetch_many
+from .vectors import EmbedReport, PassageVectors
 from .reader import (
     DEFAULT_BACKEND,
     MAX_FILE_BYTES,
@@ -39,8 +43,15 @@ from .reader import (
     title_on_first_page,
 )
 
+log = logging.getLogger(__name__)
 FILES_ENV = "PAPERATLAS_FILES"
 MAX_FOLDER_FILES = 5000  # PDFs one `add-folder` reads (a whole disk is not a folder of papers)
+# papers a folder or an ingest of PDFs embeds by meaning at once (a handful: seconds each); past
+# this, their passages wait for `fulltext embed` (docs/fulltext.md: what is embedded when)
+EMBED_AT_ONCE = 20
+# the saved papers a fetch of a whole venue embeds at once (more: `fulltext embed --saved`)
+SAVED_AT_ONCE = 200
+PASSAGE_MODES = ("hybrid", "keyword")
 
 
 @dataclass
@@ -111,6 +122,7 @@ class AddResult:
     references: int = 0
     references_in_library: int = 0
     sha256: str = ""
+    embedded: int = 0  # passage texts embedded by meaning now
 
     @property
     def ok(self) -> bool:
@@ -163,10 +175,42 @@ class Fulltext:
 
     def __init__(self, lib: LibraryCore) -> None:
         self.lib = lib
+        self.vectors = PassageVectors(lib)
 
     @property
     def store(self) -> Any:
         return self.lib.store.fulltext
+
+    # -- passages by meaning -------------------------------------------------------------------
+    def embed(
+        self, paper_ids: Sequence[str] | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> EmbedReport:
+        """Embed the passages of these papers (None: every paper read) that have no vector yet:
+        resumable, each batch stored in a short transaction of its own."""
+        return self.vectors.embed(paper_ids, progress)
+
+    def embed_soon(self, paper_ids: Sequence[str]) -> EmbedReport | None:
+        """Embed the passages of a handful of papers now (a PDF attached by hand, a paper asked
+        about); more than EMBED_AT_ONCE wait for `fulltext embed`. None: nothing was done."""
+        ids = [p for p in dict.fromkeys(paper_ids) if self.has(p)]
+        if not ids or len(ids) > EMBED_AT_ONCE or self.lib.read_only:
+            return None
+        return self._embed_quietly(ids)
+
+    def _embed_quietly(self, ids: Sequence[str]) -> EmbedReport | None:
+        """Embed on the way (after a PDF was read, before a paper is asked): when the model cannot
+        run here, the text stays stored and searchable by keyword, `fulltext status` counts the
+        passages without a vector, and the reason is logged; the read itself does not fail."""
+        try:
+            return self.vectors.embed(ids)
+        except PaperatlasError as e:
+            log.warning("passages of %d papers not embedded: %s (fix: %s)", len(ids), e.message, e.fix)
+            return None
+
+    def asked_about(self, paper_id: str) -> None:
+        """A question is asked of this one paper (`ask --paper`): its passages are embedded first,
+        so they are found by meaning too (a contribution the language-model layer calls)."""
+        self.embed_soon([paper_id])
 
     # -- the PDF files -------------------------------------------------------------------------
     def files_dir(self) -> Path:
@@ -205,8 +249,8 @@ class Fulltext:
         return path if path.exists() else None
 
     # -- reading -----------------------------------------------------------------------------------
-    def add(self, paper_id: str, file: str | Path, check_title: bool = True) -> AddResult:
-        """Attach a local PDF to a paper and read it."""
+    def add(self, paper_id: str, file: str | Path, check_title: bool = True, embed: bool = True) -> AddResult:
+        """Attach a local PDF to a paper and read it; its passages are embedded too (`embed`)."""
         paper = self.lib.get(paper_id)
         path = Path(file).expanduser()
         try:
@@ -215,7 +259,11 @@ class Fulltext:
             raise PaperatlasError(f"cannot read {path}: {e.strerror or e}", "check the path of the PDF") from None
         if size > MAX_FILE_BYTES:
             return self.record_failure(paper.id, FulltextError("too_large", f"{path} is {size >> 20} MB"), str(path))
-        return self.add_bytes(paper, path.read_bytes(), str(path), check_title)
+        r = self.add_bytes(paper, path.read_bytes(), str(path), check_title)
+        if r.ok and embed:  # a PDF attached by hand is a paper that matters: searchable by meaning at once
+            rep = self.embed_soon([r.id])
+            r.embedded = rep.passages if rep is not None else 0
+        return r
 
     def add_bytes(self, paper: Paper | str, data: bytes, source: str = "", check_title: bool = True) -> AddResult:
         """Read PDF bytes as the body of `paper`: stored when they are its paper, else the reason recorded."""
@@ -314,12 +362,30 @@ class Fulltext:
         ]
 
     def library_stats(self) -> dict[str, Any]:
-        """What `stats` says of the full texts (a contribution the library collects)."""
-        return {"fulltext": self.store.counts()}
+        """What `stats` says of the full texts (a contribution the library collects): papers per
+        state, and `fulltext_passages`: passages stored and how many are embedded by meaning."""
+        counts = self.store.counts()
+        if not counts:
+            return {"fulltext": counts}
+        return {
+            "fulltext": counts,
+            "fulltext_passages": {"passages": self.store.passage_count(), "embedded": self._embedded()},
+        }
 
-    def passages(self, question: str, paper_ids: Sequence[str], per_paper: int = 2, limit: int = 8) -> list[Passage]:
-        """The passages `ask` sends the model (a contribution the language-model layer collects)."""
-        return self.retrieve(question, paper_ids, per_paper, limit)
+    def passages(
+        self, question: str, paper_ids: Sequence[str], per_paper: int = 2, limit: int = 8, mode: str = "hybrid"
+    ) -> list[Passage]:
+        """The passages `ask` sends the model (a contribution the language-model layer collects);
+        `mode` "keyword" ranks by words alone (what a stored FAQ or TL;DR is keyed by stays put
+        when the paper's passages are embedded later)."""
+        return self.retrieve(question, paper_ids, per_paper, limit, mode)
+
+    def body_matches(
+        self, question: str, limit: int = 5, venue: str | None = None, year: int | None = None
+    ) -> list[Passage]:
+        """The papers whose body matches a question, each by its best passage, best first: the papers
+        `ask` may read besides those the search of titles and abstracts finds (a contribution)."""
+        return [h.passage for h in self.hits(question, limit, venue, year)]
 
     def status(self) -> dict[str, Any]:
         """Counts per state (read, or the reason reading failed), with each reason's fix."""
@@ -330,52 +396,116 @@ class Fulltext:
             "read": counts.get("read", 0),
             "failed": sum(n for k, n in counts.items() if k != "read"),
             "passages": self.store.passage_count(),
+            "embedded": self._embedded(),
             "fixes": {k: REASONS[k] for k in counts if k in REASONS},
         }
+
+    def _embedded(self) -> int:
+        """Passages searchable by meaning (0 when the library's embedder cannot be made here)."""
+        try:
+            return int(self.vectors.counts()["embedded"])
+        except PaperatlasError:
+            return 0
 
     def failures(self) -> list[dict[str, Any]]:
         return [s.to_dict() for s in self.store.statuses("failed")]
 
     # -- search and retrieval --------------------------------------------------------------------
-    def search(self, query: str, limit: int = 20, paper_ids: Sequence[str] | None = None) -> list[Passage]:
-        """Passages matching the query's words (bm25 on SQLite), best first; one per paper unless
-        `paper_ids` names the papers to look in."""
+    def search(
+        self, query: str, limit: int = 20, paper_ids: Sequence[str] | None = None, mode: str = "hybrid"
+    ) -> list[Passage]:
+        """Passages matching the query, best first; one per paper unless `paper_ids` names the papers
+        to look in. By keyword (bm25 on SQLite) and, in "hybrid" mode, by meaning where passages are
+        embedded: both lists fused as the papers' search fuses them (search/fusion.py, the library's
+        fusion settings); passages without a vector count by their keyword score alone."""
+        if mode not in PASSAGE_MODES:
+            raise PaperatlasError(f"unknown passage search mode {mode!r}", f"use one of: {', '.join(PASSAGE_MODES)}")
         q = parse(query)
         stop = english_stopwords()
         terms = [t for t in q.terms if t not in stop and len(t) > 1] or q.terms
-        if not terms:
-            return []
-        q.terms = terms
-        rows = self.store.search(fts5_match(q), terms, max(limit * 5, 50), paper_ids)
+        depth = max(limit * 5, 50)
+        rows = []
+        if terms:
+            q.terms = terms
+            rows = self.store.search(fts5_match(q), terms, depth, paper_ids)
+        fused = self._fuse(query, rows, depth, paper_ids) if mode == "hybrid" and query.strip() else None
+        if fused is None:
+            ranked = [(r, -r.score) for r in rows]
+        else:
+            at = {r.rowid: r for r in rows}
+            missing = [int(x) for x, _ in fused if int(x) not in at]
+            at.update({r.rowid: r for r in self.store.passages_by_rowid(missing)})
+            ranked = [(at[int(x)], sc) for x, sc in fused if int(x) in at]
         out: list[Passage] = []
         seen: set[str] = set()
-        for r in rows:
+        for r, sc in ranked:
             if paper_ids is None and r.paper_id in seen:
                 continue
             seen.add(r.paper_id)
-            out.append(Passage(r.paper_id, r.rowid, r.page, r.section, r.text, -r.score))
+            out.append(Passage(r.paper_id, r.rowid, r.page, r.section, r.text, sc))
             if len(out) >= limit:
                 break
         return out
 
-    def hits(self, query: str, limit: int = 20, venue: str | None = None, year: int | None = None) -> list[BodyHit]:
-        """Papers whose body matches the query, each with its best passage (section and page)."""
+    def _fuse(
+        self, query: str, rows: Sequence[Any], depth: int, paper_ids: Sequence[str] | None
+    ) -> list[tuple[str, float]] | None:
+        """The keyword rows and the nearest embedded passages, fused (None: nothing is embedded
+        among the passages searched, so keyword alone decides). Each keyword candidate that has a
+        vector gets its real cosine; one without a vector, and a meaning candidate the keyword list
+        missed, count 0 in the list they are absent from. Within named papers (what `ask` reads)
+        the nearest passages always join: a question's answer need not share its words."""
+        try:
+            index = self.vectors.index_for(paper_ids)
+            if not len(index):
+                return None
+            qv = self.vectors.query_vector(query)
+        except PaperatlasError as e:  # the library's model cannot run here: keyword alone
+            log.warning("passages searched by keyword only: %s", e.message)
+            return None
+        semantic = index.search(qv, depth)
+        if paper_ids is None:
+            # over the library a passage that shares no word with the query must be a clear match by
+            # meaning (the papers' floor for this model; none calibrated: it is not added), so a query
+            # of nonsense finds nothing rather than the nearest junk
+            floor = floor_for(self.lib.embedder.id)
+            kw_ids = {str(r.rowid) for r in rows}
+            semantic = [(x, c) for x, c in semantic if x in kw_ids or (floor is not None and c >= floor.gate_cosine)]
+        have = {x for x, _ in semantic}
+        for r in rows:
+            v = index.vector(str(r.rowid))
+            if v is not None and str(r.rowid) not in have:
+                semantic.append((str(r.rowid), float(v @ qv)))
+        keyword = [(str(r.rowid), -r.score) for r in rows]
+        if keyword and all(sc == 0 for _, sc in keyword):  # a LIKE scan ranks nothing: every match counts 1
+            keyword = [(x, 1.0) for x, _ in keyword]
+        settings = self.lib.engine.settings
+        w = settings.semantic_weight
+        return convex([keyword, semantic], [1 - w, w], missing=0.0, norm=settings.norm)
+
+    def hits(
+        self, query: str, limit: int = 20, venue: str | None = None, year: int | None = None, mode: str = "hybrid"
+    ) -> list[BodyHit]:
+        """Papers whose body matches the query, each with its best passage (section and page): by
+        keyword, and by meaning where passages are embedded ("hybrid")."""
         keep = None
         if venue or year:
             keep = {p.id for p in self.lib.papers(venue=venue, year=year)} & self.store.read_ids()
-        found = self.search(query, limit=limit * 5 if keep is not None else limit, paper_ids=None)
+        found = self.search(query, limit=limit * 5 if keep is not None else limit, paper_ids=None, mode=mode)
         if keep is not None:
             found = [x for x in found if x.id in keep]
         papers = {p.id: p for p in self.lib.get_many([x.id for x in found[:limit]])}
         return [BodyHit(papers[x.id], x, x.score) for x in found[:limit] if x.id in papers]
 
-    def retrieve(self, question: str, paper_ids: Sequence[str], per_paper: int = 2, limit: int = 8) -> list[Passage]:
+    def retrieve(
+        self, question: str, paper_ids: Sequence[str], per_paper: int = 2, limit: int = 8, mode: str = "hybrid"
+    ) -> list[Passage]:
         """The passages of these papers' bodies that best match a question, at most `per_paper`
         from each and `limit` in all, in the papers' order: what `ask` sends the model."""
         ids = [p for p in dict.fromkeys(paper_ids) if self.has(p)]
         if not ids:
             return []
-        hits = self.search(question, limit=200, paper_ids=ids)
+        hits = self.search(question, limit=200, paper_ids=ids, mode=mode)
         by_paper: dict[str, list[Passage]] = {}
         for h in hits:
             got = by_paper.setdefault(h.id, [])
@@ -451,6 +581,12 @@ class Fulltext:
                 continue
             r = self._store(self.lib.get(pid), doc, self._keep(data), str(f))
             report.matched.append({"file": str(f), "id": pid, "by": how, "pages": r.pages})
+        matched = [m["id"] for m in report.matched]
+        if matched and self.embed_soon(matched) is None:
+            report.notes.append(
+                f"the passages of {len(matched)} papers are searchable by keyword; "
+                "`paperatlas fulltext embed --all` makes them searchable by meaning too"
+            )
         return report
 
     # -- a PDF given to `ingest` (the library's file-reader hook) ------------------------------
@@ -511,6 +647,7 @@ class Fulltext:
                 outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason, "title": title})
         report.bad.extend(bad)
         report.outcomes["pdfs"] = outcome
+        self.embed_soon([o["id"] for o in outcome])  # "upload your own paper": a handful, at once
         return report
 
     def record_from(self, file: str | Path) -> tuple[dict[str, Any], bytes]:
@@ -544,9 +681,13 @@ class Fulltext:
         redo: bool = False,
         client: HttpClient | None = None,
         on_progress: Callable[[int, int, str, str], None] | None = None,
+        workers: int | None = None,
+        **filters: Any,
     ) -> FetchReport:
-        """Download and read the PDFs of these papers (ids, a venue/year, or every paper), skipping
-        those already read unless `redo`: a run that was stopped resumes where it was."""
+        """Download and read the PDFs of these papers (ids; the papers the filters of `lib.filters`
+        keep; with both, the ids they keep; or every paper), skipping those already read unless
+        `redo`: a run that was stopped resumes where it was. `workers`: hosts asked at once."""
+        filters = {k: v for k, v in filters.items() if v is not None}
         if ids:
             papers = self.lib.get_many(list(ids))
             missing = set(ids) - {p.id for p in papers}
@@ -554,11 +695,30 @@ class Fulltext:
                 raise NotFound(
                     f"no paper with id {sorted(missing)[0]!r}", "list the papers with `paperatlas list` or search"
                 )
-        elif venue or year or all_papers:
-            papers = self.lib.papers(venue=venue, year=year)
+            if venue or year or filters:  # the named papers (--saved, --agenda) that the filters keep
+                keep = {p.id for p in self.lib.papers(venue=venue, year=year, **filters)}
+                papers = [p for p in papers if p.id in keep]
+        elif venue or year or filters or all_papers:
+            papers = self.lib.papers(venue=venue, year=year, **filters)
         else:
-            raise PaperatlasError("which papers? none was named", "give paper ids, --venue V --year Y, or --all")
-        return fetch_many(self, papers, client, redo, on_progress)
+            raise PaperatlasError(
+                "which papers? none was named", "give paper ids, a filter (--venue V --year Y, --author A ...) or --all"
+            )
+        report = fetch_many(self, papers, client, redo, on_progress, workers)
+        self.embed_fetched([p.id for p in papers], named=bool(ids))
+        return report
+
+    def embed_fetched(self, paper_ids: Sequence[str], named: bool) -> EmbedReport | None:
+        """What a fetch embeds by meaning at once: a handful of papers named by id, and of a whole
+        venue (or library) the papers a reader saved (the agenda is made of them); every other
+        passage is searchable by keyword at once, and by meaning after `fulltext embed --all`."""
+        ids = [p for p in paper_ids if self.has(p)]
+        if not (named and len(ids) <= EMBED_AT_ONCE):
+            saved = self.store.saved_ids()
+            ids = [p for p in ids if p in saved][:SAVED_AT_ONCE]
+        if not ids or self.lib.read_only:
+            return None
+        return self._embed_quietly(ids)
 
     @staticmethod
     def filters() -> list[Filter]:

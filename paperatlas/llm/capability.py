@@ -5,6 +5,7 @@ OpenAI-compatible endpoint the reader configured, cached in the library; fully u
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -275,7 +276,10 @@ class Llm:
             raise PaperatlasError(f"unknown TL;DR mode {mode!r}", "use auto, generate or extractive")
         p = self._paper(paper_id)
         if mode != "extractive" and p.abstract.strip():
-            h = text_hash(p.text)
+            passages = self._tldr_passages(p)
+            # with a body the text is keyed by the passages too; one made from the abstract alone (before
+            # the PDF was read) is still shown until a new one is made
+            h = self._tldr_hashes(p, passages)[0]
             row = self._cached(p.id, "tldr", lang, h)
             if row is None and (mode == "generate" or self.configured):
                 row, cached = self._generate(
@@ -283,11 +287,13 @@ class Llm:
                     "tldr",
                     lang,
                     h,
-                    prompts.tldr(p.title, clean(p.abstract), lang),
+                    prompts.tldr(p.title, clean(p.abstract), lang, passages),
                     post=lambda t: _one_line(_tidy(t)),
                     on_text=on_text,
                 )
             else:
+                if row is None and passages:
+                    row = self._cached(p.id, "tldr", lang, text_hash(p.text))
                 cached = True
             if row is not None:
                 return Generated(
@@ -312,19 +318,48 @@ class Llm:
         return Generated(p.id, "tldr", "en", text, EXTRACTIVE_MODEL, False, EXTRACTIVE_MODEL, note=note)
 
     def stored_tldrs(self, paper_ids: Sequence[str], lang: str = "en") -> dict[str, Generated]:
-        """The current generated TL;DRs of these papers that the library already holds (sends nothing)."""
-        return self._stored("tldr", paper_ids, self._lang(lang), lambda p: text_hash(p.text))
+        """The current generated TL;DRs of these papers that the library already holds (sends nothing):
+        of a paper with a body, the one made from it, else the one made from the abstract before."""
+        return self._stored("tldr", paper_ids, self._lang(lang), lambda p: self._tldr_hashes(p, self._tldr_passages(p)))
+
+    def _tldr_hashes(self, p: Paper, passages: Sequence[str]) -> list[str]:
+        """What a TL;DR of `p` is keyed by: with a body its passages too; the abstract's own key after."""
+        plain = text_hash(p.text)
+        return [text_hash("\x00".join([p.text, *passages])), plain] if passages else [plain]
+
+    def _tldr_passages(self, p: Paper) -> list[str]:
+        """The passages of the paper's body a TL;DR reads beside the abstract (none without a body):
+        where it says what it contributes and what it found. A small model gets two short ones, a
+        larger one three longer ones. Ranked by words alone, so a stored TL;DR stays current when the
+        paper's passages are embedded later."""
+        model = self._model_for_budget()
+        _, chars = passage_budget(model, 1)
+        queries = prompts.TLDR_BODY_QUERIES[: 2 if chars < 900 else 3]
+        found: dict[int, Any] = {}
+        for q in queries:
+            for f in self.lib.contributions("passages"):
+                for x in f(q, [p.id], 1, 1, mode="keyword"):
+                    found.setdefault(x.n, x)
+        return [
+            f"p.{x.page}"
+            + (f", {x.section}" if x.section else "")
+            + ": "
+            + _trim(reply.strip_reference_marks(x.text), chars)
+            for x in found.values()
+        ]
 
     def _stored(
-        self, task: str, paper_ids: Sequence[str], lang: str, hash_of: Callable[[Paper], str]
+        self, task: str, paper_ids: Sequence[str], lang: str, hash_of: Callable[[Paper], str | Sequence[str]]
     ) -> dict[str, Generated]:
         papers = self.store.get_papers(list(paper_ids))
         rows = self.store.llm.generated_for(list(papers), task, lang)
         out: dict[str, Generated] = {}
         version = prompts.VERSIONS[task]
         for pid, p in papers.items():
-            h = hash_of(p)
-            row = next((r for r in rows.get(pid, []) if r["text_hash"] == h and r["prompt_version"] == version), None)
+            wanted = hash_of(p)
+            hashes = [wanted] if isinstance(wanted, str) else list(wanted)
+            current = [r for r in rows.get(pid, []) if r["prompt_version"] == version]
+            row = next((r for h in hashes for r in current if r["text_hash"] == h), None)
             if row:
                 if not reply.usable(row["text"], prompts.MAX_TOKENS[task]):
                     continue  # kept before today's checks: as if never written
@@ -381,7 +416,7 @@ class Llm:
         found: dict[int, Any] = {}
         for q in prompts.FAQ_BODY_QUERIES:
             for f in self.lib.contributions("passages"):
-                for x in f(q, [p.id], 1, 1):
+                for x in f(q, [p.id], 1, 1, mode="keyword"):
                     found.setdefault(x.n, x)
         return [
             f"p.{x.page}"
@@ -652,6 +687,9 @@ class Llm:
         # when something is to be generated) a stored answer is looked for under each budget
         budgets = [passage_budget(known, limit)] if known else sorted({passage_budget(m, limit) for m in ("1b", "")})
         found = max(n for n, _ in budgets)
+        if paper and generate:  # one paper asked: its passages are found by meaning too
+            for asked in self.lib.contributions("asked_about"):
+                asked(self._paper(paper).id)
         pool = [self._paper(paper)] if paper else self._retrieve(question, lang, found, venue, year)
         if not pool:
             return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
@@ -688,8 +726,12 @@ class Llm:
         answer, cited_labels, dropped = resolve_citations(row["text"], labels)
         cited = list(dict.fromkeys(lab.split(" p.")[0] for lab in cited_labels))
         not_found = not cited and _says_not_found(answer, lang)
+        closest: list[dict[str, Any]] = []
         if not_found:
             answer = prompts.NOT_FOUND[lang]
+            # a question in Chinese meets the English sources through its English words
+            words = question if lang == "en" else self._english_words(question)
+            closest = closest_sentences(words, evidence) if words else []
         return Answer(
             question,
             row.get("lang") or lang,
@@ -704,7 +746,16 @@ class Llm:
             cached,
             note=row.get("note") or "",
             passages=evidence,
+            closest=closest,
         )
+
+    def _english_words(self, question: str) -> str:
+        """A Chinese question's English: the glossary's reading and the model's stored rendering
+        (asked already when the question was searched)."""
+        from ..search.query import parse
+
+        reading = self.lib.engine.glossary_reading(parse(question))
+        return " ".join(x for x in (reading[0] if reading else "", self.query_english(question) or "") if x)
 
     def _model_for_budget(self) -> str:
         """The model's name as far as it is known without asking the endpoint."""
@@ -749,10 +800,31 @@ class Llm:
         return sources, labels, evidence
 
     def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
-        """The papers an answer may use: the hybrid search's first `limit` (one step, so passages from
-        full texts can join here). A question in Chinese is searched in English too: search asks
-        query_english itself."""
-        return [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
+        """The papers an answer may use: the hybrid search's first `limit`, and among them, in turn,
+        the papers whose body holds a passage sharing most of the question's words (from a capability
+        that keeps full texts). A question about what a paper's body says ("what margin does the
+        triplet loss use?") often shares no word with its abstract: the search alone finds no good
+        match there. A question in Chinese is searched in English too: search asks query_english itself."""
+        found = [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
+        words = question if lang == "en" else self._english_words(question)
+        wanted = _wanted(words) if words else set()
+        if len(wanted) < 2:
+            return found
+        need = max(2, (len(wanted) + 1) // 2)
+        body = [
+            x.id
+            for f in self.lib.contributions("body_matches")
+            for x in f(words, limit, venue, year)
+            if _shared(wanted, x.text) >= need
+        ]
+        if not body:
+            return found
+        by_id = {p.id: p for p in found}
+        by_id.update({p.id: p for p in self.lib.get_many([i for i in body if i not in by_id])})
+        merged: list[str] = []
+        for pair in itertools.zip_longest([p.id for p in found], body):
+            merged.extend(i for i in pair if i is not None and i not in merged)
+        return [by_id[i] for i in merged if i in by_id][:limit]
 
     def query_english(self, text: str) -> str | None:
         """A search query in CJK script rendered in English by the configured model, stored so each
@@ -874,14 +946,63 @@ def _trim(text: str, n: int, question: str = "") -> str:
     return cut + " …"
 
 
-def _by_question(text: str, n: int, question: str) -> str:
+# the words that ask rather than say: an answer does not repeat them (search's stop words are few: 33)
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did can could would should is are was were "
+    "use used uses using paper papers".split()
+)
+
+
+def _wanted(question: str) -> set[str]:
+    """The stemmed words of a question that a sentence answering it is likely to share (stop words
+    and question words aside)."""
     from ..search.bm25 import english_stopwords
     from ..search.snippets import stem
 
-    stop = english_stopwords()
-    wanted = {stem(w) for w in _WORD.findall(question.lower()) if w not in stop and len(w) > 1}
+    stop = english_stopwords() | QUESTION_WORDS
+    return {stem(w) for w in _WORD.findall(question.lower()) if w not in stop and len(w) > 1}
+
+
+def _shared(wanted: set[str], sentence: str) -> int:
+    from ..search.snippets import stem
+
+    return len(wanted & {stem(w) for w in _WORD.findall(sentence.lower())})
+
+
+CLOSEST_CHARS = 400  # a sentence longer than this is a run of text the splitter could not cut
+
+
+def closest_sentences(question: str, evidence: Sequence[dict[str, Any]], limit: int = 3) -> list[dict[str, Any]]:
+    """The sentences of the evidence that share most of the question's words, best first: at least
+    two of them and at least half. Shown beside a "not in these papers" answer, so a reader sees what
+    was read rather than a dead end (a small model refuses answers that lie in its sources); they are
+    quotations, never an answer. Each: {"id", "page", "section", "text"}, and "n" (the passage) from a body."""
+    wanted = _wanted(question)
+    if len(wanted) < 2:
+        return []
+    need = max(2, (len(wanted) + 1) // 2)
+    found: list[tuple[int, int, dict[str, Any]]] = []
+    seen: set[str] = set()
+    for order, x in enumerate(evidence):
+        for sentence in _SENTENCE_END.split(str(x.get("text") or "")):
+            sentence = " ".join(sentence.replace("…", " ").split())
+            if not sentence or len(sentence) > CLOSEST_CHARS or sentence.lower() in seen:
+                continue
+            score = _shared(wanted, sentence)
+            if score >= need:
+                seen.add(sentence.lower())
+                where = {"id": x.get("id"), "page": x.get("page"), "section": x.get("section") or ""}
+                if x.get("n") is not None:  # the passage's anchor on the reader page
+                    where["n"] = x["n"]
+                found.append((-score, order, {**where, "text": sentence}))
+    found.sort(key=lambda t: (t[0], t[1]))
+    return [d for _, _, d in found[:limit]]
+
+
+def _by_question(text: str, n: int, question: str) -> str:
+    wanted = _wanted(question)
     sentences = [x for x in _SENTENCE_END.split(text) if x.strip()]
-    scores = [len(wanted & {stem(w) for w in _WORD.findall(x.lower())}) for x in sentences]
+    scores = [_shared(wanted, x) for x in sentences]
     if not wanted or not any(scores):
         return ""
     chosen: set[int] = set()

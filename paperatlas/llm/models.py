@@ -131,6 +131,9 @@ class Answer:
     note: str = ""  # why the text is not in the language asked for
     # the evidence sent to the model: {"id", "page", "section", "text"} (page None: the abstract)
     passages: list[dict[str, Any]] = field(default_factory=list)
+    # with "not in these papers": the sentences read that share most of the question's words,
+    # quoted so the reader can judge (paperatlas.llm.capability.closest_sentences); never an answer
+    closest: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -147,6 +150,7 @@ class Answer:
             "created_at": self.created_at,
             "cached": self.cached,
             "passages": self.passages,
+            "closest": self.closest,
         }
         if self.note:
             d["note"] = self.note

@@ -37,13 +37,25 @@ MAX_TOKENS = {
 SYSTEM = "You are a careful research assistant. Answer only from the text you are given."
 
 
-def tldr(title: str, abstract: str, lang: str) -> list[dict[str, str]]:
+# what the body of a paper is searched for when a TL;DR reads it: what it contributes, what it found,
+# how it concludes (a small model gets the first two)
+TLDR_BODY_QUERIES = (
+    "we propose introduce contributions novel approach",
+    "results show outperforms improves accuracy state of the art",
+    "conclusion we presented showed",
+)
+
+
+def tldr(title: str, abstract: str, lang: str, passages: list[str] | None = None) -> list[dict[str, str]]:
+    """`passages`: passages of the paper's body ("p.N, section: text"), when it has one."""
+    body = "".join(f"\n[{x}]" for x in passages or [])
     return [
         {"role": "system", "content": SYSTEM},
         {
             "role": "user",
-            "content": f"Title: {title}\nAbstract: {abstract}\n\n"
-            f"Write a TL;DR of this paper in {LANG_NAMES[lang]}: one sentence, at most 30 words, saying what "
+            "content": f"Title: {title}\nAbstract: {abstract}\n"
+            + (f"\nPassages of the paper:{body}\n" if body else "")
+            + f"\nWrite a TL;DR of this paper in {LANG_NAMES[lang]}: one sentence, at most 30 words, saying what "
             "the paper contributes. Reply with the sentence only.",
         },
     ]

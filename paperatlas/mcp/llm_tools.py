@@ -60,6 +60,10 @@ class AnswerResult(BaseModel):
         default_factory=list,
         description="the evidence sent to the model: {id, page, section, text}; page null for an abstract",
     )
+    closest: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="with not_found: the sentences read that share most of the question's words, quoted, not an answer",
+    )
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:

@@ -179,9 +179,20 @@ class Recommend:
         return None
 
     def _allowed(
-        self, corpus: Corpus, venue: str | None, year: int | None, status: str | None, only: set[str] | None = None
+        self,
+        corpus: Corpus,
+        venue: str | None,
+        year: int | None,
+        status: str | None,
+        only: set[str] | None = None,
+        filters: dict[str, Any] | None = None,
     ) -> np.ndarray | None:
         ids = self._store.filter_ids(venue, year, status)
+        if filters:  # any other filter of the library's table (author, session, institution, ...)
+            table = self._lib.filters
+            keep = table.keep(self._lib, table.check(filters))
+            if keep is not None:
+                ids = keep if ids is None else ids & keep
         if only is not None:
             ids = only if ids is None else ids & only
         if ids is None:
@@ -199,6 +210,7 @@ class Recommend:
         status: str | None = None,
         include_judged: bool = False,
         since: str | None = None,
+        **filters: Any,
     ) -> list[Hit]:
         """The reader's recommendations, best first, each with `reason` saying why.
 
@@ -209,11 +221,12 @@ class Recommend:
             venue, year, status: only papers matching these.
             include_judged: also list papers the reader already liked, dismissed or saw.
             since: only papers added to the library at or after this ISO date.
+            filters: any other filter of the library by name (`lib.filters`: author, session, ...).
         """
         r = self._readers.get(reader)
         corpus, scored, _ = self.scored_for(r, method)
         only = self._store.papers_added_since(since) if since else None
-        allowed = self._allowed(corpus, venue, year, status, only)
+        allowed = self._allowed(corpus, venue, year, status, only, filters)
         excl = None if include_judged else mask(len(corpus), corpus.rows(sorted(self._judged(r))))
         rows = rank(scored, offset + limit, excl, allowed)[offset:]
         reasons = scored.explain(rows)

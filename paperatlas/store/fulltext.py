@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .personal import _HasConn
+from .vector_cache import text_hash
 
 
 @dataclass
@@ -80,10 +81,17 @@ class FulltextStore:
                 )
                 for pi, (page, text) in enumerate(s["paragraphs"]):
                     c.execute(
-                        "INSERT INTO fulltext_passages(paper_id, section_idx, idx, page, text) VALUES (?,?,?,?,?)",
-                        (paper_id, si, pi, page, text),
+                        "INSERT INTO fulltext_passages(paper_id, section_idx, idx, page, text, text_hash)"
+                        " VALUES (?,?,?,?,?,?)",
+                        (paper_id, si, pi, page, text, text_hash(text)),
                     )
                     n += 1
+            # a paragraph whose words changed loses its vector; one read again unchanged keeps it
+            c.execute(
+                "DELETE FROM fulltext_vectors WHERE paper_id = ?"
+                " AND text_hash NOT IN (SELECT text_hash FROM fulltext_passages WHERE paper_id = ?)",
+                (paper_id, paper_id),
+            )
             c.executemany(
                 "INSERT INTO fulltext_captions(paper_id, idx, kind, label, page, text) VALUES (?,?,?,?,?,?)",
                 [(paper_id, i, x["kind"], x["label"], x["page"], x["text"]) for i, x in enumerate(captions)],
@@ -265,6 +273,129 @@ class FulltextStore:
         like = " AND ".join("lower(p.text) LIKE ?" for _ in words) or "1=1"
         sql = self._SELECT.format(score=", 0.0") + f" WHERE {like}" + scope + " ORDER BY p.paper_id, p.rowid LIMIT ?"
         return self._rows(sql, [f"%{w.lower()}%" for w in words] + params + [limit])
+
+    def passages_by_rowid(self, rowids: Sequence[int]) -> list[PassageRow]:
+        """These passages (the ones still stored), in the order asked."""
+        ids = list(dict.fromkeys(int(r) for r in rowids))[:900]
+        if not ids:
+            return []
+        rows = self._rows(self._SELECT.format(score=", 0.0") + f" WHERE p.rowid IN ({','.join('?' * len(ids))})", ids)
+        at = {r.rowid: r for r in rows}
+        return [at[i] for i in ids if i in at]
+
+    # -- passages by meaning: their vectors ---------------------------------------------------
+    def fill_hashes(self, batch: int = 2000) -> int:
+        """Give passages stored before their text was hashed their hash (short transactions)."""
+        done = 0
+        while True:
+            rows = self._db.conn.execute(
+                "SELECT rowid, text FROM fulltext_passages WHERE text_hash = '' LIMIT ?", (batch,)
+            ).fetchall()
+            if not rows:
+                return done
+            with self._db.transaction() as c:
+                c.executemany(
+                    "UPDATE fulltext_passages SET text_hash = ? WHERE rowid = ?",
+                    [(text_hash(t), int(r)) for r, t in rows],
+                )
+            done += len(rows)
+
+    def papers_to_embed(self, model: str, paper_ids: Sequence[str] | None = None) -> list[str]:
+        """The papers (of `paper_ids`, or all) with a passage that has no vector from `model`."""
+        rows = self._db.conn.execute(
+            "SELECT DISTINCT p.paper_id FROM fulltext_passages p LEFT JOIN fulltext_vectors v"
+            " ON v.paper_id = p.paper_id AND v.model = ? AND v.text_hash = p.text_hash"
+            " WHERE v.paper_id IS NULL",
+            (model,),
+        )
+        todo = {r[0] for r in rows}
+        if paper_ids is None:
+            return sorted(todo)
+        return [pid for pid in dict.fromkeys(paper_ids) if pid in todo]
+
+    def passages_to_embed(self, model: str, paper_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(paper id, text hash, text) of each distinct passage text of these papers without a vector."""
+        ids = list(dict.fromkeys(paper_ids))[:900]
+        if not ids:
+            return []
+        rows = self._db.conn.execute(
+            "SELECT p.paper_id, p.text_hash, p.text FROM fulltext_passages p LEFT JOIN fulltext_vectors v"
+            " ON v.paper_id = p.paper_id AND v.model = ? AND v.text_hash = p.text_hash"
+            f" WHERE v.paper_id IS NULL AND p.text_hash != '' AND p.paper_id IN ({','.join('?' * len(ids))})"
+            " ORDER BY p.rowid",
+            [model, *ids],
+        )
+        out: dict[tuple[str, str], str] = {}
+        for pid, h, text in rows:
+            out.setdefault((pid, h), text)
+        return [(pid, h, t) for (pid, h), t in out.items()]
+
+    def put_passage_vectors(self, model: str, rows: Sequence[tuple[str, str, Any]]) -> int:
+        """Store (paper id, text hash, vector) rows in one short transaction, only those whose passage
+        still holds that text (a paper read again while its passages were embedded loses nothing);
+        returns the rows stored."""
+        import numpy as np
+
+        if not rows:
+            return 0
+        ids = list(dict.fromkeys(pid for pid, _, _ in rows))
+        with self._db.transaction() as c:
+            have: set[tuple[str, str]] = set()
+            for s in range(0, len(ids), 500):
+                part = ids[s : s + 500]
+                have.update(
+                    (pid, h)
+                    for pid, h in c.execute(
+                        "SELECT paper_id, text_hash FROM fulltext_passages"
+                        f" WHERE paper_id IN ({','.join('?' * len(part))})",
+                        part,
+                    )
+                )
+            keep = [
+                (pid, model, h, np.asarray(v, dtype=np.float32).tobytes()) for pid, h, v in rows if (pid, h) in have
+            ]
+            c.executemany(
+                "INSERT OR IGNORE INTO fulltext_vectors(paper_id, model, text_hash, vec) VALUES (?,?,?,?)", keep
+            )
+        return len(keep)
+
+    def passage_vectors(self, model: str, paper_ids: Sequence[str] | None = None) -> tuple[list[int], Any]:
+        """(passage rowids, their float32 vectors as rows of one matrix) of `model`, of these papers or all."""
+        import numpy as np
+
+        scope, params = "", [model]
+        if paper_ids is not None:
+            ids = list(dict.fromkeys(paper_ids))[:900]
+            if not ids:
+                return [], np.zeros((0, 0), dtype=np.float32)
+            scope = f" AND p.paper_id IN ({','.join('?' * len(ids))})"
+            params += ids
+        rowids: list[int] = []
+        blobs: list[bytes] = []
+        for r, blob in self._db.conn.execute(
+            "SELECT p.rowid, v.vec FROM fulltext_passages p JOIN fulltext_vectors v"
+            " ON v.paper_id = p.paper_id AND v.text_hash = p.text_hash WHERE v.model = ?" + scope + " ORDER BY p.rowid",
+            params,
+        ):
+            rowids.append(int(r))
+            blobs.append(bytes(blob))
+        if not blobs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return rowids, np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+
+    def saved_ids(self) -> set[str]:
+        """The papers some reader saved (liked): what their agenda is made of."""
+        return {r[0] for r in self._db.conn.execute("SELECT DISTINCT paper_id FROM feedback WHERE kind = 'like'")}
+
+    def embedded_count(self, model: str) -> int:
+        """Passages with a vector from `model`."""
+        return int(
+            self._db.conn.execute(
+                "SELECT count(*) FROM fulltext_passages p JOIN fulltext_vectors v"
+                " ON v.paper_id = p.paper_id AND v.text_hash = p.text_hash WHERE v.model = ?",
+                (model,),
+            ).fetchone()[0]
+        )
 
     def passages_of(self, paper_id: str) -> list[PassageRow]:
         return self._rows(self._SELECT.format(score=", 0.0") + " WHERE p.paper_id = ? ORDER BY p.rowid", (paper_id,))

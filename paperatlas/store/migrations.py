@@ -450,4 +450,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX s2_links_other ON s2_links(other_paper);
         """,
     ),
+    (
+        "fulltext_vectors",
+        # passages by meaning: a vector per distinct passage text of a paper and model, so a paper read
+        # again with the same words keeps its vectors and a changed paragraph loses its own (the hash of
+        # each passage's text is kept beside it; '' until the passage is first embedded or read again)
+        """
+        ALTER TABLE fulltext_passages ADD COLUMN text_hash TEXT NOT NULL DEFAULT '';
+        CREATE INDEX fulltext_passages_hash ON fulltext_passages(paper_id, text_hash);
+        CREATE TABLE fulltext_vectors (
+            paper_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (paper_id, model, text_hash)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]

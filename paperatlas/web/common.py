@@ -28,7 +28,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from .. import i18n
 from ..i18n import N_, gettext
 from ..errors import PaperatlasError
-from ..contrib import Filter, FilterTable
+from ..contrib import SWITCH_OFF, SWITCH_ON, Filter, FilterTable, switch
 from ..library import Library, filter_table
 from ..readers import Reader
 from . import auth
@@ -50,10 +50,6 @@ class HTTPError(PaperatlasError):
         super().__init__(message, fix)
         self.status = status
         self.headers = headers or {}
-
-
-BOOL_TRUE = ("1", "true", "True", "yes", "on")  # "True": what a page writes of a set switch
-BOOL_FALSE = ("0", "false", "False", "no", "off")
 
 
 @dataclass
@@ -123,10 +119,9 @@ class Param:
             return v
         if self.type is bool:
             # exactly the spellings the document lists, so what it calls invalid is refused
-            if raw in BOOL_TRUE:
-                return True
-            if raw in BOOL_FALSE:
-                return False
+            on = switch(raw)
+            if on is not None:
+                return on
             raise HTTPError(
                 400,
                 gettext("parameter {name!r} must be true or false, not {raw!r}", name=self.name, raw=raw),
@@ -199,7 +194,7 @@ class Param:
             }
         if self.type is bool and not json_body:
             # a query string or a form spells a switch as a word: the words parse() takes, or blank
-            return {"anyOf": [s, {"type": "string", "enum": ["", *BOOL_TRUE, *BOOL_FALSE]}]}
+            return {"anyOf": [s, {"type": "string", "enum": ["", *SWITCH_ON, *SWITCH_OFF]}]}
         if (
             not json_body
             and not self.required

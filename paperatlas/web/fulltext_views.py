@@ -128,10 +128,21 @@ def search_body(request: Request) -> Response:
     if not q and wants_json(request):
         raise HTTPError(400, "q is required: the words to find", "e.g. /search/body.json?q=triplet+loss")
     hits = L.fulltext.hits(q, a["limit"]) if q else []
-    if wants_json(request):
-        return json_response({"query": q, "hits": [h.to_dict() for h in hits]})
     st = L.fulltext.status()
-    return render(request, "search_body.html", q=q, hits=hits, read=st["read"], papers=st["papers"])
+    if wants_json(request):
+        # what is searched by meaning: passages embedded, of all stored (the rest by their words only)
+        covered = {"passages": st["passages"], "embedded": st["embedded"]}
+        return json_response({"query": q, "hits": [h.to_dict() for h in hits], "coverage": covered})
+    return render(
+        request,
+        "search_body.html",
+        q=q,
+        hits=hits,
+        read=st["read"],
+        papers=st["papers"],
+        passages=st["passages"],
+        embedded=st["embedded"],
+    )
 
 
 def pdf(request: Request) -> Response:

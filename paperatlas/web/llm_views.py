@@ -452,6 +452,12 @@ ANSWER_SCHEMA: dict[str, Any] = {
             "items": {"type": "object"},
             "description": "the evidence sent to the model: {id, page, section, text}; page null for an abstract",
         },
+        "closest": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "with not_found: the sentences read that share most of the question's words "
+            "({id, page, section, text}), quoted, not an answer",
+        },
     },
 }
 
