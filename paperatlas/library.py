@@ -356,7 +356,7 @@ class Library:
                 lists, format=format, venue=venue, year=year, encoding=encoding, skip_bad=skip_bad, progress=progress
             )
         for cap, files in claimed:  # after the lists: a feed links its events to the papers they bring
-            report.add(cap.ingest_files(files))
+            report.add(cap.ingest_files(files, skip_bad=skip_bad))
         report.embedded = self.embed_after(embed, listener)
         return report
 

@@ -132,7 +132,7 @@ def test_files_a_capability_reads_itself_go_to_it_through_the_file_reader_hook(
         def preview_file(path: object) -> PreviewFile:
             return PreviewFile(str(path), "colours", "a colour chart")
 
-        def ingest_files(self, paths: list[object]) -> IngestReport:
+        def ingest_files(self, paths: list[object], skip_bad: bool = False) -> IngestReport:
             seen.append([Path(str(p)).name for p in paths])
             # the lists of the same run are stored before a claimed file is read
             assert self.lib.count() == 10  # type: ignore[attr-defined]

@@ -43,10 +43,11 @@ from ..embed.base import check_choice, retired_note
 from ..library import MAX_RESULTS, Library
 from ..search.cjk import has_cjk
 from ..store import is_postgres_url
+from ..errors import IngestError
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["auto", *FORMAT_NAMES]), default="auto", help="Force a format.")
 @click.option("--venue", help="Set the venue of every paper (overrides the file).")
 @click.option("--year", type=int, help="Set the year of every paper (overrides the file).")
@@ -81,7 +82,7 @@ def ingest(
     "NeurIPS 2026" header and one abstract per paragraph), JSONL/JSON, CSV/TSV, BibTeX, BEIR
     corpora, OpenReview and arXiv exports, gzipped or not. A PDF of a paper becomes a paper
     (title and abstract from its first page, its full text read), or is attached to the library
-    paper it is.
+    paper it is; a folder stands for the PDFs in it and below (a download or Zotero folder).
 
     It says how many papers it read from a text list and in which shape (`note:` lines), and
     names every paper it may have read wrong, with the fix (`warning:` lines). Exit codes: 0
@@ -93,6 +94,7 @@ def ingest(
         paperatlas ingest --dry-run pasted.txt && paperatlas ingest pasted.txt
     """
     fmt_or_none = None if fmt == "auto" else fmt
+    files = _pdfs_of_folders(files, quiet=as_json)
     if dry_run:
         _ingest_preview(ctx, list(files), fmt_or_none, venue, year, encoding, skip_bad, as_json)
         return
@@ -102,7 +104,9 @@ def ingest(
     if not as_json:
         click.echo(report.summary())
         for o in report.outcomes.get("pdfs", []):
-            click.echo(f"{o['file']}: {o['id']} ({o['state']})")
+            # the title read from page 1, so a wrong read shows at once
+            title = f"  {o['title']}" if o.get("title") else ""
+            click.echo(f"{o['file']}: {o['id']} ({o['state']}){title}")
         for b in report.bad:
             click.echo(f"  skipped {b}", err=True)
     for note in report.notes:
@@ -122,6 +126,28 @@ def ingest(
                 err=True,
             )
         ctx.exit(EXIT_WARNINGS)
+
+
+def _pdfs_of_folders(files: tuple[str, ...], quiet: bool) -> tuple[str, ...]:
+    """A folder named to `ingest` stands for the PDFs in it and below (a folder of papers is what
+    people have); one with no PDF is an error that says what to name instead."""
+    out: list[str] = []
+    for f in files:
+        folder = Path(f).expanduser()
+        if not folder.is_dir():
+            out.append(f)
+            continue
+        pdfs = sorted(str(p) for p in folder.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+        if not pdfs:
+            raise IngestError(
+                [],
+                f"{f} is a folder with no PDF in it (below it either)",
+                f"name the files to ingest: `paperatlas ingest {f.rstrip('/')}/*.txt`",
+            )
+        if not quiet:
+            click.echo(f"note: {f}: {len(pdfs)} PDFs", err=True)
+        out.extend(pdfs)
+    return tuple(out)
 
 
 def _ingest_preview(

@@ -25,7 +25,7 @@ from ..http_client import HttpClient
 from ..ingest.normalize import title_key
 from ..ingest.formats import Format
 from ..ingest.pipeline import PreviewFile, Records
-from ..models import IngestReport, Paper
+from ..models import BadRecord, IngestReport, Paper
 from ..search.query import fts5_match, parse
 from ..search.bm25 import english_stopwords
 from ..search.floor import floor_for
@@ -569,6 +569,11 @@ class Fulltext:
                 continue
             pid, how = self.match(doc)
             if pid is None:
+                # the paper `ingest` made of this very file (its id is the file's hash): a page 1
+                # with no title to match by (a page cut from a paper) is still that paper
+                made = self.lib.store.resolve_id("pdf-" + hashlib.sha256(data).hexdigest()[:12])
+                pid, how = (made, "file") if made else (None, "")
+            if pid is None:
                 report.unmatched.append({"file": str(f), "title": doc.title, **identifiers(doc.first_page)})
                 continue
             if not redo and self.has(pid):
@@ -596,41 +601,51 @@ class Fulltext:
             str(path), "pdf", "a PDF: attached to the library paper it is, or made a paper from its page 1"
         )
 
-    def ingest_files(self, paths: Sequence[str | Path]) -> IngestReport:
+    def ingest_files(self, paths: Sequence[str | Path], skip_bad: bool = False) -> IngestReport:
         """Papers made from PDFs ("upload your own paper"): a PDF that is a library paper already
         (its arXiv id, DOI or title) is attached to it; any other becomes a new paper, through the
         library's one write path, with its title and abstract from page 1, and its full text read.
-        The report's `outcomes["pdfs"]` says what became of each file ({file, id, state}).
+        The report's `outcomes["pdfs"]` says what became of each file ({file, id, state, title}); with
+        `skip_bad`, the files that cannot be read are listed in its `bad` and the others stored.
 
         Raises:
-            IngestError: a file cannot be read as a paper; nothing was stored (every file is read
-                before anything is written).
+            IngestError: a file cannot be read as a paper (and `skip_bad` is False); nothing was
+                stored (every file is read before anything is written), and every such file is named.
         """
-        read = []
+        read, bad = [], []
         for path in paths:
             try:
                 read.append((path, *self.record_from(path)))
             except FulltextError as e:
-                raise IngestError(
-                    [], f"{path}: cannot read the PDF ({e.reason}): {e.message}", e.fix or "check the file"
-                ) from None
+                fix = e.fix or "check the file"
+                bad.append(BadRecord(str(path), "the PDF", f"cannot read it ({e.reason}): {e.message}", fix))
             except OSError as e:  # not there, or not readable: the file system's words, not "damaged"
-                raise IngestError([], f"{path}: {e.strerror or e}", "check the path") from None
+                bad.append(BadRecord(str(path), "the file", str(e.strerror or e), "check the path"))
+        if bad and not skip_bad:
+            first = bad[0]
+            more = f" (and {len(bad) - 1} more of the {len(paths)} files)" if len(bad) > 1 else ""
+            raise IngestError(
+                bad,
+                f"{first.file}: {first.message}{more}",
+                f"{first.fix}; or pass --skip-bad to store the readable PDFs and list the others",
+            )
         rows, blobs, outcome = [], {}, []
         for path, rec, data in read:
             doc_id, how = self.match_record(rec)
             if doc_id is not None:
                 r = self.add_bytes(doc_id, data, str(path), check_title=False)
-                outcome.append({"file": str(path), "id": doc_id, "state": f"attached ({how})" if r.ok else r.reason})
+                state = f"attached ({how})" if r.ok else r.reason
+                outcome.append({"file": str(path), "id": doc_id, "state": state, "title": rec["title"]})
                 continue
             rows.append((str(path), rec))
-            blobs[rec["id"]] = (path, data)
+            blobs[rec["id"]] = (path, data, rec["title"])
         report = IngestReport()
         if rows:
             report = self.lib.add_papers(Records(", ".join(str(p) for p, _ in rows), "pdf", Format.JSON, rows))
-            for pid, (path, data) in blobs.items():
+            for pid, (path, data, title) in blobs.items():
                 r = self.add_bytes(self.lib.store.resolve_id(pid) or pid, data, str(path), check_title=False)
-                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason})
+                outcome.append({"file": str(path), "id": r.id, "state": "new" if r.ok else r.reason, "title": title})
+        report.bad.extend(bad)
         report.outcomes["pdfs"] = outcome
         self.embed_soon([o["id"] for o in outcome])  # "upload your own paper": a handful, at once
         return report
@@ -651,6 +666,8 @@ class Fulltext:
             "title": doc.title,
             "abstract": doc.abstract,
         }
+        if doc.authors:
+            rec["authors"] = doc.authors
         if "doi" in ids:
             rec["doi"] = ids["doi"]
         return rec, data

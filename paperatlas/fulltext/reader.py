@@ -12,8 +12,14 @@ What breaks a naive reader and what is done about it:
   joined; a hard '-' at a line end before a lowercase letter is joined too;
 - ligatures (fi, fl, ffi) and full-width forms: NFKC;
 - running headers, footers and page numbers: a line in the top or bottom band of a page that recurs
-  on other pages (digits ignored), or is only a number, is dropped;
-- tables and footnotes: short lines in a smaller font than the body are left out of paragraphs.
+  on other pages (digits ignored), or is only a number, is dropped; so is arXiv's margin stamp;
+- footnotes: small type in a page's bottom third that starts with a mark is a footnote, kept as a
+  passage of its own after the paragraph it interrupted (which is no longer cut in two);
+- tables and figure labels: other short lines in a smaller font than the body are left out;
+- headings: numbered, in larger or bold type, joined when they wrap onto a second line; the title
+  block (title, authors, addresses) gives one heading, the title; numbering only goes up, so a
+  numbered list is no run of sections;
+- the reference list: under its heading in English, Spanish, French, German, Italian or Chinese.
 
 A PDF is untrusted input: the file's size and page count are capped and a time budget is checked
 between pages; whatever the library raises becomes a `FulltextError` with a reason and a fix.
@@ -26,7 +32,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..errors import PaperatlasError
@@ -117,6 +123,7 @@ class Document:
     backend: str = ""
     title: str = ""  # page 1's largest type near the top: the paper's title, as the file tells it
     abstract: str = ""
+    authors: list[str] = field(default_factory=list)  # the names in the title block, those that read as names
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -272,14 +279,23 @@ DEFAULT_BACKEND = "pdfium"
 
 # -- lines -> document ------------------------------------------------------------------------------
 _NUM_HEADING = re.compile(r"^((?:[1-9]\d?|[A-H])(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^\n]{1,90})$")
+# the reference list's heading in the languages papers are written in most (a Spanish working paper
+# of the corpus ends in "7. Bibliografía": missed, its 39 references were read as body text)
+_REFS_WORDS = (
+    r"references|bibliography|literature cited|works cited|references and notes|bibliograf[íi]a|referencias"
+    r"|r[ée]f[ée]rences|bibliographie|literatur|literaturverzeichnis|riferimenti bibliografici|参考文献"
+)
 _NAMED = re.compile(
-    r"^(abstract|introduction|related work|background|conclusions?|discussion|acknowledge?ments?|references|"
-    r"bibliography|appendix|appendices|limitations|ethics statement|broader impact|methods?|results)\s*:?$",
+    r"^(abstract|introduction|related work|background|conclusions?|discussion|acknowledge?ments?|"
+    r"appendix|appendices|limitations|ethics statement|broader impact|methods?|results|materials and methods|"
+    rf"experiments|evaluation|future work|summary|ccs concepts|keywords|index terms|{_REFS_WORDS})\s*:?$",
     re.IGNORECASE,
 )
-_REFS = re.compile(r"^(references|bibliography|literature cited)$", re.IGNORECASE)
-_CAPTION = re.compile(r"^(Figure|Fig\.|Table|TABLE|FIGURE)\s*([0-9]+|[IVX]+)\s*[:.|]\s*(.*)$")
+_REFS = re.compile(rf"^({_REFS_WORDS})$", re.IGNORECASE)
+# journals set "FIG. 2." in capitals (the ASM paper of the corpus: 7 of its 8 captions were missed)
+_CAPTION = re.compile(r"^(Figure|Fig\.|Table)\s*([0-9]+|[IVX]+)\s*[:.|]\s*(.*)$", re.IGNORECASE)
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)[a-z]?\b")
+_APA_YEAR = re.compile(r"\(\s*(?:19[5-9]\d|20[0-4]\d)[a-z]?\s*\)\.?\s+")
 _REF_MARK = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+")
 
 
@@ -361,6 +377,60 @@ def _heading(ln: Line, body: float) -> tuple[str, str] | None:
     return None
 
 
+_FRONT = re.compile(r"^(?:1\.?\s+)?(?:abstract|introduction)\b", re.IGNORECASE)
+
+
+_NOT_ABSTRACT = re.compile(r"permission|copyright|licen[cs]e|©|proceedings of|\bdoi\b|https?://", re.IGNORECASE)
+# the arXiv stamp printed up page 1's left margin: not text of the paper
+_ARXIV_STAMP = re.compile(r"^arXiv:\d{4}\.\d{4,5}(v\d+)?\s+\[[\w.\-]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}$")
+
+
+_NOTE_MARK = re.compile(r"^\s*(\d{1,2}|[*†‡§¶])(?=\s*[A-Za-z(“\"]|\s*https?:|\s*$)")
+
+
+def _footnote_line(ln: Line, band: tuple[float, float], open_note: bool) -> bool:
+    """Whether a small-type line is (part of) a footnote: in the bottom third of its page, and either
+    starting with a footnote mark (a number or a dagger, maybe on a line of its own) or going on
+    with the footnote just above it; mostly words (a table's rows of numbers are not)."""
+    lo, hi = band
+    if ln.y1 > lo + 0.35 * max(hi - lo, 1.0):
+        return False
+    text = ln.text.strip()
+    if _NOTE_MARK.fullmatch(text):
+        return True
+    letters = sum(c.isalpha() for c in text)
+    if letters < 0.5 * len(text.replace(" ", "")) and "http" not in text:
+        return False
+    return open_note or bool(_NOTE_MARK.match(text))
+
+
+def _letter_heading(title: str) -> bool:
+    """Whether the words after an appendix letter read as a heading: a word of three letters or more,
+    no year, not an author's initial ("A. Stahl. 2009. …" is a reference entry)."""
+    if re.search(r"\b(19|20)\d\d\b", title) or re.match(r"^[A-Z]\.\s", title):
+        return False
+    return max((sum(c.isalpha() for c in w) for w in title.split()), default=0) >= 3
+
+
+def _continues_heading(head: Line, ln: Line, body: float, width: float, title: bool = False) -> bool:
+    """Whether a line is the next line of the heading just above it: the heading fills its column
+    (it wrapped), the line is set in the same type right below, starts under the heading's words
+    and is no sentence (a run-in paragraph heading, "Citations. We …", is not the heading's). A
+    title spans the page and is centred: its lines share a centre instead, whatever their width."""
+    if not head.y1 or ln.page != head.page or ln.bold != head.bold or abs(ln.size - head.size) >= 0.3:
+        return False
+    if not (head.bold or (body and head.size >= body + 0.5)) or re.search(r"[.:;]\s+\S", ln.text):
+        return False
+    gap = head.y0 - ln.y0
+    if not 0 < gap <= 1.8 * max(head.size, 1.0):
+        return False
+    if title:
+        return head.x0 - 2 <= ln.x0 <= head.x0 + 80 or abs(ln.x0 + ln.x1 - head.x0 - head.x1) < 20
+    if head.x1 - head.x0 < 0.6 * width or ln.x1 - ln.x0 > 0.92 * width:
+        return False
+    return head.x0 - 2 <= ln.x0 <= head.x0 + 80
+
+
 def _join(lines: Sequence[Line]) -> str:
     out = ""
     for i, ln in enumerate(lines):
@@ -422,7 +492,8 @@ def _split_references(lines: Sequence[Line]) -> list[str]:
 
 def parse_reference(raw: str) -> Reference:
     """An entry's authors, title and year, by the shapes of the common styles: "A, B, and C. 2017.
-    Title. In Venue." (ACL) and "[3] A. B, C. D. Title. Venue, 2017." (numbered)."""
+    Title. In Venue." (ACL), "[3] A. B, C. D. Title. Venue, 2017." (numbered) and "A, J. y B, G.
+    (2005) Title. Venue" (APA, with or without a period after the year, the title maybe quoted)."""
     text = _REF_MARK.sub("", raw).strip()
     ym = _YEAR.search(text)
     year = int(ym.group(1)) if ym else None
@@ -435,9 +506,14 @@ def parse_reference(raw: str) -> Reference:
                 authors_part = " ".join(parts[:i])
                 title = parts[i + 1] if i + 1 < len(parts) else ""
                 break
+    apa = _APA_YEAR.search(text)
+    if not title and apa and 0 < apa.start() < 0.5 * len(text):
+        authors_part, rest = text[: apa.start()], text[apa.end() :]
+        quoted = re.match(r"^[“\"«]\s*(.+?)\s*[”\"»]", rest)
+        title = quoted.group(1) if quoted else re.split(r"(?<=[^\s.]{2})\.\s+", rest, maxsplit=1)[0]
     if not title and len(parts) >= 2:
         authors_part, title = parts[0], parts[1]
-    names = re.split(r",\s*(?:and\s+)?|\s+and\s+|;\s*", authors_part)
+    names = re.split(r",\s*(?:and\s+|y\s+|&\s*)?|\s+(?:and|y|&)\s+|;\s*", authors_part)
     authors = [n.strip(" .") for n in names if 1 < len(n.strip(" .")) <= 60 and not re.search(r"\d", n)]
     return Reference(raw=raw, title=title.strip(' .“”"'), authors=authors[:50], year=year)
 
@@ -446,11 +522,18 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     """Lines (in reading order) -> sections, captions and references."""
     first_page = _norm(" ".join(ln.text for ln in lines if ln.page == 1))
     raw_lines = [ln for ln in lines if ln.page == 1][:60]
-    lines = [ln for ln in lines if ln.text.strip()]
+    lines = [ln for ln in lines if ln.text.strip() and not _ARXIV_STAMP.match(ln.text.strip())]
     lines = _drop_running(lines, pages)
     body = _body_size(lines)
     widths = sorted(ln.x1 - ln.x0 for ln in lines if ln.size == body and ln.x1 > ln.x0)
     width = widths[int(len(widths) * 0.9)] if widths else 0.0
+    text_chars = sum(len(ln.text) for ln in lines if ln.size == body)
+    bold_chars = sum(len(ln.text) for ln in lines if ln.size == body and ln.bold)
+    if width and bold_chars > 0.5 * text_chars:
+        # fonts that report a heavy weight for every glyph (MapReduce's, Bunescu's): the weight tells
+        # nothing, and would make each line of a numbered list a section; a short line is all a
+        # heading set in bold can still be told by
+        lines = [replace(ln, bold=ln.x1 - ln.x0 < 0.75 * width) for ln in lines]
     pitches = [
         a.y0 - b.y0
         for a, b in zip(lines, lines[1:])
@@ -463,6 +546,9 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
     ref_lines: list[Line] = []
     in_refs = False
     para: list[Line] = []
+    note: list[Line] = []  # the footnote being read
+    notes: list[tuple[int, list[Line]]] = []  # footnotes read, waiting for the open paragraph to end
+    bands = _page_bands(lines)
     caption: list[Line] | None = None
     cap_meta: tuple[str, str, int] = ("", "", 0)
 
@@ -474,6 +560,24 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 sections[-1].paragraphs.append(text)
                 sections[-1].paragraph_pages.append(para[0].page)
         para = []
+        flush_notes()
+
+    def flush_notes() -> None:
+        # a page's footnotes go after the paragraph that was open when they were met: a paragraph
+        # running on past them is not cut in two
+        nonlocal notes
+        for page, group in notes:
+            text = _join(group)
+            if len(text) >= 10:
+                sections[-1].paragraphs.append(text)
+                sections[-1].paragraph_pages.append(page)
+        notes = []
+
+    def end_note() -> None:
+        nonlocal note
+        if note:
+            notes.append((note[0].page, note))
+        note = []
 
     def flush_caption() -> None:
         nonlocal caption
@@ -482,9 +586,48 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
             captions.append(Caption(kind, label, page, _join(caption)))
         caption = None
 
-    for ln in lines:
+    # where the title block ends: the first "Abstract" / "Introduction" line; before it, on page 1, a
+    # numbered line is an address ("1 University Station C0500"), not a section
+    front_at = next((i for i, ln in enumerate(lines) if _FRONT.match(ln.text.strip())), -1)
+    last_top = 0  # the last top-level section number: numbering only goes up (a numbered list does not)
+    head_ln: Line | None = None  # the heading line just read: the next may carry the rest of it
+    head_more = 0
+    head_title = False  # that heading is the paper's title (page 1, unnumbered, large)
+    title_size = 0.0
+
+    for i, ln in enumerate(lines):
+        if head_ln is not None and head_more < 2 and _continues_heading(head_ln, ln, body, width, head_title):
+            if _heading(ln, body) is None and not _CAPTION.match(ln.text) and len(sections[-1].heading) < 120:
+                sections[-1].heading = _norm(f"{sections[-1].heading} {ln.text.strip()}")
+                head_ln, head_more = ln, head_more + 1
+                continue
+        head_ln = None
         h = _heading(ln, body)
         if h is not None and not (in_refs and h[0] == "" and not _NAMED.match(ln.text)):
+            num, title = h
+            named = bool(_NAMED.match(title))
+            if num and ln.page == 1 and i < front_at:
+                # an address or affiliation in the title block; a title may start with "A …"
+                h = ("", title if num.isdigit() else ln.text.strip()) if ln.size >= body + 1.5 else None
+                if h and num.isdigit():
+                    h = None
+            elif num[:1].isalpha() and not _letter_heading(title):
+                h = None  # "D A. Stahl. 2009. …": a reference entry, "A P A S": a figure's labels
+            elif num[:1].isdigit() and not in_refs and int(num.split(".")[0]) < last_top:
+                h = None  # "1 The library…" after section 3: an item of a numbered list
+            elif not num and not named and ln.page == 1 and not in_refs:
+                last = sections[-1]
+                titled = any(s.heading and not s.number and not _NAMED.match(s.heading) for s in sections)
+                if titled and (
+                    para
+                    or last.paragraphs
+                    or last.number
+                    or _NAMED.match(last.heading)
+                    or not last.heading
+                    or abs(ln.size - title_size) >= 0.3  # the first author's name, set smaller
+                ):
+                    h = None  # an author's name or an affiliation in large type, below the title
+        if h is not None:
             flush()
             flush_caption()
             num, title = h
@@ -495,11 +638,19 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
             in_refs = bool(_REFS.match(title))
             last = sections[-1]
             if in_refs:
+                last_top = 0  # an appendix after the references may number from 1 again
                 continue
+            if num[:1].isdigit():
+                last_top = int(num.split(".")[0])
             if not num and not last.number and not last.paragraphs and last.heading and not _NAMED.match(title):
                 last.heading = _norm(f"{last.heading} {title}")  # a heading set on two lines
             else:
                 sections.append(Section(_norm(title), num, ln.page))
+                head_title = not num and ln.page == 1 and not _NAMED.match(title)
+                if head_title:
+                    title_size = ln.size
+                if num or head_title:
+                    head_ln, head_more = ln, 0
             continue
         if in_refs:
             ref_lines.append(ln)
@@ -519,17 +670,39 @@ def structure(pages: int, lines: list[Line], backend: str = "") -> Document:
                 continue
             flush_caption()
         front = sections[-1].heading.lower().startswith("abstract")  # often set smaller than the body
-        if not front and body and ln.size < body - 0.6 and (not width or (ln.x1 - ln.x0) < width * 0.95):
-            continue  # a table cell, a footnote, a label inside a figure
+        small = not front and body and ln.size < body - 0.6
+        if small and ln.y1 and _footnote_line(ln, bands[ln.page], bool(note) and note[-1].page == ln.page):
+            if _NOTE_MARK.match(ln.text) and note and not _NOTE_MARK.fullmatch(note[-1].text.strip()):
+                end_note()  # the next footnote
+            note.append(ln)
+            continue
+        end_note()
+        if small and (not width or (ln.x1 - ln.x0) < width * 0.95):
+            continue  # a table cell, a label inside a figure
         if para and _paragraph_break(para[-1], ln, width, leading):
             flush()
         para.append(ln)
+    end_note()
     flush()
     flush_caption()
     refs = [parse_reference(r) for r in _split_references(ref_lines)]
     kept = [s for s in sections if s.paragraphs or s.heading]
     abstract = next((" ".join(s.paragraphs) for s in kept if s.heading.lower().startswith("abstract")), "")
-    return Document(pages, kept, captions, refs, first_page, backend, _title(raw_lines), abstract)
+    if not abstract:
+        # no "Abstract" heading (a journal sets it as the first paragraph, in its own type): the
+        # first long paragraph of page 1 that is no footnote or licence, before any numbered section
+        for sec in kept:
+            if sec.number:
+                break
+            if not sec.heading:
+                continue  # before the title: a venue's header, or a page that is no paper's first
+            page1 = [t for t, pg in zip(sec.paragraphs, sec.paragraph_pages) if pg == 1]
+            abstract = next((t for t in page1 if len(t) >= 400 and not _NOT_ABSTRACT.search(t[:200])), "")
+            if abstract:
+                break
+    title = _title(raw_lines)
+    authors = _authors([ln for ln in lines if ln.page == 1], title)
+    return Document(pages, kept, captions, refs, first_page, backend, title, abstract, authors)
 
 
 def read_pdf(
@@ -571,14 +744,81 @@ def _title(page1: Sequence[Line]) -> str:
         for ln in upper
         if sum(c.isdigit() for c in ln.text) < 0.15 * len(ln.text) and "arxiv:" not in ln.text.lower()
     ] or upper
-    big = max(ln.size for ln in upper)
-    run: list[str] = []
-    for ln in upper:
-        if abs(ln.size - big) < 0.3 and len(run) < 3:
-            run.append(ln.text)
-        elif run:
+    for _ in range(2):
+        big = max(ln.size for ln in upper)
+        run: list[str] = []
+        for ln in upper:
+            if abs(ln.size - big) < 0.3 and len(run) < 3:
+                run.append(ln.text)
+            elif run:
+                break
+        rest = [ln for ln in upper if abs(ln.size - big) >= 0.3]
+        if len(" ".join(run).split()) > 1 or not rest:
             break
+        upper = rest  # one word in the largest type is a logo (a repository's cover page: "MPRA")
     return _norm(" ".join(run))[:300]
+
+
+# a line of the title block that is an affiliation, an address, a venue or a note: no names in it
+_AFFIL = re.compile(
+    r"universit|institut|department|dept\b|laborator|\blab\b|school|college|\binc\b|corporation|corp\b|research|"
+    r"center|centre|academy|sciences|faculty|hospital|division|group|google|microsoft|facebook|amazon|ibm\b|@|"
+    r"www\.|http|\bstreet\b|\bway\b|\broad\b|\busa\b|\bu\.s\.a|china|germany|france|japan|canada|\bcity\b|"
+    r"avenue|ave\b|proceedings|conference|workshop|journal|volume|copyright|©|arxiv|preprint|abstract|keywords|"
+    r"correspond|equal contribution",
+    re.IGNORECASE,
+)
+_NAME_WORD = re.compile(r"^(?:[A-Z][a-zA-Z'’\-]+|[A-Z]\.(?:-?[A-Z]\.)?|de|da|del|van|von|der|den|la|le|di|du)$")
+
+
+def _is_name(words: Sequence[str]) -> bool:
+    if not all(_NAME_WORD.match(w) or _NAME_WORD.match(w + ".") for w in words):
+        return False
+    last = words[-1].rstrip(".")
+    return len(last) >= 2 and last[0].isupper() and not (len(last) == 2 and last.isupper())  # "WA": a state
+
+
+def _names_in(text: str) -> list[str] | None:
+    """The names on a line of the title block ("Kyle Lo† Lucy Lu Wang†", "A and B"), or None when
+    any part of it is no name (then the line is something else and gives none)."""
+    t = re.sub(r"[\d∗*†‡§¶♠♣♦♥⋆\u2020-\u2022]+", ",", text)  # affiliation marks separate names
+    out: list[str] = []
+    for part in re.split(r",|;|\band\b|&|·|\s{2,}", t):
+        w = part.strip(" .").split()
+        if not w:
+            continue
+        if 2 <= len(w) <= 3 and _is_name(w):
+            out.append(" ".join(w))
+        elif len(w) in (4, 6) and all(_is_name(w[i : i + 2]) for i in range(0, len(w), 2)):
+            out += [" ".join(w[i : i + 2]) for i in range(0, len(w), 2)]  # names set apart by spaces only
+        else:
+            return None
+    return out
+
+
+def _authors(page1: Sequence[Line], title: str) -> list[str]:
+    """The authors' names: the lines right after the title, up to the abstract, that read wholly as
+    names (affiliations, addresses and e-mails are passed over). A line in doubt gives no name:
+    a paper with no authors is better than one with a department for an author."""
+    key = re.sub(r"\s+", " ", _norm(title)).lower()
+    i, seen = 0, False
+    while i < min(len(page1), 60):
+        t = re.sub(r"\s+", " ", _norm(page1[i].text.strip())).lower()
+        if t and t in key:
+            seen = True
+        elif seen:
+            break
+        i += 1
+    if not seen:
+        return []
+    names: list[str] = []
+    for ln in page1[i : i + 30]:
+        if _FRONT.match(ln.text.strip()):
+            break
+        if _AFFIL.search(ln.text):
+            continue
+        names += [n for n in _names_in(_norm(ln.text)) or [] if n not in names]
+    return names[:50]
 
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;])")

@@ -82,7 +82,8 @@ class Programme:
         # a feed holds events, which an ingest links to papers: nothing to list here
         return PreviewFile(str(path), "programme feed", "a programme feed (its events are linked to papers on ingest)")
 
-    def ingest_files(self, paths: Sequence[str | Path]) -> IngestReport:
+    def ingest_files(self, paths: Sequence[str | Path], skip_bad: bool = False) -> IngestReport:
+        # a feed is read whole or not at all: skip_bad has nothing to skip in it
         report = IngestReport()
         for p in paths:
             report.add(self.ingest_feed(p))
