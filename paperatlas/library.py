@@ -298,12 +298,14 @@ class Library:
                     setattr(self, name, cap)
         return cap
 
-    def __getattr__(self, name: str) -> Any:
-        # only for attributes not set yet: a capability not used so far
-        specs = self.__dict__.get("_specs")
-        if specs is not None and name in specs:
-            return self.capability(name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if not TYPE_CHECKING:  # the type checker reads the capabilities' annotations below, and flags a typo
+
+        def __getattr__(self, name: str) -> Any:
+            # only for attributes not set yet: a capability not used so far
+            specs = self.__dict__.get("_specs")
+            if specs is not None and name in specs:
+                return self.capability(name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def capabilities(self) -> list[Any]:

@@ -61,9 +61,7 @@ def test_capabilities_are_made_on_first_use_once(tmp_path: Path) -> None:
             t.join()
         assert len({id(g) for g in got}) == 1 and lib.topics is got[0]  # one object, however many threads ask
         assert any(v is lib.readers for v in vars(lib.topics).values())  # handed the library's own readers
-        assert [type(c).__name__ for c in lib.capabilities] == [
-            c.load().__name__ for c in library_mod.capabilities()
-        ]
+        assert [type(c).__name__ for c in lib.capabilities] == [c.load().__name__ for c in library_mod.capabilities()]
     finally:
         lib.close()
 
