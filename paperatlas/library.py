@@ -3,39 +3,44 @@
 from __future__ import annotations
 
 import copy
+import functools
+import importlib
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .authors import Authors
-from .citations import Citations
-from .core import EmbedListener, heard
-from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
-from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, RETIRED, Embedder, check_choice
 from . import settings
+from .contrib import Filter, FilterTable, SearchRequest, contributions, core_filters
+from .core import EmbedListener, heard
+from .embed.base import DEFAULT_EMBEDDER, EMBEDDERS, RETIRED, Embedder, check_choice
 from .errors import ModelMismatch, NotFound, PaperatlasError
-from .fulltext import Fulltext
 from .i18n import gettext
-from .ingest.pipeline import PreviewFile, Progress, Records, ingest_files, ingest_rows, preview_files
-from .llm import Llm
 from .links import link_map, paper_links
 from .models import Hit, Hits, IngestReport, Paper
-from .multilingual import Multilingual
-from .programme import Programme
-from .readers import Readers
-from .recommend import Recommend
-from .report import Report
 from .search.engine import SearchEngine, SearchSettings
-from .sources import Sources
 from .store import is_postgres_url, open_store, redact
 from .store.sqlite import SORTABLE  # the column orders `papers` takes (the surfaces offer them too)
 from .store.vector_cache import VectorCache, text_hash
-from .topics import Topics
-from .translate import Translator
-from .own_papers import OwnPapers
+
+if TYPE_CHECKING:  # the capabilities' classes load on first use (Capability)
+    from .authors import Authors
+    from .citations import Citations
+    from .fulltext import Fulltext
+    from .ingest.pipeline import PreviewFile, Progress, Records
+    from .llm import Llm
+    from .multilingual import Multilingual
+    from .own_papers import OwnPapers
+    from .programme import Programme
+    from .readers import Readers
+    from .recommend import Recommend
+    from .report import Report
+    from .sources import Sources
+    from .topics import Topics
+    from .translate import Translator
 
 DEFAULT_DB = "paperatlas.db"
 #: what happens to new papers' vectors after a write (Library.add_papers)
@@ -45,25 +50,106 @@ EmbedPolicy = Literal["after", "queue", "no"]
 MAX_RESULTS = 1000  # the most hits one search or similar call returns (page with offset for more)
 
 
-# The capabilities, each an object of its own room attached as `lib.<name>` and made in this order:
-# (name, class, the earlier capabilities it is handed). Adding a capability is adding it here: the
-# library asks each one for the filters, sorts and hit decorations it contributes (contrib.py) and
-# names none of them.
-CAPABILITIES: list[tuple[str, type, tuple[str, ...]]] = [
-    ("readers", Readers, ()),
-    ("llm", Llm, ("readers",)),
-    ("recommend", Recommend, ("readers", "llm")),
-    ("sources", Sources, ()),
-    ("topics", Topics, ("readers",)),
-    ("authors", Authors, ()),
-    ("multilingual", Multilingual, ()),
-    ("programme", Programme, ("readers", "recommend")),
-    ("report", Report, ("llm",)),
-    ("citations", Citations, ()),
-    ("fulltext", Fulltext, ()),
-    ("translator", Translator, ("llm", "fulltext")),
-    ("own_papers", OwnPapers, ("readers",)),
+#: the hooks a capability's class may have (contrib.py): the library asks for them by these names
+HOOKS = frozenset(
+    {
+        "after_embed",
+        "claims_file",
+        "decorate",
+        "digest_news",
+        "explain_empty",
+        "filters",
+        "ingest_files",
+        "library_stats",
+        "map_places",
+        "paper_fields",
+        "passages",
+        "query_english",
+        "reader_papers",
+        "search_embedder",
+        "side_models",
+        "sorts",
+        "split_query",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One capability: the attribute it is attached as (`lib.<name>`), its class (a "module:Class" path,
+    imported when the library first uses the capability, so that a command pays only for the
+    capabilities it touches; or the class itself), the earlier capabilities it is handed, and, with a
+    path, the hooks its class has (HOOKS; tests/test_startup.py checks them against the class), which
+    say whom the library asks without importing the others."""
+
+    name: str
+    cls: str | type
+    given: tuple[str, ...] = ()
+    hooks: frozenset[str] | None = None
+
+    def load(self) -> type:
+        return self.cls if isinstance(self.cls, type) else _load_class(self.cls)
+
+    def has(self, hook: str) -> bool:
+        if hook not in HOOKS:
+            raise ValueError(f"no hook {hook!r}: add it to library.HOOKS (and to the capabilities that have it)")
+        if self.hooks is None or not isinstance(self.cls, str):
+            return callable(getattr(self.load(), hook, None))
+        return hook in self.hooks
+
+
+@functools.cache
+def _load_class(path: str) -> type:
+    module, _, name = path.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    assert isinstance(cls, type)
+    return cls
+
+
+def _hooks(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+# The capabilities, each an object of its own room attached as `lib.<name>` and made on first use, in
+# this order when made together. Adding a capability is adding it here: the library asks each one
+# for the filters, sorts and hit decorations it contributes (contrib.py) and names none of them.
+CAPABILITIES: list[Capability | tuple[str, type, tuple[str, ...]]] = [
+    Capability("readers", "paperatlas.readers:Readers", (), _hooks()),
+    Capability("llm", "paperatlas.llm:Llm", ("readers",), _hooks("library_stats", "query_english")),
+    Capability("recommend", "paperatlas.recommend:Recommend", ("readers", "llm"), _hooks()),
+    Capability("sources", "paperatlas.sources:Sources", (), _hooks("digest_news")),
+    Capability("topics", "paperatlas.topics:Topics", ("readers",), _hooks()),
+    Capability("authors", "paperatlas.authors:Authors", (), _hooks("explain_empty", "split_query", "filters")),
+    Capability(
+        "multilingual",
+        "paperatlas.multilingual:Multilingual",
+        (),
+        _hooks("after_embed", "search_embedder", "side_models"),
+    ),
+    Capability(
+        "programme",
+        "paperatlas.programme:Programme",
+        ("readers", "recommend"),
+        _hooks("decorate", "digest_news", "explain_empty", "map_places", "filters", "claims_file", "ingest_files"),
+    ),
+    Capability("report", "paperatlas.report:Report", ("llm",), _hooks("explain_empty", "filters")),
+    Capability(
+        "citations", "paperatlas.citations:Citations", (), _hooks("decorate", "paper_fields", "sorts", "filters")
+    ),
+    Capability(
+        "fulltext",
+        "paperatlas.fulltext:Fulltext",
+        (),
+        _hooks("library_stats", "passages", "filters", "claims_file", "ingest_files"),
+    ),
+    Capability("translator", "paperatlas.translate:Translator", ("llm", "fulltext"), _hooks()),
+    Capability("own_papers", "paperatlas.own_papers:OwnPapers", ("readers",), _hooks("reader_papers")),
 ]
+
+
+def capabilities() -> list[Capability]:
+    """CAPABILITIES, each as a Capability (an entry may be a (name, class, given) triple)."""
+    return [c if isinstance(c, Capability) else Capability(*c) for c in CAPABILITIES]
 
 
 def _claim_files(
@@ -96,8 +182,12 @@ def filter_table(capabilities: Sequence[Any] | None = None) -> FilterTable:
     """The library's own filters and those its capabilities contribute; without `capabilities`, those
     of the capability classes (what the CLI's --help shows before any library is open)."""
     if capabilities is None:
-        capabilities = [cls for _, cls, _ in CAPABILITIES]
+        capabilities = [c.load() for c in _capabilities_with("filters", "sorts")]
     return FilterTable.of([_Core(), *capabilities])
+
+
+def _capabilities_with(*hooks: str) -> list[Capability]:
+    return [c for c in capabilities() if any(c.has(h) for h in hooks)]
 
 
 def default_db_path() -> str:
@@ -173,13 +263,12 @@ class Library:
         self._embed_status: tuple[Any, dict[str, Any]] | None = None
         self._queued: threading.Thread | None = None  # an embed queued by add_papers(embed="queue")
         self.on_wait = on_wait
-        # the capabilities: each builds its heavy parts (models, caches) on first use
-        self.capabilities: list[Any] = []
-        for name, cls, given in CAPABILITIES:
-            cap = cls(self, *(getattr(self, g) for g in given))
-            setattr(self, name, cap)
-            self.capabilities.append(cap)
-        self.filters = filter_table(self.capabilities)
+        # the capabilities: each is made on first use (`capability`), and builds its heavy parts
+        # (models, caches) on first use in turn
+        self._specs = {c.name: c for c in capabilities()}
+        self._made: dict[str, Any] = {}
+        self._making = threading.RLock()
+        self._filters: FilterTable | None = None
 
     # the capability objects (set from CAPABILITIES; declared for the type checker and the reader)
     readers: Readers
@@ -196,9 +285,47 @@ class Library:
     fulltext: Fulltext
     translator: Translator
 
+    def capability(self, name: str) -> Any:
+        """The capability object attached as `name`, made now if it is not yet (with those it is handed)."""
+        cap = self._made.get(name)
+        if cap is None:
+            with self._making:  # server threads: one object per capability
+                cap = self._made.get(name)
+                if cap is None:
+                    spec = self._specs[name]
+                    cap = spec.load()(self, *(self.capability(g) for g in spec.given))
+                    self._made[name] = cap
+                    setattr(self, name, cap)
+        return cap
+
+    if not TYPE_CHECKING:  # the type checker reads the capabilities' annotations below, and flags a typo
+
+        def __getattr__(self, name: str) -> Any:
+            # only for attributes not set yet: a capability not used so far
+            specs = self.__dict__.get("_specs")
+            if specs is not None and name in specs:
+                return self.capability(name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def capabilities(self) -> list[Any]:
+        """Every capability object, in CAPABILITIES order (all made now)."""
+        return [self.capability(name) for name in self._specs]
+
+    @property
+    def filters(self) -> FilterTable:
+        """The library's own filters and sorts and those its capabilities contribute."""
+        if self._filters is None:
+            self._filters = filter_table([self.capability(c.name) for c in self._with("filters", "sorts")])
+        return self._filters
+
+    def _with(self, *hooks: str) -> list[Capability]:
+        return [c for c in self._specs.values() if any(c.has(h) for h in hooks)]
+
     def contributions(self, hook: str) -> list[Callable[..., Any]]:
-        """The capabilities' methods named `hook` (e.g. "digest_news", "map_places"), in CAPABILITIES order."""
-        return contributions(self.capabilities, hook)
+        """The capabilities' methods named `hook` (e.g. "digest_news", "map_places"), in CAPABILITIES order;
+        only the capabilities that have it are made."""
+        return contributions([self.capability(c.name) for c in self._with(hook)], hook)
 
     def decorate(self, hits: Sequence[Hit]) -> None:
         """Let each capability add what it knows to the hits (the programme's events, ...)."""
@@ -281,6 +408,8 @@ class Library:
         Raises:
             IngestError: a file or record is bad (and `skip_bad` is False); nothing was stored.
         """
+        from .ingest.pipeline import Records, ingest_files, ingest_rows
+
         with self.writing():
             if isinstance(papers, Records):
                 r = papers
@@ -349,7 +478,7 @@ class Library:
         if isinstance(paths, (str, Path)):
             paths = [paths]
         # a file a capability reads itself (a programme feed, a PDF) goes to it; the rest are lists
-        claimed, lists = _claim_files(self.capabilities, paths, format)
+        claimed, lists = _claim_files([self.capability(c.name) for c in self._with("claims_file")], paths, format)
         report = IngestReport()
         if lists:
             report = self.add_papers(
@@ -379,7 +508,9 @@ class Library:
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        claimed, lists = _claim_files([cls for _, cls, _ in CAPABILITIES], paths, format)
+        claimed, lists = _claim_files([c.load() for c in _capabilities_with("claims_file")], paths, format)
+        from .ingest.pipeline import preview_files
+
         out = preview_files(lists, format, venue, year, encoding)
         return out + [cap.preview_file(p) for cap, files in claimed for p in files]
 

@@ -343,3 +343,33 @@ def test_tuned_models_share_their_token_tables_and_say_which_file_is_missing(tmp
     with pytest.raises(EmbeddingModelMissing, match=f"{made.name}, the token table of m.int8.onnx, is missing") as e:
         read_model(whole_file, shared_table=True)
     assert "pip install --force-reinstall paperatlas" in str(e.value)
+
+
+def test_a_query_opens_only_the_cached_int8_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the int8 copy is cached, a fresh process's query opens it and the tokenizer, not the fp32
+    model (reassembled, hashed and built, that took longer than the query): the same vectors as the
+    embedder that loaded everything, for queries and documents alike."""
+    from paperatlas.embed.base import DEFAULT_EMBEDDER, EMBEDDERS
+
+    monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(tmp_path))
+    full = EMBEDDERS.create(DEFAULT_EMBEDDER, threads=1)
+    full.load()  # the old order: the fp32 model first, the int8 copy derived from it
+    want_q = np.stack([full.embed_query(t) for t in TEXTS])
+    want_d = full.embed(TEXTS)
+    assert full._session is not None and list(tmp_path.glob("*-dynamic-int8.onnx"))
+
+    fresh = EMBEDDERS.create(DEFAULT_EMBEDDER, threads=1)
+    got_q = np.stack([fresh.embed_query(t) for t in TEXTS])
+    assert fresh._session is None  # only the int8 copy was opened
+    np.testing.assert_array_equal(got_q, want_q)
+    np.testing.assert_array_equal(fresh.embed(TEXTS), want_d)
+    assert fresh._session is None  # its documents, too, go through the int8 copy
+
+    # a model without the int8 copy cached still opens the fp32 model first and derives the copy
+    empty = tmp_path / "empty"
+    monkeypatch.setenv("PAPERATLAS_CACHE_DIR", str(empty))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    cold = EMBEDDERS.create(DEFAULT_EMBEDDER, threads=1)
+    np.testing.assert_array_equal(cold.embed_query(TEXTS[0]), want_q[0])
+    assert cold._session is not None and list(empty.glob("*-dynamic-int8.onnx"))

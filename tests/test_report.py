@@ -715,3 +715,39 @@ def test_the_report_page_renders_its_body_once_per_report_and_language(corl: str
         after = c.get("/report?venue=CoRL&lang=en").text
         assert renders == ["en", "zh", "en"]
         assert "A new grasping paper" in after and "A new grasping paper" not in first
+
+
+def test_the_figures_are_kept_for_the_next_process_until_the_papers_topics_or_vectors_change(
+    tmp_path: Path,
+) -> None:
+    """A new process (the CLI's `report`, a restarted server) reads the figures back from the library's
+    index folder instead of counting every paper again: the same report, its notes still translatable;
+    an edited paper, a scope asked for, rebuilt topics each give fresh figures, never the kept ones."""
+    db = str(tmp_path / "corl.db")
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest(FILES[:2])
+        lib.embed()
+        lib.topics.build(seed=0)
+        lib.ingest(FILES[2:3])  # papers added after the topic build: a note with numbers in it
+        first = lib.report.build(summaries="off")
+        assert first.notes and (lib.engine.index_folder("report") or tmp_path).is_dir()
+    with Library(db, embedder="hashing") as lib:  # the next process: the kept figures, not the papers
+        counted: list[object] = []
+        real = lib.report.papers_in
+        lib.report.papers_in = lambda *a: counted.append(a) or real(*a)  # type: ignore[method-assign]
+        kept = lib.report.build(summaries="off")
+        assert kept.to_dict() == first.to_dict() and not counted
+        assert [n.translated("zh") for n in kept.notes] == [n.translated("zh") for n in first.notes]  # type: ignore[attr-defined]
+        assert kept.notes[0].translated("zh") != kept.notes[0]  # type: ignore[attr-defined]
+        # one paper's status edited within the same second: the key is every paper's content
+        year = int(FILES[0].stem[-4:])
+        raw = next(r for y, r in RAW.values() if y == year and r["status"] != "Oral")
+        edited = tmp_path / FILES[0].name
+        edited.write_text(json.dumps([{**raw, "status": "Oral"}]), encoding="utf-8")
+        assert lib.ingest([edited]).updated == 1
+        fresh = lib.report.build(summaries="off")
+        assert counted and fresh.types != first.types
+        only = lib.report.build(years=str(year), summaries="off")
+        assert only.papers < fresh.papers
+        lib.topics.build(seed=0, k=3)  # within the same second, as likely as not
+        assert len(lib.report.build(summaries="off").themes) == 3

@@ -441,3 +441,36 @@ def test_map_page_in_chinese(synth_lib, tmp_path: Path) -> None:
     assert '<html lang="zh-CN">' in offline and 'id="atlas-i18n"' in offline and ">重置</button>" in offline
     english = request_once(create_app(lib), "/map")[2].decode("utf-8")
     assert '<html lang="en">' in english and "atlas-i18n" not in english and ">reset</button>" in english
+
+
+def test_map_data_is_kept_for_the_next_process_until_a_paper_or_the_topics_change(tmp_path: Path) -> None:
+    """A new process (the CLI's `map`, a restarted server) reads the map's paper columns back from the
+    library's index folder instead of every paper from the store; an edited title, a venue asked
+    for, rebuilt topics each give a fresh one, never the kept one."""
+    db = tmp_path / "x.db"
+    rows = synthetic_papers(per_theme=6)
+    src = tmp_path / "p.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with Library(db, embedder="hashing") as lib:
+        lib.ingest([src])
+        lib.embed()
+        lib.topics.build(seed=0, k=3)
+        first = lib.topics.map_data()
+        kept = lib.engine.index_folder("map")
+        assert kept is not None and (kept / "map.json").is_file()
+    with Library(db, embedder="hashing") as lib:  # the next process: the kept columns, not the store's papers
+        calls: list[object] = []
+        real = lib.store.get_papers
+        lib.store.get_papers = lambda ids: calls.append(ids) or real(ids)  # type: ignore[method-assign]
+        assert lib.topics.map_data() == first and not calls
+        # the same second, one title edited: the key is every paper's content, not only the clock
+        edited = {**rows[0], "title": "A title edited after the map was kept"}
+        src.write_text(json.dumps(edited) + "\n", encoding="utf-8")
+        lib.ingest([src])
+        d = lib.topics.map_data()
+        assert dict(zip(d["ids"], d["title"]))[rows[0]["id"]] == edited["title"] and calls
+        only = lib.topics.map_data(venue="SynthConf")
+        assert set(only["ids"]) < set(d["ids"]) and len(only["ids"]) == len(rows) // 2
+        assert lib.topics.map_data(reader="nobody")["saved"] == []
+        lib.topics.build(seed=0, k=4)  # within the same second as the first build, as likely as not
+        assert len(lib.topics.map_data()["topics"]["coarse"]) == len(lib.topics.at_level("coarse")) != 3

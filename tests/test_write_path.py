@@ -159,7 +159,7 @@ def test_library_methods_name_no_capability() -> None:
 
     import paperatlas.library as library_mod
 
-    names = {name for name, _, _ in library_mod.CAPABILITIES}
+    names = {c.name for c in library_mod.capabilities()}
     tree = ast.parse(Path(library_mod.__file__).read_text())
     lib_cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Library")
     named = sorted(

@@ -20,10 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..contrib import Filter, Sort
 from ..i18n import N_
-from ..http_client import HttpClient
-from ..ingest.clean import normalize_key
-from ..sources.base import get_parsed, parse_json
-from ..sources.openalex import DEFAULT_BASE, author_filter, bare_doi, mailto_default, work_id, work_links
 from ..store.citations import CitationRecord
 from ..store.semantic_scholar import S2Record
 
@@ -31,7 +27,7 @@ if TYPE_CHECKING:
     from .semantic_scholar import S2Report
     from ..core import LibraryCore
     from ..models import Hit, Paper
-    from ..http_client import Response
+    from ..http_client import HttpClient, Response
 
 BATCH = 50  # ids per OR filter: the API's cap on one filter's values
 TITLE_THRESHOLD = 0.92  # SequenceMatcher ratio of the normalised titles; below it a search hit is not taken
@@ -100,6 +96,8 @@ class AuthorPapers:
 
 
 def _parse_page(resp: Response) -> dict[str, Any]:
+    from ..sources.base import parse_json
+
     data = parse_json(resp)
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError("no `results` list in the answer")
@@ -107,6 +105,8 @@ def _parse_page(resp: Response) -> dict[str, Any]:
 
 
 def paper_doi(p: Paper) -> str:
+    from ..sources.openalex import bare_doi
+
     d = bare_doi(p.extra.get("doi"))
     if not d and "doi.org/" in (p.url or ""):
         d = bare_doi(p.url)
@@ -129,6 +129,8 @@ def paper_arxiv(p: Paper) -> str:
 
 def title_similarity(a: str, b: str) -> float:
     """How alike two titles are once normalised (case, accents, punctuation, spacing): 0..1."""
+    from ..ingest.clean import normalize_key
+
     ka, kb = normalize_key(a), normalize_key(b)
     if not ka or not kb:
         return 0.0
@@ -149,6 +151,9 @@ def blend(content: Sequence[tuple[str, float]], links: dict[str, float], weight:
 
 
 def _parse_results(resp: Response) -> list[dict[str, Any]]:
+    from ..sources.base import parse_json
+    from ..sources.openalex import work_id
+
     data = parse_json(resp)
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError("no `results` list in the answer")
@@ -156,6 +161,8 @@ def _parse_results(resp: Response) -> list[dict[str, Any]]:
 
 
 def _record(pid: str, work: dict[str, Any], method: str, score: float) -> CitationRecord:
+    from ..sources.openalex import work_links
+
     links = work_links(work)
     return CitationRecord(
         pid,
@@ -200,6 +207,10 @@ class Citations:
         Papers looked up less than `max_age_days` ago are skipped unless `refresh`. Each batch of
         answers is stored as it arrives, so a failure keeps what came before (a re-run skips it).
         Raises FetchError when the service cannot be reached."""
+        from ..http_client import HttpClient
+        from ..sources.base import get_parsed
+        from ..sources.openalex import DEFAULT_BASE, bare_doi, mailto_default
+
         import time
 
         start = time.monotonic()
@@ -276,6 +287,9 @@ class Citations:
     def _by_title(
         self, client: HttpClient, base: str, p: Paper, params: Callable[[dict[str, Any]], dict[str, Any]]
     ) -> CitationRecord:
+        from ..ingest.clean import normalize_key
+        from ..sources.base import get_parsed
+
         title = (p.title or "").strip()
         if p.title_derived or len(normalize_key(title)) < 12:  # too short to tell papers apart by
             return CitationRecord(p.id, matched=False, method="title")
@@ -316,6 +330,8 @@ class Citations:
         influential mark and the library paper at its other end. Stored per paper as it arrives
         (a failure keeps what came before); papers looked up less than `max_age_days` ago are
         skipped unless `refresh`. Raises FetchError when the service cannot be reached."""
+        from ..http_client import HttpClient
+
         import time
 
         from .semantic_scholar import S2_DELAY, S2Client, S2Report, s2_record
@@ -575,6 +591,10 @@ class Citations:
         library papers those works cite, most cited by them first. Papers not in the library are
         counted, not stored. Matching uses the library's OpenAlex ids (`enrich` or `fetch openalex`
         first) and DOIs. Raises SourceArgsError for an id that is neither, FetchError offline."""
+        from ..http_client import HttpClient
+        from ..sources.base import get_parsed
+        from ..sources.openalex import DEFAULT_BASE, author_filter, bare_doi, mailto_default, work_id, work_links
+
         flt = author_filter(author)
         client = client or HttpClient(delay=0.2)
         base = (base_url or DEFAULT_BASE).rstrip("/")

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -25,7 +24,6 @@ from ..contrib import Filter
 from ..library import Library, default_db_path, filter_table
 from ..store import is_postgres_url
 from ..models import Hits, Paper
-from ..programme.models import event_text
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_EMPTY = 1, 3, 4
 # stored, but the reader warned that some papers may be read wrong (each `warning:` line names one)
@@ -122,9 +120,18 @@ def handle_errors(f: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def event_text(e: Any) -> str:
+    """An event as one line (the programme loads only for hits that have events)."""
+    from ..programme import models
+
+    return models.event_text(e)
+
+
 @contextmanager
 def progress_bar(description: str) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar on stderr (only on a terminal); yields an (done, total) callback."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

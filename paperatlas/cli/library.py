@@ -18,6 +18,7 @@ from .common import (
     check_sort,
     echo_json,
     embed_multilingual,
+    event_text,
     get_library,
     handle_errors,
     json_option,
@@ -36,8 +37,6 @@ from .common import (
 )
 from ..export import EXPORT_FORMATS, export
 from ..ingest.formats import FORMAT_NAMES
-from ..programme.models import event_text
-from ..report.facets import paper_institutions
 from ..contrib import MODES
 from ..embed.base import check_choice, retired_note
 from ..library import MAX_RESULTS, Library
@@ -379,6 +378,8 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     area = str(p.extra.get("primary_area") or "").strip()
     if area or p.keywords:
         out.print(" · ".join(x for x in (area, ", ".join(p.keywords)) if x), markup=False)
+    from ..report.facets import paper_institutions  # only `show` reads them
+
     insts = paper_institutions(p.extra)
     if insts:
         out.print("affiliations: " + "; ".join(f"{n} ({c})" if c else n for n, c in insts), markup=False)

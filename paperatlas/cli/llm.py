@@ -5,16 +5,32 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.markup import escape
 
 from .. import settings
 from .common import EXIT_WARNINGS, Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
-from ..llm.client import KEY_ENV, MODEL_ENV, URL_ENV
-from ..llm.models import BatchStatus
-from ..llm.reply import for_terminal, model_name
+
+if TYPE_CHECKING:
+    from ..llm.models import BatchStatus
+
+# the settings' names, not the llm package's: `search` takes these options without loading a model client
+URL_ENV, MODEL_ENV, KEY_ENV = settings.env("llm_url"), settings.env("llm_model"), settings.env("llm_api_key")
+
+
+def for_terminal(text: str) -> str:
+    from ..llm import reply
+
+    return reply.for_terminal(text)
+
+
+def model_name(model: str) -> str:
+    from ..llm import reply
+
+    return reply.model_name(model)
+
 
 _LANG = click.Choice(["en", "zh"])
 

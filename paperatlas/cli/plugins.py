@@ -10,12 +10,14 @@ say how to get them.
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .common import Fail
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 #: click's own exit code for a usage error (an unknown command): the command is not there
 EXIT_USAGE = 2
@@ -33,6 +35,8 @@ LAB_NOTE = "they live in paperatlas-lab (lab/ in a paperatlas checkout), which i
 
 def found() -> list[EntryPoint]:
     """The installed `paperatlas.commands` entry points, one per name (the first installed wins)."""
+    from importlib.metadata import entry_points  # read only when a command is not the product's own
+
     seen: dict[str, EntryPoint] = {}
     for ep in entry_points(group=GROUP):
         seen.setdefault(ep.name, ep)
@@ -90,8 +94,13 @@ class PluginGroup(click.Group):
     def entry_points(self) -> dict[str, EntryPoint]:
         if self._entry_points is None:
             # a plug-in never replaces a command of the product
-            self._entry_points = {ep.name: ep for ep in found() if ep.name not in self.commands}
+            own = self.own()
+            self._entry_points = {ep.name: ep for ep in found() if ep.name not in own}
         return self._entry_points
+
+    def own(self) -> set[str]:
+        """The names of the product's own commands (loaded or not)."""
+        return set(self.commands)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self.entry_points()))

@@ -219,6 +219,14 @@ def check_sha256(data: bytes, expected: str, path: Path, what: str, requirement:
         )
 
 
+def _onnxruntime() -> Any:
+    try:
+        import onnxruntime as ort
+    except ImportError as e:  # pragma: no cover - a dependency of paperatlas
+        raise EmbeddingModelMissing("onnxruntime is not installed", fix="pip install onnxruntime") from e
+    return ort
+
+
 def tokenizer_path(spec: OnnxModelSpec = DEFAULT_SPEC) -> Path:
     path = ASSETS / spec.tokenizer_file
     if not path.is_file():
@@ -312,45 +320,51 @@ class OnnxEmbedder:
 
     def _load(self) -> None:
         spec = self.spec
-        try:
-            import onnxruntime as ort
-        except ImportError as e:  # pragma: no cover - a dependency of paperatlas
-            raise EmbeddingModelMissing("onnxruntime is not installed", fix="pip install onnxruntime") from e
-        try:
-            from tokenizers import Tokenizer
-        except ImportError as e:  # pragma: no cover
-            raise EmbeddingModelMissing("tokenizers is not installed", fix="pip install tokenizers") from e
-
+        ort = _onnxruntime()
         path = self._model_file or model_path(spec)
         data = read_model(path, spec.shared_table and self._model_file is None, spec.requirement)
         if self._verify:
             check_sha256(data, spec.sha256, path, "model file", spec.requirement)
+        self._load_tokenizer()
+        session = ort.InferenceSession(data, sess_options=self._options(), providers=["CPUExecutionProvider"])
+        self._take_io(session, path)
+        # kept to derive the query model from, unless that is open already
+        self._model_bytes = data if self._quantizes_queries() and self._query_session is None else None
+        self._session = session
 
-        tok = Tokenizer.from_file(str(tokenizer_path(spec)))
-        tok.no_padding()  # we pad per batch ourselves
-        tok.enable_truncation(max_length=self.max_length)
-
+    def _options(self) -> Any:
+        ort = _onnxruntime()
         so = ort.SessionOptions()
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         so.log_severity_level = 3
-        session = ort.InferenceSession(data, sess_options=so, providers=["CPUExecutionProvider"])
+        return so
 
+    def _load_tokenizer(self) -> None:
+        if self._tokenizer is not None:
+            return
+        try:
+            from tokenizers import Tokenizer
+        except ImportError as e:  # pragma: no cover
+            raise EmbeddingModelMissing("tokenizers is not installed", fix="pip install tokenizers") from e
+        tok = Tokenizer.from_file(str(tokenizer_path(self.spec)))
+        tok.no_padding()  # we pad per batch ourselves
+        tok.enable_truncation(max_length=self.max_length)
+        self._tokenizer = tok
+
+    def _take_io(self, session: Any, path: Path) -> None:
+        """The session's input names and the output the vectors are read from (checked)."""
         names = [i.name for i in session.get_inputs()]
         if "input_ids" not in names:
             raise RuntimeError(f"{path}: model has no input_ids input (inputs: {names})")
         outputs = [o.name for o in session.get_outputs()]
-        output = spec.output or outputs[0]
+        output = self.spec.output or outputs[0]
         if output not in outputs:
             raise RuntimeError(f"{path}: model has no output {output!r} (outputs: {outputs})")
-
-        self._model_bytes = data if self._quantizes_queries() else None
-        self._tokenizer = tok
         self._input_names = names
         self._output = output
-        self._session = session
 
     # -- embedding -------------------------------------------------------
     def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
@@ -394,30 +408,52 @@ class OnnxEmbedder:
         return np.ascontiguousarray(m, dtype=np.float32)
 
     def _query_model(self) -> Any:
-        """The query session: the dynamic-int8 copy, made on first use; the fp32 one without it."""
-        if self._query_session is None and not self._quantizes_queries():
-            if self.int8_documents:  # its vectors are named for the int8 model: never make them with another
-                raise EmbeddingModelMissing(
-                    f"embedding model {self.id!r} needs the `onnx` package to derive its int8 copy",
-                    fix="pip install onnx, or use the embedder 'minilm'",
-                )
-            return self._session
-        if self._query_session is None:
-            with self._lock:
-                if self._query_session is None:
+        """The query session: the dynamic-int8 copy, made on first use; the fp32 one without it.
+        When the int8 copy of the packaged model is in the cache already, only it and the tokenizer
+        are opened: a one-query process (the `search` command) does not also build the fp32 session
+        and reassemble and hash its bytes, which took longer than the query."""
+        if self._query_session is not None:
+            return self._query_session
+        cached = self._cached_int8()
+        if cached is None:
+            self.load()  # the fp32 model: the int8 copy is derived from it, or stands in for it
+        with self._lock:
+            if self._query_session is None:
+                if cached is not None:
+                    session = _onnxruntime().InferenceSession(
+                        str(cached), sess_options=self._options(), providers=["CPUExecutionProvider"]
+                    )
+                    self._load_tokenizer()
+                    self._take_io(session, cached)
+                    self._query_session = session
+                elif not self._quantizes_queries():
+                    if self.int8_documents:  # its vectors are named for the int8 model: never make them with another
+                        raise EmbeddingModelMissing(
+                            f"embedding model {self.id!r} needs the `onnx` package to derive its int8 copy",
+                            fix="pip install onnx, or use the embedder 'minilm'",
+                        )
+                    self._query_session = self._session
+                else:
                     self._query_session = self._load_quantized()
         return self._query_session
 
-    def _load_quantized(self) -> Any:
-        import tempfile
-
-        import onnxruntime as ort
-
+    def _cached_int8(self) -> Path | None:
+        """The int8 copy of the packaged model when it has been derived already: its file is named
+        by the packaged model's sha256, so it is the copy of exactly the file the spec pins."""
+        if self._model_file is not None or not self.spec.sha256 or not self._quantizes_queries():
+            return None
         from . import quantize
+
+        return quantize.cached_int8(self.spec.sha256, self.spec.model_id)
+
+    def _load_quantized(self) -> Any:
+        from . import quantize
+
+        ort = _onnxruntime()
 
         assert self._model_bytes is not None
         path, error = None, None
-        for folder in (None, Path(tempfile.gettempdir()) / "paperatlas"):  # the user cache, else /tmp
+        for folder in quantize.folders():  # the user cache, else /tmp
             try:
                 path = quantize.dynamic_int8(self._model_bytes, self.spec.model_id, folder)
                 break
@@ -438,13 +474,8 @@ class OnnxEmbedder:
             )
             self._quantized_queries = False
             return self._session
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = self.threads
-        so.inter_op_num_threads = 1
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        so.log_severity_level = 3
         self._model_bytes = None
-        return ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(path), sess_options=self._options(), providers=["CPUExecutionProvider"])
 
     def _encode(self, texts: list[str], batch_size: int, query: bool = False) -> np.ndarray:
         if batch_size < 1:
@@ -453,7 +484,7 @@ class OnnxEmbedder:
         out = np.empty((n, self.dimensions), dtype=np.float32)
         if n == 0:
             return out
-        self.load()
+        session = self._query_model() if query else self.load()._session
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] is {type(t).__name__}, not str")
@@ -470,7 +501,7 @@ class OnnxEmbedder:
                 e = encodings[j].ids
                 ids[row, : len(e)] = e
                 mask[row, : len(e)] = 1
-            out[idx] = self._run(ids, mask, self._query_model() if query else self._session)
+            out[idx] = self._run(ids, mask, session)
         return out
 
     def _run(self, ids: np.ndarray, mask: np.ndarray, session: Any) -> np.ndarray:

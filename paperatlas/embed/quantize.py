@@ -40,12 +40,26 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnx", "onnxruntime"))
 
 
+def _int8_file(folder: Path, name: str, sha256: str) -> Path:
+    return folder / f"{name}-{sha256[:16]}-dynamic-int8.onnx"
+
+
+def folders() -> tuple[Path, Path]:
+    """Where the copy is kept: the user cache, else (not writable) the temporary folder."""
+    return cache_dir(), Path(tempfile.gettempdir()) / "paperatlas"
+
+
+def cached_int8(sha256: str, name: str) -> Path | None:
+    """The copy of the model whose bytes have this sha256, if it was made already (else None):
+    found without reading, hashing or loading the model itself."""
+    return next((f for folder in folders() if (f := _int8_file(folder, name, sha256)).is_file()), None)
+
+
 def dynamic_int8(model: bytes, name: str, folder: Path | None = None) -> Path:
     """Path of the per-channel dynamic-int8 copy of `model` (an ONNX file's bytes), made on
     first use. `name` prefixes the file name; the content hash makes it exact."""
     folder = folder or cache_dir()
-    digest = hashlib.sha256(model).hexdigest()[:16]
-    out = folder / f"{name}-{digest}-dynamic-int8.onnx"
+    out = _int8_file(folder, name, hashlib.sha256(model).hexdigest())
     if out.is_file():
         return out
     import onnxruntime as ort

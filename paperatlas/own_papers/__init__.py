@@ -15,17 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaperatlasError
-from ..http_client import HttpClient
-from ..ingest.formats import FileError, Format, read_file
-from ..ingest.normalize import RecordError, to_paper
+from ..ingest.formats import Format
 from ..models import Paper
 from ..readers import ReaderArg, Readers
 from ..recommend.own import ReaderPapers
-from ..sources.base import create_source
-from ..sources.openalex import bare_doi
 from ..store.own_papers import OwnPaper
 
 if TYPE_CHECKING:
+    from ..http_client import HttpClient
     from ..core import LibraryCore
 
 MAX_OWN = 2000  # papers one reader may bring: past any career's list, short of a whole venue by mistake
@@ -69,6 +66,8 @@ class OwnImport:
 
 def own_paper(p: Paper, source: str) -> OwnPaper:
     """A normalised paper as one of a reader's own."""
+    from ..sources.openalex import bare_doi
+
     doi = bare_doi(p.extra.get("doi")) or (bare_doi(p.url) if "doi.org/" in p.url else "")
     openalex = str(p.extra.get("openalex_id") or "")
     key = openalex or (f"doi:{doi}" if doi else p.id)
@@ -114,6 +113,9 @@ class OwnPapers:
         """Store a researcher's works in OpenAlex (an OpenAlex author id or an ORCID) as the reader's
         own papers. Raises SourceArgsError for an id that is neither, FetchError when OpenAlex cannot
         be reached (nothing is stored then: the works are written once they have all arrived)."""
+        from ..http_client import HttpClient
+        from ..sources.base import create_source
+
         opts: dict[str, Any] = {"author": author}
         if mailto is not None:
             opts["mailto"] = mailto
@@ -142,6 +144,8 @@ class OwnPapers:
         """Store the entries of a BibTeX file of the reader's own papers. Raises PaperatlasError
         naming the file and the fix when it cannot be read; entries without a title are skipped,
         each named in the report."""
+        from ..ingest.formats import FileError, read_file
+
         r = self._readers.get(reader)
         name = Path(path).name
         try:
@@ -159,6 +163,8 @@ class OwnPapers:
     def _take(
         self, row: dict[str, Any], fmt: Format, source: str, loc: str, out: list[OwnPaper], report: OwnImport
     ) -> None:
+        from ..ingest.normalize import RecordError, to_paper
+
         report.found += 1
         try:
             p, _ = to_paper(row, fmt, source)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from ..contrib import Filter
 from ..errors import NotFound, PaperatlasError
 from ..i18n import N_, gettext
-from ..ingest.pipeline import PreviewFile
 from ..models import IngestReport
 from .groups import Person, Split, people, split
 from .models import Agenda, AgendaItem, AgendaSession, Clash, Event, SessionInfo, event_parts
@@ -23,6 +22,7 @@ from .walk import METHODS, Poster, Walk
 
 if TYPE_CHECKING:  # the capability sees the library through its core protocol only
     from ..core import LibraryCore
+    from ..ingest.pipeline import PreviewFile
     from ..readers import Readers
     from ..recommend import Recommend
 
@@ -79,6 +79,8 @@ class Programme:
 
     @staticmethod
     def preview_file(path: str | Path) -> PreviewFile:
+        from ..ingest.pipeline import PreviewFile  # the ingest pipeline loads only when files are read
+
         # a feed holds events, which an ingest links to papers: nothing to list here
         return PreviewFile(str(path), "programme feed", "a programme feed (its events are linked to papers on ingest)")
 

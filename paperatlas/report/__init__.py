@@ -12,19 +12,27 @@ from __future__ import annotations
 
 from ..i18n import Note
 
+import dataclasses
+import hashlib
+import json
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..contrib import Filter
 from ..errors import PaperatlasError
+from ..files import swap_in
 from ..i18n import gettext
 from ..store.report import PaperFacts
 from .facets import FacetIndex, check_type
 from .figures import ConferenceReport, ThemeInput, build_report, extractive_description
+
+#: bump when the figures change shape or meaning: a kept report of another format is computed again
+FIGURES_FORMAT = 1
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
@@ -159,6 +167,42 @@ class Report:
         Raises PaperatlasError (with the fix) when nothing is in scope or the topics were never built.
         """
         ys = parse_years(years)  # type: ignore[arg-type]
+        store = self.lib.store
+        scope = ((venue or "").lower(), ys, describe)
+        key = self._figures_key(scope)
+        rep = self._kept_figures(scope, key)
+        if rep is None:
+            rep = self._figures(venue, ys, describe)
+            self._keep_figures(scope, key, rep)
+        meta = store.topics.topics_meta() or {}
+        have_topics = bool(meta)
+        rep.scope["topics_built_at"] = meta.get("built_at", "")
+        rep.scope["themes_missing"] = not have_topics
+        if not have_topics:
+            rep.notes.append(Note("the themes and their trends are not in this report: they were not built yet"))
+            rep.hints.append(Note("run `paperatlas embed`, then `paperatlas topics build`, to add the themes"))
+        elif meta.get("data_version") != list(store.data_version()):
+            rep.notes.append(Note("papers changed since the themes were built"))
+            rep.hints.append(Note("`paperatlas topics build` refreshes the themes"))
+        if self.llm is not None and summaries != "off" and rep.themes:
+            from .summaries import summarise_themes
+
+            rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries, rep.hints)
+        rep.cited = self._most_cited(list(rep.titles))
+        rep.cited_themes = self._rising_themes(rep.themes) if rep.cited else []
+        if not rep.cited and getattr(self.lib, "citations", None) is not None:
+            rep.hints.append(
+                Note(
+                    "the most cited papers and the themes rising by citations are not in this report: "
+                    "run `paperatlas enrich --all` to add them"
+                )
+            )
+        return rep
+
+    def _figures(self, venue: str | None, ys: list[int], describe: bool) -> ConferenceReport:
+        """The report's figures over its papers and their themes (all but the notes on the topics'
+        age, the themes' written summaries and the citations, which `build` adds each time)."""
+        store = self.lib.store
         papers = self.papers_in(venue, ys)
         what = " ".join(x for x in (venue or "", ",".join(map(str, ys))) if x) or gettext("this library")
         if not papers:
@@ -166,7 +210,6 @@ class Report:
                 gettext("no papers for {what}", what=what),
                 gettext("`paperatlas stats` lists the venues and years this library holds"),
             )
-        store = self.lib.store
         # without topics the report comes at once all the same: who is there, how it was judged; the
         # themes and their trends are marked missing with the commands that add them (building them
         # here would embed every paper first: minutes, where the report should take a second)
@@ -200,30 +243,54 @@ class Report:
         spelled = Counter(p.venue for p in papers).most_common(1)[0][0] if venue else ""
         scope = {"venue": spelled, "years": ys}
         rep = build_report(scope, papers, assignment, themes, central, description if describe else None)
-        meta = store.topics.topics_meta() or {}
-        rep.scope["topics_built_at"] = meta.get("built_at", "")
-        rep.scope["themes_missing"] = not have_topics
-        if not have_topics:
-            rep.notes.append(Note("the themes and their trends are not in this report: they were not built yet"))
-            rep.hints.append(Note("run `paperatlas embed`, then `paperatlas topics build`, to add the themes"))
-        elif meta.get("data_version") != list(store.data_version()):
-            rep.notes.append(Note("papers changed since the themes were built"))
-            rep.hints.append(Note("`paperatlas topics build` refreshes the themes"))
-        if self.llm is not None and summaries != "off" and rep.themes:
-            from .summaries import summarise_themes
-
-            rep.notes += summarise_themes(self.lib, self.llm, rep.themes, summaries, rep.hints)
         rep.titles = {p.id: p.title for p in papers}
-        rep.cited = self._most_cited([p.id for p in papers])
-        rep.cited_themes = self._rising_themes(rep.themes) if rep.cited else []
-        if not rep.cited and getattr(self.lib, "citations", None) is not None:
-            rep.hints.append(
-                Note(
-                    "the most cited papers and the themes rising by citations are not in this report: "
-                    "run `paperatlas enrich --all` to add them"
-                )
-            )
         return rep
+
+    def _figures_key(self, scope: tuple[Any, ...]) -> str:
+        """What the figures are computed from: the papers (every one's content: kept across processes,
+        where data_version's one-second timestamp is not enough), the topics' build, the vectors."""
+        store = self.lib.store
+        emb = self.lib.embedder.id
+        meta = sorted((store.topics.topics_meta() or {}).items())
+        version = (store.data_version(), store.papers_signature(), emb, store.vector_count(emb))
+        return repr((FIGURES_FORMAT, scope, meta, version))
+
+    def _folder(self, scope: tuple[Any, ...]) -> Path | None:
+        root = self.lib.engine.index_folder("report")
+        # one kept report per scope (venue, years): another scope does not push it out
+        return None if root is None else root / hashlib.sha1(repr(scope).encode()).hexdigest()[:16]
+
+    def _kept_figures(self, scope: tuple[Any, ...], key: str) -> ConferenceReport | None:
+        """The figures kept by an earlier process for this scope, if computed from what is here now."""
+        folder = self._folder(scope)
+        if folder is None:
+            return None
+        try:
+            if (folder / "key.txt").read_text(encoding="utf-8") != key:
+                return None
+            d = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+            d["notes"] = [Note(m, **p) for m, p in d["notes"]]
+            d["hints"] = [Note(m, **p) for m, p in d["hints"]]
+            return ConferenceReport(**d)
+        except (OSError, ValueError, TypeError, KeyError):
+            return None  # none kept yet, or of another shape: computed again
+
+    def _keep_figures(self, scope: tuple[Any, ...], key: str, rep: ConferenceReport) -> None:
+        """Keep the figures for the next process (seconds to compute at 100k papers): in the library's
+        index folder, written whole or not at all."""
+        folder = self._folder(scope)
+        if folder is None:
+            return
+        # its fields as they are (asdict would deep-copy every id list: seconds at 100k papers)
+        d = {f.name: getattr(rep, f.name) for f in dataclasses.fields(rep)}
+        for k in ("notes", "hints"):
+            d[k] = [[getattr(n, "msgid", str(n)), getattr(n, "params", {})] for n in getattr(rep, k)]
+
+        def write(tmp: Path) -> None:
+            (tmp / "report.json").write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
+            (tmp / "key.txt").write_text(key, encoding="utf-8")
+
+        swap_in(folder, write)
 
     def _rising_themes(self, themes: list[dict[str, Any]], most: int = 5, least: int = 2) -> list[dict[str, Any]]:
         """The themes whose papers gather citations fastest: citations of this year and the last per

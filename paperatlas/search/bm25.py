@@ -44,17 +44,17 @@ def tokens(text: str) -> list[str]:
     return words + grams if grams else words
 
 
+#: bm25s' English stop words (bm25s.stopwords.STOPWORDS_EN, which tests/test_startup.py compares with):
+#: copied, because importing bm25s for them loads scipy.sparse with it, longer than a keyword search
+STOPWORDS_EN = (
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there"
+    " these they this to was will with"
+).split()
+
+
 @cache  # asked per search, per snippet and per source an answer is given: read once
 def english_stopwords() -> frozenset[str]:
-    try:
-        from bm25s.stopwords import STOPWORDS_EN
-
-        return frozenset(STOPWORDS_EN)
-    except ImportError:  # pragma: no cover - bm25s is a dependency
-        return frozenset(
-            "a an and are as at be but by for if in into is it no not of on or such that the their"
-            " then there these they this to was will with".split()
-        )
+    return frozenset(STOPWORDS_EN)
 
 
 class Analyzer:

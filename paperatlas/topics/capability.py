@@ -3,6 +3,8 @@ the data of the paper map."""
 
 from __future__ import annotations
 
+import json
+import secrets
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,10 +13,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import PaperatlasError
+from ..files import swap_in
 from ..models import Paper
 from ..readers import Readers
 from ..safety import safe_url
 from .pipeline import LEVELS, Progress, Topic, TopicModel, TopicPipeline
+
+MAP_FORMAT = 1  # bump when the map's paper columns change: a kept one of another format is derived again
 
 if TYPE_CHECKING:
     from ..core import LibraryCore
@@ -89,6 +94,8 @@ class Topics:
             (pid, int(c), int(f), round(float(x), 5), round(float(y), 5), ph)
             for pid, c, f, (x, y), ph in zip(model.ids, model.coarse, model.fine, model.xy, model.paper_phrases)
         ]
+        # what was built, unlike built_at (one-second resolution), names each save: the key of derived data
+        model.meta["build_id"] = secrets.token_hex(8)
         self._store.topics.replace_topics(topics, papers, model.phrase_df, model.meta)
 
     # -- reading --------------------------------------------------------------------------------
@@ -149,6 +156,36 @@ class Topics:
                 "this library has no topics yet, so there is no map",
                 "run `paperatlas topics build` (after `paperatlas embed`)",
             )
+        data = self._map_papers(meta, venue, year)
+        order: list[str] = data["ids"]
+        pos = {pid: i for i, pid in enumerate(order)}
+        events: dict[str, list[list[str]]] = {}
+        # paper ids -> {id: [[type, session, when, place], ...]}: where the papers are presented (a
+        # capability's map_places, the programme's), shown in a point's details
+        for places in self._lib.contributions("map_places"):
+            events.update({str(pos[pid]): evs for pid, evs in places(order).items() if pid in pos})
+        saved: list[int] = []
+        if reader:
+            saved = [pos[p.id] for p in self._readers.liked(reader) if p.id in pos]
+        return {**data, "saved": saved, "events": events}
+
+    def _map_papers(self, meta: dict[str, Any], venue: str | None, year: int | None) -> dict[str, Any]:
+        """What the map draws of the papers and topics (not the reader's likes nor the programme's
+        events): every paper read back from the store, seconds at 100k papers, so it is kept in
+        the library's index folder for the next process until the topics or any paper change."""
+        store = self._store
+        folder = self._lib.engine.index_folder("map")
+        # across processes, so keyed by every paper's content too (data_version's timestamp has a
+        # one-second resolution)
+        key = repr((MAP_FORMAT, sorted(meta.items()), self.version(), store.papers_signature(), venue, year))
+        if folder is not None:
+            try:
+                if (folder / "key.txt").read_text(encoding="utf-8") == key:
+                    loaded = json.loads((folder / "map.json").read_text(encoding="utf-8"))
+                    if isinstance(loaded, dict):
+                        return loaded
+            except (OSError, ValueError):
+                pass  # none kept yet, or half of one: derive it again
         placed = store.topics.paper_topics()
         allowed = store.filter_ids(venue, year, None)
         papers = store.get_papers([pid for pid in placed if allowed is None or pid in allowed])
@@ -187,23 +224,21 @@ class Topics:
                 }
                 for t in sorted(self.at_level(level), key=lambda t: t.topic)
             ]
-        events: dict[str, list[list[str]]] = {}
-        # paper ids -> {id: [[type, session, when, place], ...]}: where the papers are presented (a
-        # capability's map_places, the programme's), shown in a point's details
-        for places in self._lib.contributions("map_places"):
-            events.update({str(pos[pid]): evs for pid, evs in places(order).items() if pid in pos})
-        saved: list[int] = []
-        if reader:
-            saved = [pos[p.id] for p in self._readers.liked(reader) if p.id in pos]
-        return {
+        data = {
             **cols,
             "venues": list(venues),
             "vocab": list(vocab),
             "topics": topics,
-            "saved": saved,
-            "events": events,
             "meta": {k: meta.get(k) for k in ("papers", "k", "layout", "built_at", "seed", "embedder")},
         }
+        if folder is not None:
+
+            def write(tmp: Path) -> None:
+                (tmp / "map.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+                (tmp / "key.txt").write_text(key, encoding="utf-8")
+
+            swap_in(folder, write)
+        return data
 
     def write_map(self, out: str | Path, title: str = "paperatlas map", reader: str | None = None) -> int:
         """Write the self-contained map page to `out`; returns the number of papers drawn."""

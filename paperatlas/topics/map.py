@@ -76,6 +76,9 @@ def asset(name: str) -> tuple[bytes, str]:
     return (STATIC / rel).read_bytes(), ctype
 
 
+_SCRIPTS = "<!--paperatlas-scripts-->"  # where the scripts go (the template's last placeholder)
+
+
 def _script_json(data: Any) -> str:
     """JSON that is safe inside a <script> element (no "</script>", no "<!--")."""
     s = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -140,7 +143,7 @@ def render_map_html(
         title_html = f'<a href="{html.escape(home_url, quote=True)}">{title_html}</a>'
     lang = i18n.current()  # the request's language in the web app; `paperatlas map --lang` on the CLI
     strings = {m: gettext(m) for m in MAP_MESSAGES} if lang != i18n.DEFAULT else {}
-    return (
+    page = (
         _page_env()
         .get_template("atlas.html")
         .render(
@@ -148,7 +151,9 @@ def render_map_html(
             TITLE_HTML=Markup(title_html),
             HEAD=Markup(head),
             ATTRS=Markup(attr_html),
-            SCRIPTS=Markup(tail),
+            # put in after rendering: through the template, the inline data (20 MB at 100k papers) is
+            # copied as markup several times over
+            SCRIPTS=Markup(_SCRIPTS),
             html_lang=i18n.html_lang(lang),
             nav=nav or [],
             current=current,
@@ -158,6 +163,8 @@ def render_map_html(
             strings=Markup(_script_json(strings)) if strings else "",
         )
     )
+    at = page.rindex(_SCRIPTS)
+    return page[:at] + tail + page[at + len(_SCRIPTS) :]
 
 
 def _no_close(js: str) -> str:
