@@ -54,6 +54,8 @@ MAX_RESULTS = 1000  # the most hits one search or similar call returns (page wit
 HOOKS = frozenset(
     {
         "after_embed",
+        "asked_about",
+        "body_matches",
         "claims_file",
         "decorate",
         "digest_news",
@@ -140,7 +142,7 @@ CAPABILITIES: list[Capability | tuple[str, type, tuple[str, ...]]] = [
         "fulltext",
         "paperatlas.fulltext:Fulltext",
         (),
-        _hooks("library_stats", "passages", "filters", "claims_file", "ingest_files"),
+        _hooks("library_stats", "passages", "filters", "claims_file", "ingest_files", "asked_about", "body_matches"),
     ),
     Capability("translator", "paperatlas.translate:Translator", ("llm", "fulltext"), _hooks()),
     Capability("own_papers", "paperatlas.own_papers:OwnPapers", ("readers",), _hooks("reader_papers")),
