@@ -84,10 +84,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--copies", type=int, default=100, help="papers carrying a copy of a body, for the timing")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument(
+        "--corpus",
+        type=Path,
+        help="another folder of PDFs with its questions.json instead (benchmarks/data/pdfs: 23 papers, 22 "
+        "questions written before any retrieval ran on them; a fresh set for the rule above)",
+    )
     args = ap.parse_args()
-    sets = {name: json.loads(path.read_text())["questions"] for name, path in SETS.items()}
+    corpus = args.corpus or CORPUS
+    paths = {corpus.name + "/questions.json": corpus / "questions.json"} if args.corpus else SETS
+    sets = {name: json.loads(path.read_text())["questions"] for name, path in paths.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        docs = {pdf.stem: read_pdf(pdf.read_bytes()) for pdf in sorted(CORPUS.glob("*.pdf"))}
+        docs = {pdf.stem: read_pdf(pdf.read_bytes()) for pdf in sorted(corpus.glob("*.pdf"))}
         rows = [{"id": k, "title": d.title, "abstract": d.abstract} for k, d in docs.items()]
         rows += [
             {"id": f"copy{i}", "title": f"{docs[k].title} (copy {i})", "abstract": docs[k].abstract}
@@ -97,7 +105,7 @@ def main() -> None:
         f.write_text("".join(json.dumps(r) + "\n" for r in rows))
         lib = Library(Path(tmp) / "lib.db", vector_cache=VectorCache(Path(tmp) / "cache.db"))
         lib.ingest([f])
-        for pdf in sorted(CORPUS.glob("*.pdf")):
+        for pdf in sorted(corpus.glob("*.pdf")):
             assert lib.fulltext.add(pdf.stem, pdf, embed=False).ok
         ids = sorted(docs)
         print(f"library: {lib.count()} papers; model {lib.embedder.id}")

@@ -218,6 +218,15 @@ SETTINGS: tuple[Setting, ...] = (
         maximum=32,
     ),
     Setting(
+        "fulltext_semantic_weight",
+        "PAPERATLAS_FULLTEXT_SEMANTIC_WEIGHT",
+        0.0,
+        float,
+        "Weight of meaning against keyword when passages of papers' bodies are searched (0: keyword alone, the default: it found more evidence on held-out questions, docs/fulltext.md; above 0, passages are embedded as papers are read or asked about, and `fulltext embed` embeds the rest).",
+        minimum=0,
+        maximum=1,
+    ),
+    Setting(
         "fulltext_fetch_max_wait",
         "PAPERATLAS_FULLTEXT_FETCH_MAX_WAIT",
         120.0,

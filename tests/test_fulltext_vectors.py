@@ -17,6 +17,13 @@ from paperatlas import Library
 from paperatlas.fulltext.reader import read_pdf
 
 
+@pytest.fixture(autouse=True)
+def _meaning_weighed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # these tests are of passages searched by meaning too, which a weight above 0 turns on (the
+    # default is keyword alone: test_by_default_passages_are_searched_by_keyword_and_not_embedded)
+    monkeypatch.setenv("PAPERATLAS_FULLTEXT_SEMANTIC_WEIGHT", "0.55")
+
+
 def _papers(tmp_path: Path) -> Path:
     f = tmp_path / "papers.jsonl"
     f.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
@@ -297,3 +304,19 @@ def test_a_model_that_cannot_run_leaves_the_text_read_and_searchable_by_keyword(
         assert lib.fulltext.status()["embedded"] == 0
         hits = lib.fulltext.hits("triplet margin loss")
         assert hits and hits[0].paper.id == "specter"
+
+
+def test_by_default_passages_are_searched_by_keyword_and_not_embedded(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # on held-out questions keyword alone found the evidence more often than any weight of meaning
+    # (benchmarks/fulltext_passage_weight.py): no vector is made on the way, and none is read
+    monkeypatch.delenv("PAPERATLAS_FULLTEXT_SEMANTIC_WEIGHT")
+    with Library(db) as lib:
+        assert lib.fulltext.add("specter", SPECTER).ok
+        assert lib.fulltext.vectors.counts()["embedded"] == 0
+        got = lib.fulltext.retrieve("What margin does the triplet loss use?", ["specter"], per_paper=2, limit=2)
+        assert got == lib.fulltext.retrieve(
+            "What margin does the triplet loss use?", ["specter"], per_paper=2, limit=2, mode="keyword"
+        )
+        assert lib.fulltext.embed(["specter"]).passages > 0  # asked for, it embeds all the same

@@ -200,7 +200,11 @@ class Fulltext:
     def _embed_quietly(self, ids: Sequence[str]) -> EmbedReport | None:
         """Embed on the way (after a PDF was read, before a paper is asked): when the model cannot
         run here, the text stays stored and searchable by keyword, `fulltext status` counts the
-        passages without a vector, and the reason is logged; the read itself does not fail."""
+        passages without a vector, and the reason is logged; the read itself does not fail. With
+        meaning weighted 0 (the default: keyword alone found more evidence, docs/fulltext.md) no
+        search reads the vectors, so none is made on the way; `fulltext embed` still makes them."""
+        if float(settings.get("fulltext_semantic_weight")) == 0:
+            return None
         try:
             return self.vectors.embed(ids)
         except PaperatlasError as e:
@@ -455,6 +459,9 @@ class Fulltext:
         vector gets its real cosine; one without a vector, and a meaning candidate the keyword list
         missed, count 0 in the list they are absent from. Within named papers (what `ask` reads)
         the nearest passages always join: a question's answer need not share its words."""
+        w = float(settings.get("fulltext_semantic_weight"))
+        if w == 0:  # keyword alone, by choice
+            return None
         try:
             index = self.vectors.index_for(paper_ids)
             if not len(index):
@@ -479,9 +486,7 @@ class Fulltext:
         keyword = [(str(r.rowid), -r.score) for r in rows]
         if keyword and all(sc == 0 for _, sc in keyword):  # a LIKE scan ranks nothing: every match counts 1
             keyword = [(x, 1.0) for x, _ in keyword]
-        settings = self.lib.engine.settings
-        w = settings.semantic_weight
-        return convex([keyword, semantic], [1 - w, w], missing=0.0, norm=settings.norm)
+        return convex([keyword, semantic], [1 - w, w], missing=0.0, norm=self.lib.engine.settings.norm)
 
     def hits(
         self, query: str, limit: int = 20, venue: str | None = None, year: int | None = None, mode: str = "hybrid"
