@@ -115,10 +115,12 @@ def status_cmd(ctx: click.Context, failed: bool, as_json: bool) -> None:
     if as_json:
         echo_json(st)
         return
-    out.print(
-        f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages; "
-        f"{st['embedded']} of them searchable by meaning)"
+    how = (
+        f"{st['embedded']} of them searchable by meaning"
+        if lib.fulltext.by_meaning
+        else "searched by keyword; PAPERATLAS_FULLTEXT_SEMANTIC_WEIGHT above 0 adds meaning"
     )
+    out.print(f"{st['read']} of {st['papers']} papers have their full text ({st['passages']} passages; {how})")
     for reason, n in sorted(st["counts"].items()):
         if reason != "read":
             out.print(f"  {reason}: {n}  (fix: {st['fixes'].get(reason, '')})", markup=False)
@@ -310,6 +312,12 @@ def embed_cmd(
         f"{counts['passages']} passages are searchable by meaning",
         markup=False,
     )
+    if not lib.fulltext.by_meaning:  # embedded on request, but no search reads them at weight 0
+        click.echo(
+            "note: passages are searched by keyword alone (the default, docs/fulltext.md): set "
+            "PAPERATLAS_FULLTEXT_SEMANTIC_WEIGHT above 0 (e.g. 0.1) for meaning to count",
+            err=True,
+        )
 
 
 COMMANDS = [fulltext]

@@ -317,7 +317,7 @@ def _search_body(
         raise click.UsageError("the query is empty: give a QUERY to search the full text with")
     hits = lib.fulltext.hits(query, limit, venue, year)
     st = lib.fulltext.status()
-    if st["embedded"] < st["passages"] and not as_json:
+    if lib.fulltext.by_meaning and st["embedded"] < st["passages"] and not as_json:
         click.echo(
             f"note: {st['embedded']} of {st['passages']} passages are searchable by meaning; the others match "
             "by keyword only (`paperatlas fulltext embed --all` embeds them)",
@@ -325,7 +325,8 @@ def _search_body(
         )
     if as_json:
         # the search envelope's keys, its hits those of the body: each with the passage it was found by
-        covered = {"passages": st["passages"], "embedded": st["embedded"]}  # the rest found by their words only
+        # the rest found by their words only; by_meaning false: every passage is (the default)
+        covered = {"passages": st["passages"], "embedded": st["embedded"], "by_meaning": lib.fulltext.by_meaning}
         echo_json(
             {"query": query, "in": "body", "total": len(hits), "hits": [h.to_dict() for h in hits], "coverage": covered}
         )

@@ -189,6 +189,11 @@ class Fulltext:
         resumable, each batch stored in a short transaction of its own."""
         return self.vectors.embed(paper_ids, progress)
 
+    @property
+    def by_meaning(self) -> bool:
+        """Whether passages are searched by meaning too (a weight above 0; keyword alone by default)."""
+        return float(settings.get("fulltext_semantic_weight")) > 0
+
     def embed_soon(self, paper_ids: Sequence[str]) -> EmbedReport | None:
         """Embed the passages of a handful of papers now (a PDF attached by hand, a paper asked
         about); more than EMBED_AT_ONCE wait for `fulltext embed`. None: nothing was done."""
@@ -203,7 +208,7 @@ class Fulltext:
         passages without a vector, and the reason is logged; the read itself does not fail. With
         meaning weighted 0 (the default: keyword alone found more evidence, docs/fulltext.md) no
         search reads the vectors, so none is made on the way; `fulltext embed` still makes them."""
-        if float(settings.get("fulltext_semantic_weight")) == 0:
+        if not self.by_meaning:
             return None
         try:
             return self.vectors.embed(ids)

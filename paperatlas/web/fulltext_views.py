@@ -131,7 +131,7 @@ def search_body(request: Request) -> Response:
     st = L.fulltext.status()
     if wants_json(request):
         # what is searched by meaning: passages embedded, of all stored (the rest by their words only)
-        covered = {"passages": st["passages"], "embedded": st["embedded"]}
+        covered = {"passages": st["passages"], "embedded": st["embedded"], "by_meaning": L.fulltext.by_meaning}
         return json_response({"query": q, "hits": [h.to_dict() for h in hits], "coverage": covered})
     return render(
         request,
@@ -142,6 +142,7 @@ def search_body(request: Request) -> Response:
         papers=st["papers"],
         passages=st["passages"],
         embedded=st["embedded"],
+        by_meaning=L.fulltext.by_meaning,
     )
 
 
