@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from paperatlas import Library
-from paperatlas.fulltext.capability import _section_hash
+from paperatlas.fulltext.capability import section_rows
 from paperatlas.fulltext.reader import read_pdf
 from paperatlas.store.vector_cache import VectorCache
 
@@ -171,17 +171,7 @@ def main() -> None:
         for i in range(args.copies):
             k = ids[i % len(ids)]
             d = docs[k]
-            sections = [
-                {
-                    "heading": s.heading,
-                    "number": s.number,
-                    "page": s.page,
-                    "text_hash": _section_hash(s.heading, s.paragraphs),
-                    "paragraphs": list(zip(s.paragraph_pages, s.paragraphs)),
-                }
-                for s in d.sections
-            ]
-            lib.store.fulltext.put_document(f"copy{i}", {"state": "read", "pages": d.pages}, sections, [], [])
+            lib.store.fulltext.put_document(f"copy{i}", {"state": "read", "pages": d.pages}, section_rows(d), [], [])
         lib.fulltext.embed()
         counts = lib.fulltext.vectors.counts()
         queries = [q["q"] for qs in sets.values() for q in qs]

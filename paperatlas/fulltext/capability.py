@@ -166,6 +166,21 @@ class FulltextView:
         }
 
 
+def section_rows(doc: Document) -> list[dict[str, Any]]:
+    """A read document's sections as the store keeps them: heading, number, page, a hash of the
+    text (a translation is kept per section while it holds) and each paragraph with its page."""
+    return [
+        {
+            "heading": s.heading,
+            "number": s.number,
+            "page": s.page,
+            "text_hash": _section_hash(s.heading, s.paragraphs),
+            "paragraphs": list(zip(s.paragraph_pages, s.paragraphs)),
+        }
+        for s in doc.sections
+    ]
+
+
 def _section_hash(heading: str, paragraphs: Sequence[str]) -> str:
     return hashlib.sha256("\x00".join([heading, *paragraphs]).encode()).hexdigest()[:16]
 
@@ -306,16 +321,7 @@ class Fulltext:
         return out
 
     def _store(self, paper: Paper, doc: Document, sha: str, source: str) -> AddResult:
-        sections = [
-            {
-                "heading": s.heading,
-                "number": s.number,
-                "page": s.page,
-                "text_hash": _section_hash(s.heading, s.paragraphs),
-                "paragraphs": list(zip(s.paragraph_pages, s.paragraphs)),
-            }
-            for s in doc.sections
-        ]
+        sections = section_rows(doc)
         cited = self._match_references(paper.id, doc)
         refs = [{**r.to_dict(), "id": c} for r, c in zip(doc.references, cited)]
         status = {"state": "read", "sha256": sha, "pages": doc.pages, "source": source, "backend": doc.backend}

@@ -332,9 +332,13 @@ class Llm:
         where it says what it contributes and what it found. A small model gets two short ones, a
         larger one three longer ones. Ranked by words alone, so a stored TL;DR stays current when the
         paper's passages are embedded later."""
-        model = self._model_for_budget()
-        _, chars = passage_budget(model, 1)
-        queries = prompts.TLDR_BODY_QUERIES[: 2 if chars < 900 else 3]
+        _, chars = passage_budget(self._model_for_budget(), 1)
+        return self._body_passages(p, prompts.TLDR_BODY_QUERIES[: 2 if chars < 900 else 3], chars)
+
+    def _body_passages(self, p: Paper, queries: Sequence[str], chars: int) -> list[str]:
+        """The best passage of the paper's body for each query (by words alone: a stored text stays
+        current when the passages are embedded later), each once, labelled with its page and section
+        and trimmed to `chars`."""
         found: dict[int, Any] = {}
         for q in queries:
             for f in self.lib.contributions("passages"):
@@ -413,18 +417,7 @@ class Llm:
         """The best passage of the paper's body for each FAQ question (none without a body), trimmed
         to the model's budget: a small model's context holds the abstract and four short passages."""
         _, chars = passage_budget(self._model_for_budget(), 1)
-        found: dict[int, Any] = {}
-        for q in prompts.FAQ_BODY_QUERIES:
-            for f in self.lib.contributions("passages"):
-                for x in f(q, [p.id], 1, 1, mode="keyword"):
-                    found.setdefault(x.n, x)
-        return [
-            f"p.{x.page}"
-            + (f", {x.section}" if x.section else "")
-            + ": "
-            + _trim(reply.strip_reference_marks(x.text), chars)
-            for x in found.values()
-        ]
+        return self._body_passages(p, prompts.FAQ_BODY_QUERIES, chars)
 
     # -- translation -----------------------------------------------------------------------
     def translate(
