@@ -172,3 +172,16 @@ def test_ingest_names_every_unreadable_pdf_and_skip_bad_stores_the_others(tmp_pa
     out = json.loads(r.stdout)
     assert out["new"] == 2 and len(out["bad"]) == 2
     assert sorted(Path(b.split(",")[0]).name for b in out["bad"]) == ["cut.pdf", "login.pdf"]
+
+
+def test_no_control_character_is_read_as_text() -> None:
+    # a formula's glyph without a Unicode mapping came out as "\x11" in SPECTER's margin passage
+    import re
+
+    from paperatlas.fulltext.reader import read_pdf
+
+    pdf = Path(__file__).parent / "data" / "pdfs" / "2020.acl-main.207.pdf"
+    doc = read_pdf(pdf.read_bytes())
+    texts = [p for s in doc.sections for p in s.paragraphs] + [s.heading for s in doc.sections]
+    assert any("loss margin hyperparameter" in t for t in texts)
+    assert not [t for t in texts if re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", t)]

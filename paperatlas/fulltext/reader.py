@@ -300,7 +300,9 @@ _REF_MARK = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+")
 
 
 def _norm(text: str) -> str:
-    return re.sub("[\x00-\x08\ufffe\u00ad]", "", unicodedata.normalize("NFKC", text))
+    # control characters are what a formula's glyphs without a Unicode mapping come out as (SPECTER's
+    # "\x11" before "where d is a distance function"): no text, and a box on a page that shows it
+    return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\u00ad]", "", unicodedata.normalize("NFKC", text))
 
 
 def _page_bands(lines: Sequence[Line]) -> dict[int, tuple[float, float]]:
