@@ -343,6 +343,22 @@ def test_ask_reads_a_paper_whose_body_answers_though_its_abstract_does_not(db: P
     assert any("margin" in c["text"] for c in d["closest"])
 
 
+def test_a_question_in_chinese_finds_passages_of_an_english_body(db: Path, runner, chat) -> None:
+    # the passages are found (and a refusal's sentences quoted) by the question's English: the
+    # glossary's reading of 损失 / 超参数 (loss, hyperparameter); by its Chinese words none matched
+    handler, url = chat
+    run(runner, db, "fulltext", "add", "specter", str(SPECTER))
+    handler.reply = "Not in these papers."
+    env = {"PAPERATLAS_LLM_URL": url}
+    r = run(runner, db, "ask", "三元组损失的间隔超参数是多少？", "--paper", "specter", "--json", env=env)
+    d = json.loads(r.stdout)
+    body = [p for p in d["passages"] if p["page"] is not None]
+    assert any("loss margin hyperparameter" in " ".join(p["text"].split()) for p in body)
+    assert d["not_found"] and any("margin" in c["text"] for c in d["closest"])
+    sent = [m["content"] for body in handler.seen for m in body["messages"]]
+    assert any("三元组损失的间隔超参数是多少" in m for m in sent)  # the model is asked the question as written
+
+
 def test_ask_with_the_real_model_cites_only_retrieved_passages(db: Path, runner, llm_proxy) -> None:
     run(runner, db, "fulltext", "add", "specter", str(SPECTER))
     env = {"PAPERATLAS_LLM_URL": llm_proxy.url, "PAPERATLAS_LLM_MAX_TOKENS": "40"}

@@ -684,6 +684,8 @@ class Llm:
             for asked in self.lib.contributions("asked_about"):
                 asked(self._paper(paper).id)
         pool = [self._paper(paper)] if paper else self._retrieve(question, lang, found, venue, year)
+        # the words passages of English bodies are found and cut by: a Chinese question's English
+        words = question if lang == "en" else (self._english_words(question, ask_model=generate) or question)
         if not pool:
             return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
 
@@ -692,7 +694,7 @@ class Llm:
 
         row, cached = None, True
         for n, chars in budgets:
-            sources, labels, evidence = self._evidence(question, pool[:n], bool(paper), chars)
+            sources, labels, evidence = self._evidence(words, pool[:n], bool(paper), chars)
             row = self._cached(subject, "ask", lang, key(sources, labels))
             if row is not None:
                 papers = pool[:n]
@@ -704,7 +706,7 @@ class Llm:
             if n > found and not paper:
                 pool = self._retrieve(question, lang, n, venue, year)
             papers = pool[:n]
-            sources, labels, evidence = self._evidence(question, papers, bool(paper), chars)
+            sources, labels, evidence = self._evidence(words, papers, bool(paper), chars)
             row, cached = self._generate(
                 subject,
                 "ask",
@@ -722,9 +724,7 @@ class Llm:
         closest: list[dict[str, Any]] = []
         if not_found:
             answer = prompts.NOT_FOUND[lang]
-            # a question in Chinese meets the English sources through its English words
-            words = question if lang == "en" else self._english_words(question)
-            closest = closest_sentences(words, evidence) if words else []
+            closest = closest_sentences(words, evidence)  # a Chinese question: through its English words
         return Answer(
             question,
             row.get("lang") or lang,
@@ -742,13 +742,19 @@ class Llm:
             closest=closest,
         )
 
-    def _english_words(self, question: str) -> str:
-        """A Chinese question's English: the glossary's reading and the model's stored rendering
-        (asked already when the question was searched)."""
+    def _english_words(self, question: str, ask_model: bool = True) -> str:
+        """A Chinese question's English: the glossary's reading and the model's rendering (stored
+        when the question was searched; with `ask_model` False only a stored one: nothing is sent)."""
         from ..search.query import parse
 
         reading = self.lib.engine.glossary_reading(parse(question))
-        return " ".join(x for x in (reading[0] if reading else "", self.query_english(question) or "") if x)
+        if ask_model:
+            english = self.query_english(question) or ""
+        else:
+            q = " ".join(question.split())
+            row = self._cached("q:" + hashlib.sha1(q.encode()).hexdigest()[:20], "translate_query", "en", text_hash(q))
+            english = str(row["text"]) if row is not None else ""
+        return " ".join(x for x in (reading[0] if reading else "", english) if x)
 
     def _model_for_budget(self) -> str:
         """The model's name as far as it is known without asking the endpoint."""
