@@ -8,12 +8,12 @@ real fixture model cannot be made to refuse on purpose."""
 
 from __future__ import annotations
 
-import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from test_fulltext import _Chat  # the loopback chat endpoint of the full text's ask tests
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _require_browser, serve_examples, shot
 
@@ -23,33 +23,12 @@ SPECTER = ROOT / "tests" / "data" / "pdfs" / "2020.acl-main.207.pdf"
 QUESTION = "Which hyperparameter m sets the loss margin of the triplet objective?"
 
 
-class _Refuses(BaseHTTPRequestHandler):
-    def _send(self, body: dict) -> None:
-        out = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.rfile.read(int(self.headers["Content-Length"]))
-        message = {"role": "assistant", "content": "Not in these papers."}
-        self._send({"id": "x", "object": "chat.completion", "model": "refuses", "choices": [
-            {"index": 0, "message": message, "finish_reason": "stop"}]})  # fmt: skip
-
-    def do_GET(self) -> None:  # noqa: N802
-        self._send({"data": [{"id": "refuses"}]})
-
-    def log_message(self, *a: object) -> None:
-        pass
-
-
 def test_a_refusal_quotes_the_closest_sentences_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _require_browser()
     from playwright.sync_api import sync_playwright
 
-    model = ThreadingHTTPServer(("127.0.0.1", 0), _Refuses)
+    _Chat.reply = "Not in these papers."
+    model = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
     threading.Thread(target=model.serve_forever, daemon=True).start()
     monkeypatch.setenv("PAPERATLAS_LLM_URL", f"http://127.0.0.1:{model.server_address[1]}/v1")
     served = serve_examples(tmp_path, [SPECTER])  # the examples and a paper made from a real PDF
