@@ -21,6 +21,7 @@ from rich.text import Text
 from .. import settings
 from ..errors import IngestError, PaperatlasError
 from ..contrib import Filter
+from ..durations import duration
 from ..library import Library, default_db_path, filter_table
 from ..store import is_postgres_url
 from ..models import Hits, Paper
@@ -241,15 +242,6 @@ def maybe_embed(lib: Library, no_embed: bool, quiet: bool) -> int:
 #: papers/s of the multilingual model on one busy core, for the time a build is announced to take
 #: (`paperatlas bench crosslingual` measures this machine)
 MULTILINGUAL_PAPERS_PER_S = 5.0
-
-
-def duration(seconds: float) -> str:
-    """`40 s`, `12 min`, `1.5 h`: an estimate, rounded."""
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 5400:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def embed_multilingual(lib: Library, quiet: bool = False) -> int:

@@ -11,7 +11,8 @@ import click
 from rich.markup import escape
 
 from .. import settings
-from .common import EXIT_WARNINGS, Fail, duration, echo_json, get_library, handle_errors, json_option, out, progress_bar
+from ..durations import duration
+from .common import EXIT_WARNINGS, Fail, echo_json, get_library, handle_errors, json_option, out, progress_bar
 
 if TYPE_CHECKING:
     from ..llm.models import BatchStatus

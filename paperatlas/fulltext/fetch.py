@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import settings
+from ..durations import duration
 from ..hosts import polite_pause
 from ..http_client import FetchError, HttpClient, host_port, retry_after
 from ..links import paper_links
@@ -122,14 +123,6 @@ def _header(headers: Mapping[str, str], name: str) -> str:
     return next((v for k, v in headers.items() if k.lower() == name.lower()), "")
 
 
-def _wait_text(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 @dataclass
 class _Got:
     """One paper's download, handed from a worker to the thread that stores: the PDF's bytes or
@@ -185,7 +178,7 @@ class _Host:
         """The host asks to wait longer than a run waits: no sleeping on it, its papers wait for a later run."""
         after = time.strftime("%H:%M UTC", time.gmtime(time.time() + wait))
         message = (
-            f"{self.key} asks to wait {_wait_text(wait)} before its next request (Retry-After: {asked}), "
+            f"{self.key} asks to wait {duration(wait)} before its next request (Retry-After: {asked}), "
             f"longer than the {self.max_wait:g} s a run waits"
         )
         fix = (

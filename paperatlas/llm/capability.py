@@ -683,9 +683,9 @@ class Llm:
         if paper and generate:  # one paper asked: its passages are found by meaning too
             for asked in self.lib.contributions("asked_about"):
                 asked(self._paper(paper).id)
-        pool = [self._paper(paper)] if paper else self._retrieve(question, lang, found, venue, year)
         # the words passages of English bodies are found and cut by: a Chinese question's English
         words = question if lang == "en" else (self._english_words(question, ask_model=generate) or question)
+        pool = [self._paper(paper)] if paper else self._retrieve(question, words, found, venue, year)
         if not pool:
             return Answer(question, lang, prompts.NOT_FOUND[lang], [], [], "", not_found=True, generated=False)
 
@@ -704,7 +704,7 @@ class Llm:
                 return None
             n, chars = passage_budget(self.client().model(), limit)
             if n > found and not paper:
-                pool = self._retrieve(question, lang, n, venue, year)
+                pool = self._retrieve(question, words, n, venue, year)
             papers = pool[:n]
             sources, labels, evidence = self._evidence(words, papers, bool(paper), chars)
             row, cached = self._generate(
@@ -798,18 +798,18 @@ class Llm:
                 evidence.append({"id": p.id, "page": None, "section": "abstract", "text": abstract})
         return sources, labels, evidence
 
-    def _retrieve(self, question: str, lang: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
+    def _retrieve(self, question: str, words: str, limit: int, venue: str | None, year: int | None) -> list[Paper]:
         """The papers an answer may use: the hybrid search's first `limit`, and among them, in turn,
-        the papers whose body holds a passage sharing most of the question's words (from a capability
-        that keeps full texts). A question about what a paper's body says ("what margin does the
-        triplet loss use?") often shares no word with its abstract: the search alone finds no good
-        match there. A question in Chinese is searched in English too: search asks query_english itself."""
+        the papers whose body holds a passage sharing most of the question's words (`words`: its
+        English, for a question in Chinese; from a capability that keeps full texts). A question
+        about what a paper's body says ("what margin does the triplet loss use?") often shares no
+        word with its abstract: the search alone finds no good match there. A question in Chinese is
+        searched in English too: search asks query_english itself."""
         found = [h.paper for h in self.lib.search(question, limit=limit, venue=venue, year=year)]
-        words = question if lang == "en" else self._english_words(question)
-        wanted = _wanted(words) if words else set()
-        if len(wanted) < 2:
+        wanted = _wanted(words)
+        need = _need(wanted)
+        if need is None:
             return found
-        need = max(2, (len(wanted) + 1) // 2)
         body = [
             x.id
             for f in self.lib.contributions("body_matches")
@@ -968,6 +968,12 @@ def _shared(wanted: set[str], sentence: str) -> int:
     return len(wanted & {stem(w) for w in _WORD.findall(sentence.lower())})
 
 
+def _need(wanted: set[str]) -> int | None:
+    """How many of a question's words a text must share to be about it: at least two and at least
+    half (None: a question of fewer than two such words is no ground to pick a text by)."""
+    return max(2, (len(wanted) + 1) // 2) if len(wanted) >= 2 else None
+
+
 CLOSEST_CHARS = 400  # a sentence longer than this is a run of text the splitter could not cut
 
 
@@ -977,9 +983,9 @@ def closest_sentences(question: str, evidence: Sequence[dict[str, Any]], limit: 
     was read rather than a dead end (a small model refuses answers that lie in its sources); they are
     quotations, never an answer. Each: {"id", "page", "section", "text"}, and "n" (the passage) from a body."""
     wanted = _wanted(question)
-    if len(wanted) < 2:
+    need = _need(wanted)
+    if need is None:
         return []
-    need = max(2, (len(wanted) + 1) // 2)
     found: list[tuple[int, int, dict[str, Any]]] = []
     seen: set[str] = set()
     for order, x in enumerate(evidence):
