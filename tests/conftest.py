@@ -37,6 +37,19 @@ os.environ.setdefault("PAPERATLAS_VECTOR_CACHE", os.path.join(tempfile.mkdtemp(p
 os.environ.setdefault("PAPERATLAS_CACHE_DIR", tempfile.mkdtemp(prefix="paperatlas-test-cache-"))
 
 
+def cli_library(folder: Path, papers: list[dict], *ingest_args: str) -> str:
+    """A library file in `folder` holding `papers`, made as a user makes one: `paperatlas ingest`
+    of a JSONL file (with `ingest_args`, e.g. --no-embed)."""
+    from paperatlas.cli import cli
+
+    path = folder / "lib.db"
+    src = folder / "papers.jsonl"
+    src.write_text("\n".join(json.dumps(p) for p in papers), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["--db", str(path), "ingest", str(src), *ingest_args])
+    assert r.exit_code == 0, r.output
+    return str(path)
+
+
 def need(path: Path) -> Path:
     """Skip when the shared evaluation data is absent (CI has it; a user's clone may not)."""
     if not path.exists():

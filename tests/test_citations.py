@@ -21,6 +21,7 @@ from paperatlas.citations import TITLE_THRESHOLD, title_similarity
 from paperatlas.sources import HttpClient
 from paperatlas.sources.openalex import bare_doi
 
+from conftest import cli_library
 from sourceserver import SourceServer
 
 DATA = Path(__file__).parent / "data" / "sources" / "openalex"
@@ -102,12 +103,7 @@ def oa() -> Iterator[SourceServer]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> str:
-    path = tmp_path / "lib.db"
-    src = tmp_path / "papers.jsonl"
-    src.write_text("\n".join(json.dumps(p) for p in PAPERS), encoding="utf-8")
-    r = CliRunner().invoke(cli, ["--db", str(path), "ingest", str(src), "--no-embed"])
-    assert r.exit_code == 0, r.output
-    return str(path)
+    return cli_library(tmp_path, PAPERS, "--no-embed")
 
 
 def _show(db: str, pid: str) -> dict[str, Any]:

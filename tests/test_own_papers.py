@@ -19,6 +19,7 @@ from paperatlas import Library
 from paperatlas.cli import cli
 from paperatlas.recommend.own import OWN_PREFIX, ReaderPapers, with_own_papers
 
+from conftest import cli_library
 from sourceserver import SourceServer
 
 DATA = Path(__file__).parent / "data" / "sources" / "openalex"
@@ -72,12 +73,7 @@ def oa() -> Iterator[SourceServer]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> str:
-    path = tmp_path / "lib.db"
-    src = tmp_path / "papers.jsonl"
-    src.write_text("\n".join(json.dumps(p) for p in PAPERS), encoding="utf-8")
-    r = CliRunner().invoke(cli, ["--db", str(path), "ingest", str(src)])
-    assert r.exit_code == 0, r.output
-    return str(path)
+    return cli_library(tmp_path, PAPERS)
 
 
 def test_author_works_become_the_profile_not_library_papers(oa: SourceServer, db: str) -> None:

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from paperatlas.cli import cli
 
+from conftest import cli_library
 from sourceserver import SourceServer
 
 DATA = Path(__file__).parent / "data" / "sources" / "semantic_scholar"
@@ -60,12 +61,7 @@ def s2() -> Iterator[SourceServer]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> str:
-    path = tmp_path / "lib.db"
-    src = tmp_path / "papers.jsonl"
-    src.write_text("\n".join(json.dumps(p) for p in PAPERS), encoding="utf-8")
-    r = CliRunner().invoke(cli, ["--db", str(path), "ingest", str(src), "--no-embed"])
-    assert r.exit_code == 0, r.output
-    return str(path)
+    return cli_library(tmp_path, PAPERS, "--no-embed")
 
 
 def test_influential_citations_first_with_tldr_and_ids(s2: SourceServer, db: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
