@@ -320,3 +320,6 @@ def test_by_default_passages_are_searched_by_keyword_and_not_embedded(
             "What margin does the triplet loss use?", ["specter"], per_paper=2, limit=2, mode="keyword"
         )
         assert lib.fulltext.embed(["specter"]).passages > 0  # asked for, it embeds all the same
+        # nor does a folder's report send the reader to embed what no search would read
+        rep = lib.fulltext.add_folder(SPECTER.parent)
+        assert rep.matched and not any("fulltext embed" in n for n in rep.notes)

@@ -598,7 +598,9 @@ class Fulltext:
             r = self._store(self.lib.get(pid), doc, self._keep(data), str(f))
             report.matched.append({"file": str(f), "id": pid, "by": how, "pages": r.pages})
         matched = [m["id"] for m in report.matched]
-        if matched and self.embed_soon(matched) is None:
+        # the note only where meaning counts: at weight 0 (the default) every passage is searched as it
+        # can be, by keyword, and `fulltext embed` would change no answer
+        if matched and self.embed_soon(matched) is None and self.by_meaning:
             report.notes.append(
                 f"the passages of {len(matched)} papers are searchable by keyword; "
                 "`paperatlas fulltext embed --all` makes them searchable by meaning too"
